@@ -1,0 +1,147 @@
+# rfx: random-feature variance studies.
+#
+#   make check     install missing Debian packages, build, run the TAP suite
+#   make figures   install, build, run the experiments, draw plots/
+#   make bench     performance benchmarks (bench/)
+#   make           build ./rfx only
+#
+# Settings first; local overrides go in config.mak (not tracked).
+
+VERSION = 0.1.0
+
+CC = cc
+OPT = -O2
+WERROR = -Werror
+CFLAGS = -std=c11 -g $(OPT) -Wall -Wextra $(WERROR) -fopenmp -MMD -MP
+CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Ilib -Ibuild $(HDF5_CFLAGS)
+LDFLAGS = -fopenmp
+# OpenBLAS comes before GSL so that GSL's cblas_* calls bind to OpenBLAS,
+# not to the reference libgslcblas that libgsl.so itself was linked with.
+LDLIBS = -lhdf5_hl $(HDF5_LIBS) -lopenblas -lgsl -lz -lm
+
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+PKG_CONFIG = pkg-config
+HDF5_CFLAGS = $(shell $(PKG_CONFIG) --cflags hdf5 2>/dev/null)
+HDF5_LIBS = $(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)
+
+GNUPLOT = gnuplot
+PROVE = prove
+
+-include config.mak
+
+ifneq ($(V),1)
+QUIET_CC = @echo '   ' CC $@;
+QUIET_LINK = @echo '   ' LINK $@;
+QUIET_AR = @echo '   ' AR $@;
+QUIET_GEN = @echo '   ' GEN $@;
+endif
+
+LIB_OBJS += lib/bessel.o
+LIB_OBJS += lib/block.o
+LIB_OBJS += lib/cancel.o
+LIB_OBJS += lib/err.o
+LIB_OBJS += lib/est_gerf.o
+LIB_OBJS += lib/est_geom.o
+LIB_OBJS += lib/est_hyb.o
+LIB_OBJS += lib/est_pois.o
+LIB_OBJS += lib/est_pos.o
+LIB_OBJS += lib/est_trig.o
+LIB_OBJS += lib/estimator.o
+LIB_OBJS += lib/featmap.o
+LIB_OBJS += lib/images.o
+LIB_OBJS += lib/kernel.o
+LIB_OBJS += lib/montecarlo.o
+LIB_OBJS += lib/proj.o
+LIB_OBJS += lib/regime.o
+LIB_OBJS += lib/rng.o
+LIB_OBJS += lib/setstats.o
+LIB_OBJS += lib/table.o
+LIB_OBJS += lib/varexp.o
+
+CLI_OBJS += cli/dump.o
+CLI_OBJS += cli/opt.o
+CLI_OBJS += cli/output.o
+CLI_OBJS += cli/rfx.o
+CLI_OBJS += cli/variance.o
+
+TEST_C = $(wildcard tests/t_*.c)
+TEST_SH = $(wildcard tests/t_*.sh)
+TEST_BINS = $(patsubst tests/%.c,tests/bin/%,$(TEST_C)) \
+	    $(patsubst tests/%.sh,tests/bin/%,$(TEST_SH))
+
+BENCH_BINS = bench/bin/bench_featmap
+
+ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
+
+.PHONY: all check test deps figures figures-build bench clean FORCE
+
+all: rfx
+
+$(ALL_OBJS) $(TEST_BINS) $(BENCH_BINS): Makefile $(wildcard config.mak)
+
+lib/%.o: lib/%.c
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+cli/%.o: cli/%.c
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+cli/rfx.o: build/version.h
+
+librfx.a: $(LIB_OBJS)
+	$(QUIET_AR)rm -f $@ && ar rcs $@ $^
+
+rfx: $(CLI_OBJS) librfx.a
+	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) librfx.a $(LDLIBS)
+
+# The commit and version of the build, regenerated only when they change.
+build/version.h: FORCE
+	@mkdir -p build
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	git diff --quiet HEAD -- 2>/dev/null || c="$$c-dirty"; \
+	printf '#define RFX_VERSION "%s"\n#define RFX_GIT_COMMIT "%s"\n' \
+		'$(VERSION)' "$$c" > $@.tmp; \
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+tests/bin/%: tests/%.c librfx.a tests/tap.h
+	@mkdir -p tests/bin
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< librfx.a $(LDLIBS) -ldl
+
+tests/bin/%: tests/%.sh
+	@mkdir -p tests/bin
+	$(QUIET_GEN)cp $< $@ && chmod +x $@
+
+bench/bin/%: bench/%.c librfx.a
+	@mkdir -p bench/bin
+	$(QUIET_LINK)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< librfx.a $(LDLIBS)
+
+deps:
+	@tools/deps.sh
+
+# check and figures first make sure the packages are there, then re-enter
+# make so that pkg-config sees them.
+check: deps
+	@$(MAKE) --no-print-directory test
+
+test: rfx $(TEST_BINS)
+	@RFX=$(CURDIR)/rfx RFX_TOP=$(CURDIR) $(PROVE) -e '' tests/bin/
+
+figures: deps
+	@$(MAKE) --no-print-directory figures-build
+
+include experiments/figures.mk
+
+bench: deps
+	@$(MAKE) --no-print-directory bench-run
+
+bench-run: rfx $(BENCH_BINS)
+	@bench/run.sh
+
+clean:
+	rm -f rfx librfx.a lib/*.o lib/*.d cli/*.o cli/*.d
+	rm -rf tests/bin bench/bin build
+
+-include $(ALL_OBJS:.o=.d)

@@ -1,0 +1,72 @@
+/*
+ * Random draws and feature matrices shared by every estimator.
+ *
+ * A draw holds the randomness of one M-feature estimator: Gaussian
+ * projections (d x ld row-major, see proj.h) and, for the discretely
+ * induced features, integer vectors. A feature matrix holds the features
+ * of n inputs in scaled polar-free form:
+ *
+ *   Phi(x_i)_j = (re[i, j] + i im[i, j]) * exp(lscale[i])
+ *
+ * normalised so that the M-feature estimate of the kernel for a pair is
+ * Re sum_j Phi1(x)_j Phi2(y)_j (thesis eq. 2.5: the 1/sqrt(M) factors are
+ * inside, and f2 carries any conjugation, so there is no conjugate here).
+ * The per-row scale keeps features of huge or tiny magnitude (PosRF at
+ * |x|^2 ~ 500) representable; re/im hold values of modulus <= 1.
+ */
+#ifndef RFX_FEATMAP_H
+#define RFX_FEATMAP_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "proj.h"
+
+struct rfx_draw {
+	int d;                  /* input dimension */
+	int cap;                /* column capacity */
+	int ncols;              /* Gaussian columns in use */
+	double *omega;          /* d x cap row-major Gaussian projections */
+	unsigned *k;            /* d x cap row-major discrete draws */
+	struct rfx_proj_ws *pws; /* QR workspace for block-orthogonal draws */
+};
+
+/* Allocates a draw for dimension d and up to cap columns; NULL on OOM. */
+struct rfx_draw *rfx_draw_alloc(int d, int cap);
+void rfx_draw_free(struct rfx_draw *w);
+
+struct rfx_featmat {
+	size_t cap_n;    /* row capacity */
+	int cap_D;       /* feature capacity */
+	size_t n;        /* rows in use */
+	int D;           /* features in use */
+	int is_complex;  /* im is meaningful */
+	double *re;      /* n x D */
+	double *im;      /* n x D */
+	double *lscale;  /* n */
+	double *work;    /* n x cap_D scratch (projections) */
+	double *work2;   /* n scratch */
+};
+
+/* Allocates a feature matrix for up to n rows and D features; NULL on OOM. */
+struct rfx_featmat *rfx_featmat_alloc(size_t n, int D);
+void rfx_featmat_free(struct rfx_featmat *F);
+
+/*
+ * Sets F to n rows of D features from log-moduli lmod (n x D) and phases
+ * ph (n x D, NULL for all-zero phases): the per-row scale is the row
+ * maximum of lmod. Entries with lmod = -inf are exact zeros. Used by
+ * estimators whose features are naturally exp(complex log).
+ */
+void rfx_featmat_from_log(struct rfx_featmat *F, size_t n, int D,
+			  const double *lmod, const double *ph);
+
+/*
+ * The estimate Re sum_j Phi1(x_i)_j Phi2(y_k)_j for row i of F1 and row k
+ * of F2, as log|value| (-inf for 0) and sign (-1, 0, +1).
+ */
+void rfx_featmat_estimate(const struct rfx_featmat *F1, size_t i,
+			  const struct rfx_featmat *F2, size_t k,
+			  double *logabs, int *sign);
+
+#endif

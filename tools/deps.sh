@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs the Debian packages listed in tools/debian-packages that are
+# missing. As root it runs apt-get (one apt-get update first); otherwise it
+# prints the exact command to run and fails, so the build never half-works.
+set -eu
+here=$(dirname "$0")
+pkgs=$(grep -v '^#' "$here/debian-packages" | grep -v '^$')
+missing=""
+for p in $pkgs; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+[ -z "$missing" ] && exit 0
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+	echo "rfx: missing Debian packages:$missing" >&2
+	echo "rfx: install them with: sudo apt-get update && sudo $cmd" >&2
+	exit 1
+fi
+echo "rfx: installing missing Debian packages:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update >&2
+# shellcheck disable=SC2086
+$cmd >&2
