@@ -10,10 +10,16 @@
  *        marginally N(0, I_d) while the columns of a block are orthogonal.
  *        Blocks come from the QR factorisation of a Gaussian matrix with
  *        the columns of Q multiplied by sign(diag R): without that
- *        correction Q is not Haar (Householder QR fixes the signs of R's
- *        diagonal, which biases the directions).
+ *        correction Q is not Haar. Each Householder reflector picks
+ *        sign(R_jj) = -sign of the pivot it eliminates, which ties the
+ *        signs of Q's diagonal to the data: GSL's Q at d = 5 has
+ *        P(Q_jj > 0) = 0.00, 0.08, 0.13, 0.16, 0.84 while every
+ *        off-diagonal entry is symmetric (tests/t_proj.c checks diagonals).
  *
- * Omega is stored d x M row-major with leading dimension ld >= M:
+ * The M columns drawn from a stream are the first M of the M' > M columns
+ * the same stream would give, so studies over M can share draws.
+ *
+ * Omega is stored d x ld row-major with ld >= col0 + M:
  * component l of omega_m is omega[l * ld + m]. With inputs stored n x d
  * row-major, the projections X Omega are one row-major dgemm.
  */
@@ -47,7 +53,8 @@ void rfx_proj_ws_free(struct rfx_proj_ws *ws);
 
 /*
  * Fills columns col0 .. col0+M-1 of omega (d x ld row-major) with M
- * projections of kind p. ws must have been allocated for this d. Returns
+ * projections of kind p. ws must have been allocated for this d (it may be
+ * NULL for iid). Returns
  * RFX_EINVAL for d < 1, M < 1 or col0 + M > ld, RFX_ENUMERIC if a QR
  * factorisation fails.
  */
