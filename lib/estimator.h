@@ -2,9 +2,9 @@
  * The estimator registry: every random-feature estimator of a kernel that
  * rfx knows, behind one interface (after GSL's gsl_rng_type).
  *
- * An estimator is a static struct rfx_estimator_type in its own file
- * lib/est_<name>.c, exported as a pointer and listed once in
- * rfx_estimators[] (lib/estimator.c). It knows its CLI name, whether its
+ * An estimator is a const struct rfx_estimator_type in its own file
+ * lib/est_<name>.c, declared below and listed once in the registry of
+ * lib/estimator.c. It knows its CLI name, whether its
  * features are positive and whether they are complex, how to fit its
  * parameters from two input sets (thesis eqs. 6.14-6.20), its closed-form
  * variance for every pair of a block (in logs), how to draw its randomness
@@ -98,8 +98,19 @@ struct rfx_estimator_type {
 			struct rfx_featmat *F, struct rfx_err *err);
 };
 
+/* The estimators, one per file lib/est_*.c. */
+extern const struct rfx_estimator_type rfx_est_trig;
+extern const struct rfx_estimator_type rfx_est_pos;
+extern const struct rfx_estimator_type rfx_est_hyb;
+extern const struct rfx_estimator_type rfx_est_gerf;
+extern const struct rfx_estimator_type rfx_est_oprf;
+extern const struct rfx_estimator_type rfx_est_pois;
+extern const struct rfx_estimator_type rfx_est_geom;
+extern const struct rfx_estimator_type rfx_est_pois_plus;
+extern const struct rfx_estimator_type rfx_est_geom_plus;
+
 /* The registry, NULL-terminated, in the order tables and plots list them. */
-extern const struct rfx_estimator_type *const rfx_estimators[];
+const struct rfx_estimator_type *const *rfx_estimator_list(void);
 
 /*
  * Looks up an estimator by CLI name. An unknown name is RFX_EINVAL with a

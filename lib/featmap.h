@@ -46,6 +46,7 @@ struct rfx_featmat {
 	double *lscale;  /* n */
 	double *work;    /* n x cap_D scratch (projections) */
 	double *work2;   /* n scratch */
+	double *cwork;   /* cap_D scratch (per-feature quantities) */
 };
 
 /* Allocates a feature matrix for up to n rows and D features; NULL on OOM. */
@@ -53,10 +54,26 @@ struct rfx_featmat *rfx_featmat_alloc(size_t n, int D);
 void rfx_featmat_free(struct rfx_featmat *F);
 
 /*
+ * Projects the n inputs X (n x d) on Gaussian columns col0..col0+ncols-1
+ * of w: F->work becomes the n x ncols row-major matrix of omega_m . x_i
+ * (one dgemm).
+ */
+void rfx_featmat_project(struct rfx_featmat *F, const struct rfx_draw *w,
+			 const double *X, size_t n, int col0, int ncols);
+
+/* |omega_m|^2 for columns col0..col0+ncols-1 of w into out. */
+void rfx_draw_colnorms(const struct rfx_draw *w, int col0, int ncols,
+		       double *out);
+
+/* |x_i|^2 for the n rows of X (n x d) into out. */
+void rfx_rownorms(const double *X, size_t n, int d, double *out);
+
+/*
  * Sets F to n rows of D features from log-moduli lmod (n x D) and phases
  * ph (n x D, NULL for all-zero phases): the per-row scale is the row
  * maximum of lmod. Entries with lmod = -inf are exact zeros. Used by
- * estimators whose features are naturally exp(complex log).
+ * estimators whose features are naturally exp(complex log). lmod may be
+ * F->re and ph may be F->im (each entry is read before it is written).
  */
 void rfx_featmat_from_log(struct rfx_featmat *F, size_t n, int D,
 			  const double *lmod, const double *ph);

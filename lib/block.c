@@ -1,0 +1,153 @@
+/*
+ * Pair blocks. x_i . y_j for the whole block is one dgemm; so is
+ * sum_l x_il^2 y_jl^2 (a dgemm of the squared coordinates). The expanded
+ * |x|^2 + |y|^2 - 2 x.y loses relative accuracy when x and y nearly cancel
+ * (|x - y|^2 << |x|^2 + |y|^2): those pairs, rare in practice, are
+ * recomputed coordinate-wise, because the trigonometric variance needs
+ * 1 - K^2 to full relative precision and the positive one expm1(|x + y|^2).
+ */
+#include "block.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Below this fraction of |x|^2 + |y|^2 the expanded form is recomputed. */
+#define CANCEL_FRACTION 1e-4
+
+struct rfx_block *rfx_block_alloc(int d, size_t nx, size_t ny)
+{
+	struct rfx_block *b;
+	size_t np = nx * ny;
+
+	if (d < 1 || nx == 0 || ny == 0)
+		return NULL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->d = d;
+	b->cap_x = nx;
+	b->cap_y = ny;
+	b->xx = malloc(nx * sizeof(double));
+	b->yy = malloc(ny * sizeof(double));
+	b->xy = malloc(np * sizeof(double));
+	b->dd = malloc(np * sizeof(double));
+	b->ss = malloc(np * sizeof(double));
+	b->x2y2 = malloc(np * sizeof(double));
+	b->xbuf = malloc(nx * (size_t)d * sizeof(double));
+	b->ybuf = malloc(ny * (size_t)d * sizeof(double));
+	b->x2buf = malloc(nx * (size_t)d * sizeof(double));
+	b->y2buf = malloc(ny * (size_t)d * sizeof(double));
+	if (!b->xx || !b->yy || !b->xy || !b->dd || !b->ss || !b->x2y2 ||
+	    !b->xbuf || !b->ybuf || !b->x2buf || !b->y2buf) {
+		rfx_block_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+void rfx_block_free(struct rfx_block *b)
+{
+	if (!b)
+		return;
+	free(b->xx);
+	free(b->yy);
+	free(b->xy);
+	free(b->dd);
+	free(b->ss);
+	free(b->x2y2);
+	free(b->xbuf);
+	free(b->ybuf);
+	free(b->x2buf);
+	free(b->y2buf);
+	free(b);
+}
+
+static const double *shifted(const double *V, size_t n, int d,
+			     const double *c, double *buf)
+{
+	size_t i;
+	int l;
+
+	if (!c)
+		return V;
+	for (i = 0; i < n; i++)
+		for (l = 0; l < d; l++)
+			buf[i * (size_t)d + l] = V[i * (size_t)d + l] - c[l];
+	return buf;
+}
+
+static double sqnorm(const double *v, int d)
+{
+	double s = 0.0;
+	int l;
+
+	for (l = 0; l < d; l++)
+		s += v[l] * v[l];
+	return s;
+}
+
+static double sqdist(const double *x, const double *y, int d, double sign)
+{
+	double s = 0.0;
+	int l;
+
+	for (l = 0; l < d; l++) {
+		double z = x[l] + sign * y[l];
+
+		s += z * z;
+	}
+	return s;
+}
+
+int rfx_block_compute(struct rfx_block *b, const double *X, size_t nx,
+		      const double *Y, size_t ny, const double *shift,
+		      int need_x2y2, struct rfx_err *err)
+{
+	int d = b->d;
+	size_t i, j;
+
+	if (nx == 0 || ny == 0 || nx > b->cap_x || ny > b->cap_y)
+		return rfx_error(err, RFX_EINVAL,
+				 "pair block %zux%zu exceeds its capacity %zux%zu",
+				 nx, ny, b->cap_x, b->cap_y);
+	b->nx = nx;
+	b->ny = ny;
+	b->X = shifted(X, nx, d, shift, b->xbuf);
+	b->Y = shifted(Y, ny, d, shift, b->ybuf);
+	for (i = 0; i < nx; i++)
+		b->xx[i] = sqnorm(b->X + i * (size_t)d, d);
+	for (j = 0; j < ny; j++)
+		b->yy[j] = sqnorm(b->Y + j * (size_t)d, d);
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nx, (int)ny,
+		    d, 1.0, b->X, d, b->Y, d, 0.0, b->xy, (int)ny);
+	for (i = 0; i < nx; i++) {
+		for (j = 0; j < ny; j++) {
+			size_t k = i * ny + j;
+			double s = b->xx[i] + b->yy[j];
+			double dd = s - 2.0 * b->xy[k];
+			double ss = s + 2.0 * b->xy[k];
+
+			if (dd < CANCEL_FRACTION * s)
+				dd = sqdist(b->X + i * (size_t)d,
+					    b->Y + j * (size_t)d, d, -1.0);
+			if (ss < CANCEL_FRACTION * s)
+				ss = sqdist(b->X + i * (size_t)d,
+					    b->Y + j * (size_t)d, d, 1.0);
+			b->dd[k] = dd;
+			b->ss[k] = ss;
+		}
+	}
+	b->has_x2y2 = 0;
+	if (need_x2y2) {
+		for (i = 0; i < nx * (size_t)d; i++)
+			b->x2buf[i] = b->X[i] * b->X[i];
+		for (j = 0; j < ny * (size_t)d; j++)
+			b->y2buf[j] = b->Y[j] * b->Y[j];
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nx,
+			    (int)ny, d, 1.0, b->x2buf, d, b->y2buf, d, 0.0,
+			    b->x2y2, (int)ny);
+		b->has_x2y2 = 1;
+	}
+	return RFX_OK;
+}

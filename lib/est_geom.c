@@ -1,0 +1,227 @@
+/*
+ * Geometric random features (thesis sec. 6.4.2): the DIRF of eq. 6.16 with
+ * omega_l i.i.d., P(omega_l = k) = q (1 - q)^k, i.e.
+ *   f(omega, x) = q^{-d/2} e^{-|x|^2/2} prod_l x_l^{omega_l} (1-q)^{-omega_l/2} (omega_l!)^{-1/2}.
+ * Since sum_k q (1-q)^k c^{2k} (1-q)^{-2k} / (k!)^2 = q I0(2|c|/sqrt(1-q)),
+ *   E (f(x) f(y))^2 = q^{-d} e^{-|x|^2-|y|^2} prod_l I0(2 (1-q)^{-1/2} |x_l y_l|)
+ * (Theorem 17, eq. 6.19, re-derived), and log Var = log(that - K^2) - log M,
+ * the product of I0's summed in logs by lib/bessel.c. q is fitted by Brent
+ * minimisation (GSL, 100 iterations as in sec. 6.6.1) of the q-dependent
+ * part -d log q + sum_l log I0(2 a_l/sqrt(1-q)), a_l the mean of |x_l y_l|
+ * over pairs (eq. 6.20), after a grid search brackets the minimum.
+ *
+ * GeomRF+ applies the same to x - c, y - c (sec. 6.4.3).
+ */
+#include <math.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_min.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sf_gamma.h>
+
+#include "bessel.h"
+#include "dirf.h"
+#include "estimator.h"
+#include "logmath.h"
+#include "setstats.h"
+
+/* q in logit coordinates u: q = 1/(1 + e^{-u}), searched over [-U, U]. */
+#define U_MAX 30.0
+#define U_GRID 121
+
+struct geom_obj {
+	int d;
+	const double *a; /* mean |x_l y_l| per coordinate */
+};
+
+static double geom_q(double u)
+{
+	return 1.0 / (1.0 + exp(-u));
+}
+
+static double geom_obj_f(double u, void *par)
+{
+	const struct geom_obj *o = par;
+	double q = geom_q(u), s = 0.0;
+	/* 1 - q = 1/(1 + e^u), so 1/sqrt(1-q) = sqrt(1 + e^u) without cancelling. */
+	double scale = 2.0 * sqrt(1.0 + exp(u));
+	int l;
+
+	for (l = 0; l < o->d; l++)
+		s += rfx_bessel_log_i0(scale * o->a[l]);
+	return -o->d * log(q) + s;
+}
+
+static int geom_minimize(int d, const double *a, double *q_out,
+			 struct rfx_err *err)
+{
+	struct geom_obj o = { d, a };
+	gsl_function F = { geom_obj_f, &o };
+	gsl_min_fminimizer *mz;
+	double best = HUGE_VAL, ub = 0.0, f[U_GRID];
+	int k, kb = 0, it;
+
+	for (k = 0; k < U_GRID; k++) {
+		double u = -U_MAX + 2.0 * U_MAX * k / (U_GRID - 1);
+
+		f[k] = geom_obj_f(u, &o);
+		if (f[k] < best) {
+			best = f[k];
+			kb = k;
+		}
+	}
+	ub = -U_MAX + 2.0 * U_MAX * kb / (U_GRID - 1);
+	if (kb == 0 || kb == U_GRID - 1 || !(f[kb] < f[kb - 1]) ||
+	    !(f[kb] < f[kb + 1])) {
+		/* Monotone on the grid (all a_l = 0 pushes q to 1): take the edge. */
+		*q_out = geom_q(ub);
+		return RFX_OK;
+	}
+	mz = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
+	if (!mz)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	if (gsl_min_fminimizer_set_with_values(
+		    mz, &F, ub, f[kb], ub - 2.0 * U_MAX / (U_GRID - 1), f[kb - 1],
+		    ub + 2.0 * U_MAX / (U_GRID - 1), f[kb + 1])) {
+		gsl_min_fminimizer_free(mz);
+		return rfx_error(err, RFX_ENUMERIC, "geom: cannot bracket q");
+	}
+	for (it = 0; it < 100; it++) {
+		if (gsl_min_fminimizer_iterate(mz))
+			break;
+		if (gsl_min_test_interval(gsl_min_fminimizer_x_lower(mz),
+					  gsl_min_fminimizer_x_upper(mz), 1e-10,
+					  0.0) == GSL_SUCCESS)
+			break;
+	}
+	*q_out = geom_q(gsl_min_fminimizer_x_minimum(mz));
+	gsl_min_fminimizer_free(mz);
+	return RFX_OK;
+}
+
+static int geom_fit_common(struct rfx_params *p, const char *name, int shifted,
+			   const double *X, size_t nx, const double *Y,
+			   size_t ny, int M, struct rfx_err *err)
+{
+	struct rfx_setstats *st;
+	int ret = rfx_params_check_dim(p, name, X, nx, Y, ny, M, err);
+
+	if (ret)
+		return ret;
+	rfx_bessel_init();
+	if (shifted && (ret = rfx_dirf_fit_shift(p, name, X, nx, Y, ny, err)))
+		return ret;
+	if (p->given & RFX_P(RFX_PARAM_Q))
+		return p->q > 0.0 && p->q < 1.0
+			       ? RFX_OK
+			       : rfx_error(err, RFX_EINVAL,
+					   "%s: q must be in (0, 1)", name);
+	st = rfx_setstats_alloc(p->d);
+	if (!st)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	ret = rfx_setstats_compute(st, X, nx, Y, ny, shifted ? p->c : NULL, err);
+	if (!ret)
+		ret = geom_minimize(p->d, st->mean_absxy, &p->q, err);
+	rfx_setstats_free(st);
+	return ret;
+}
+
+static int geom_fit(struct rfx_params *p, const double *X, size_t nx,
+		    const double *Y, size_t ny, int M, struct rfx_err *err)
+{
+	return geom_fit_common(p, "geom", 0, X, nx, Y, ny, M, err);
+}
+
+static int geom_plus_fit(struct rfx_params *p, const double *X, size_t nx,
+			 const double *Y, size_t ny, int M,
+			 struct rfx_err *err)
+{
+	return geom_fit_common(p, "geom+", 1, X, nx, Y, ny, M, err);
+}
+
+static int geom_log_variance(const struct rfx_params *p,
+			     const struct rfx_block *b, int M, double *out,
+			     struct rfx_err *err)
+{
+	double q = p->q, lm = log((double)M), scale, lq;
+	int d = b->d;
+	size_t i, j;
+
+	if (!(q > 0.0 && q < 1.0))
+		return rfx_error(err, RFX_EINVAL, "geom: q must be in (0, 1)");
+	rfx_bessel_init();
+	scale = 2.0 / sqrt(1.0 - q);
+	lq = -d * log(q);
+	for (i = 0; i < b->nx; i++)
+		for (j = 0; j < b->ny; j++) {
+			size_t k = i * b->ny + j;
+			double a = lq - b->xx[i] - b->yy[j] +
+				   rfx_bessel_sum_log_i0_prod(
+					   b->X + i * (size_t)d,
+					   b->Y + j * (size_t)d, scale,
+					   (size_t)d);
+
+			out[k] = a > -b->dd[k] ? rfx_logsubexp(a, -b->dd[k]) - lm
+					       : -INFINITY;
+		}
+	return RFX_OK;
+}
+
+static int geom_draw(const gsl_rng *r, enum rfx_proj proj,
+		     const struct rfx_params *p, int M, struct rfx_draw *w,
+		     struct rfx_err *err)
+{
+	int l, m;
+
+	(void)proj;
+	if (!(p->q > 0.0 && p->q < 1.0))
+		return rfx_error(err, RFX_EINVAL, "geom: q must be in (0, 1)");
+	/* GSL's geometric variate counts trials (k >= 1); omega counts failures. */
+	for (l = 0; l < w->d; l++)
+		for (m = 0; m < M; m++)
+			w->omega[(size_t)l * (size_t)w->cap + m] =
+				(double)(gsl_ran_geometric(r, p->q) - 1);
+	w->ncols = M;
+	return RFX_OK;
+}
+
+static int geom_features(const struct rfx_params *p, const struct rfx_draw *w,
+			 int side, const double *X, size_t n, int M,
+			 struct rfx_featmat *F, struct rfx_err *err)
+{
+	int l, m;
+
+	(void)side;
+	(void)err;
+	/* Per draw: -(1/2) sum_l log(omega_l!). */
+	for (m = 0; m < M; m++)
+		F->cwork[m] = 0.0;
+	for (l = 0; l < w->d; l++)
+		for (m = 0; m < M; m++)
+			F->cwork[m] -= 0.5 * gsl_sf_lnfact(
+				(unsigned)w->omega[(size_t)l * (size_t)w->cap + m]);
+	rfx_dirf_features(F, w, X, n, M, p->c, -0.5 * p->d * log(p->q),
+			  -0.5 * log1p(-p->q), F->cwork);
+	return RFX_OK;
+}
+
+const struct rfx_estimator_type rfx_est_geom = {
+	.name = "geom",
+	.title = "GeomRF",
+	.flags = RFX_EST_DISCRETE,
+	.params = RFX_P(RFX_PARAM_Q),
+	.fit = geom_fit,
+	.log_variance = geom_log_variance,
+	.draw = geom_draw,
+	.features = geom_features,
+};
+
+const struct rfx_estimator_type rfx_est_geom_plus = {
+	.name = "geom+",
+	.title = "GeomRF+",
+	.flags = RFX_EST_POSITIVE | RFX_EST_DISCRETE | RFX_EST_SHIFTED,
+	.params = RFX_P(RFX_PARAM_Q) | RFX_P(RFX_PARAM_C),
+	.fit = geom_plus_fit,
+	.log_variance = geom_log_variance,
+	.draw = geom_draw,
+	.features = geom_features,
+};

@@ -1,0 +1,420 @@
+/*
+ * Generalized exponential random features (GERF, thesis sec. 6.3) and their
+ * optimal positive special case (OPRF, the features of FAVOR++).
+ *
+ *   f1 = D exp(A|w|^2 + B w.x + C|x|^2),  f2 = D exp(A|w|^2 + tB w.y + C|y|^2)
+ *
+ * with w ~ N(0, I_d), t in {-1, +1} and, for unbiasedness (Theorem 13,
+ * eq. 6.12), Re(1 - 4A) > 0, B = sqrt(t(1 - 4A)), C = -(t + 1)/2,
+ * D = (1 - 4A)^{d/4}. A = 0, t = -1 is TrigRF and A = 0, t = +1 is PosRF.
+ *
+ * Variance (Theorem 14, eq. 6.13, re-derived: with u = f1 f2,
+ * Var Re u = (Re E u^2 + E|u|^2)/2 - K^2 and both moments are Gaussian
+ * integrals E exp(a|w|^2 + b w.z) = (1 - 2a)^{-d/2} exp(b^2|z|^2/(2(1-2a)))):
+ *
+ *   Var = (1/2) e^{-(t+1)(|x|^2+|y|^2)} (Re(a1 e^{a2 v}) + a3 e^{a4 v}) - K^2,
+ *   v = |x + t y|^2, a1 = (1-4A)^d (1-8A)^{-d/2}, a2 = 2t(1-4A)/(1-8A),
+ *   a3 = (|1-4A|^2/(1-8ReA))^{d/2}, a4 = (|1-4A| + t(1-4ReA))/(1-8ReA),
+ *
+ * finite iff Re(1 - 8A) > 0. Powers of complex numbers use the principal
+ * logarithm, which is what the Gaussian integral gives for Re(1-2a) > 0.
+ * For real A and t = +1 this collapses to
+ *   Var = K^2 (a1 e^{(a2 - 1)|x + y|^2} - 1),
+ * which is evaluated with expm1 so that the result is exact even when the
+ * variance is many orders below K^2.
+ *
+ * OPRF takes t = +1 and the real A minimising that variance (Theorem 15,
+ * eq. 6.14): A = (1 - 1/rho)/8 with rho the positive root of
+ * 2v rho^2 + (2v + d) rho - d = 0, written as 2d / (b + sqrt(b^2 + 8vd)),
+ * b = 2v + d, which stays accurate as v -> 0 (rho -> 1, PosRF).
+ * GERF minimises over complex A and both t numerically (GSL Nelder-Mead,
+ * from several starts including A = 0 and the OPRF point) and keeps the
+ * best, as the thesis does with L-BFGS-B (sec. 6.6.1). Both fit from the
+ * set statistics of eq. 6.15.
+ */
+#include <complex.h>
+#include <math.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multimin.h>
+
+#include "estimator.h"
+#include "logmath.h"
+#include "setstats.h"
+
+struct gerf_consts {
+	int t;                  /* -1 or +1 */
+	int real_pos;           /* A real and t = +1: the exact OPRF form */
+	double complex log_a1;  /* log a1 */
+	double complex a2;
+	double log_a3, a4;
+	double complex log_d;   /* log D */
+	double complex b;       /* B */
+	double c;               /* C */
+	double a_re, a_im;      /* A */
+};
+
+static int gerf_check_a(const char *name, double a_re, double a_im,
+			struct rfx_err *err)
+{
+	if (!(1.0 - 8.0 * a_re > 0.0) || !isfinite(a_im))
+		return rfx_error(err, RFX_EINVAL,
+				 "%s: variance is infinite unless Re(1 - 8A) > 0, got A = %g%+gi",
+				 name, a_re, a_im);
+	return RFX_OK;
+}
+
+static void gerf_consts_init(struct gerf_consts *k, double a_re, double a_im,
+			     int t, int d)
+{
+	double complex A = a_re + I * a_im;
+	double complex one4 = 1.0 - 4.0 * A, one8 = 1.0 - 8.0 * A;
+	double r8 = 1.0 - 8.0 * a_re, m4 = cabs(one4);
+
+	k->t = t;
+	k->a_re = a_re;
+	k->a_im = a_im;
+	k->real_pos = a_im == 0.0 && t == 1;
+	k->log_a1 = d * clog(one4) - 0.5 * d * clog(one8);
+	k->a2 = 2.0 * t * one4 / one8;
+	k->log_a3 = 0.5 * d * (2.0 * log(m4) - log(r8));
+	k->a4 = (m4 + t * (1.0 - 4.0 * a_re)) / r8;
+	k->log_d = 0.25 * d * clog(one4);
+	k->b = csqrt(t * one4);
+	k->c = -(t + 1) / 2.0;
+}
+
+/*
+ * The block loop, vectorised: the exact real-A, t = +1 form, or the general
+ * three-term signed sum with the complex constants split into real parts.
+ */
+RFX_SIMD_CLONES
+static int gerf_log_variance(const struct rfx_params *p,
+			     const struct rfx_block *b, int M, double *out,
+			     struct rfx_err *err)
+{
+	struct gerf_consts k;
+	size_t i, j, ny = b->ny;
+	double lm = log((double)M);
+	int ret = gerf_check_a("gerf", p->A_re, p->A_im, err);
+
+	if (ret)
+		return ret;
+	gerf_consts_init(&k, p->A_re, p->A_im, p->t, p->d);
+	for (i = 0; i < b->nx; i++) {
+		const double *dd = b->dd + i * ny, *ss = b->ss + i * ny;
+		const double *yy = b->yy;
+		double *o = out + i * ny;
+		double xx = b->xx[i];
+
+		if (k.real_pos) {
+			double la1 = creal(k.log_a1), c2 = creal(k.a2) - 1.0;
+
+#pragma omp simd
+			for (j = 0; j < ny; j++)
+			{
+				double e = la1 + c2 * ss[j];
+
+				o[j] = -dd[j] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
+			}
+		} else {
+			double l1r = creal(k.log_a1) - RFX_LN2, l1i = cimag(k.log_a1);
+			double a2r = creal(k.a2), a2i = cimag(k.a2);
+			double l3 = k.log_a3 - RFX_LN2, a4 = k.a4, tp1 = k.t + 1;
+			const double *vv = k.t == 1 ? ss : dd;
+
+#pragma omp simd
+			for (j = 0; j < ny; j++) {
+				double s = tp1 * (xx + yy[j]);
+				double cs = cos(l1i + a2i * vv[j]);
+				double l0 = l1r + a2r * vv[j] - s + log(fabs(cs));
+				double s0 = cs > 0.0 ? 1.0 : (cs < 0.0 ? -1.0 : 0.0);
+
+				o[j] = rfx_logsum3(l0, s0, l3 + a4 * vv[j] - s, 1.0,
+						   -dd[j], -1.0) - lm;
+			}
+		}
+	}
+	return RFX_OK;
+}
+
+/*
+ * log of the second moment E (Re f1 f2)^2 at set statistics s (mean of
+ * |x|^2 + |y|^2) and v (mean |x + t y|^2): the part of the variance that
+ * depends on A and t (K^2 does not), the thesis' fitting objective.
+ */
+static double gerf_log_m2(double a_re, double a_im, int t, int d, double s,
+			  double v)
+{
+	struct gerf_consts k;
+	double complex L1;
+	double L3, r;
+
+	gerf_consts_init(&k, a_re, a_im, t, d);
+	L1 = k.log_a1 + k.a2 * v;
+	L3 = k.log_a3 + k.a4 * v;
+	r = 1.0 + exp(creal(L1) - L3) * cos(cimag(L1));
+	if (!(r > 0.0) || !isfinite(L3))
+		return HUGE_VAL;
+	return -(t + 1) * s - RFX_LN2 + L3 + log(r);
+}
+
+/* OPRF's rho* (eq. 6.14) in the cancellation-free form. */
+static double oprf_rho(double v, int d)
+{
+	double b = 2.0 * v + d;
+
+	return 2.0 * d / (b + sqrt(b * b + 8.0 * v * d));
+}
+
+static double oprf_a(double v, int d)
+{
+	return (1.0 - 1.0 / oprf_rho(v, d)) / 8.0;
+}
+
+struct gerf_obj {
+	int t, d;
+	double s, v;
+};
+
+/* Unconstrained coordinates (u, b): A = (1 - e^u)/8 + i b, so 1 - 8ReA > 0. */
+static double gerf_obj_f(const gsl_vector *x, void *par)
+{
+	const struct gerf_obj *o = par;
+	double u = gsl_vector_get(x, 0), bi = gsl_vector_get(x, 1);
+
+	if (!isfinite(u) || !isfinite(bi) || u > 700.0 || u < -700.0)
+		return HUGE_VAL;
+	return gerf_log_m2((1.0 - exp(u)) / 8.0, bi, o->t, o->d, o->s, o->v);
+}
+
+/* Nelder-Mead from (a_re, a_im); returns the best objective and its A. */
+static int gerf_minimize(struct gerf_obj *o, double a_re, double a_im,
+			 double *best_re, double *best_im, double *best_f,
+			 struct rfx_err *err)
+{
+	const gsl_multimin_fminimizer_type *T = gsl_multimin_fminimizer_nmsimplex2;
+	gsl_multimin_fminimizer *mz = NULL;
+	gsl_vector *x = NULL, *step = NULL;
+	gsl_multimin_function fn;
+	int it, status = GSL_CONTINUE, ret = RFX_ENOMEM;
+
+	fn.n = 2;
+	fn.f = gerf_obj_f;
+	fn.params = o;
+	mz = gsl_multimin_fminimizer_alloc(T, 2);
+	x = gsl_vector_alloc(2);
+	step = gsl_vector_alloc(2);
+	if (!mz || !x || !step) {
+		ret = rfx_error(err, RFX_ENOMEM, "gerf: out of memory");
+		goto out;
+	}
+	gsl_vector_set(x, 0, log(1.0 - 8.0 * a_re));
+	gsl_vector_set(x, 1, a_im);
+	gsl_vector_set(step, 0, 0.5);
+	gsl_vector_set(step, 1, 0.05);
+	if (gsl_multimin_fminimizer_set(mz, &fn, x, step)) {
+		ret = rfx_error(err, RFX_ENUMERIC, "gerf: cannot start the minimiser");
+		goto out;
+	}
+	for (it = 0; it < 2000 && status == GSL_CONTINUE; it++) {
+		if (gsl_multimin_fminimizer_iterate(mz))
+			break;
+		status = gsl_multimin_test_size(gsl_multimin_fminimizer_size(mz),
+						1e-12);
+	}
+	if (mz->fval < *best_f) {
+		double u = gsl_vector_get(mz->x, 0);
+
+		*best_f = mz->fval;
+		*best_re = (1.0 - exp(u)) / 8.0;
+		*best_im = gsl_vector_get(mz->x, 1);
+	}
+	ret = RFX_OK;
+out:
+	gsl_multimin_fminimizer_free(mz);
+	gsl_vector_free(x);
+	gsl_vector_free(step);
+	return ret;
+}
+
+static int fit_stats(struct rfx_setstats **st, const struct rfx_params *p,
+		     const double *X, size_t nx, const double *Y, size_t ny,
+		     struct rfx_err *err)
+{
+	int ret;
+
+	*st = rfx_setstats_alloc(p->d);
+	if (!*st)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	ret = rfx_setstats_compute(*st, X, nx, Y, ny, NULL, err);
+	if (ret) {
+		rfx_setstats_free(*st);
+		*st = NULL;
+	}
+	return ret;
+}
+
+static int gerf_fit(struct rfx_params *p, const double *X, size_t nx,
+		    const double *Y, size_t ny, int M, struct rfx_err *err)
+{
+	struct rfx_setstats *st = NULL;
+	int ret, ti, t;
+	double best_f = HUGE_VAL, best_re = 0.0, best_im = 0.0, s;
+	int best_t = 1;
+
+	ret = rfx_params_check_dim(p, "gerf", X, nx, Y, ny, M, err);
+	if (ret)
+		return ret;
+	if ((p->given & RFX_P(RFX_PARAM_A)) &&
+	    (ret = gerf_check_a("gerf", p->A_re, p->A_im, err)))
+		return ret;
+	if ((p->given & RFX_P(RFX_PARAM_A)) && (p->given & RFX_P(RFX_PARAM_T)))
+		return RFX_OK;
+	ret = fit_stats(&st, p, X, nx, Y, ny, err);
+	if (ret)
+		return ret;
+	s = st->mean_xx + st->mean_yy;
+	for (ti = 0; ti < 2; ti++) {
+		struct gerf_obj o;
+		double f0 = HUGE_VAL, re = 0.0, im = 0.0;
+
+		t = ti ? 1 : -1;
+		if ((p->given & RFX_P(RFX_PARAM_T)) && t != p->t)
+			continue;
+		o.t = t;
+		o.d = p->d;
+		o.s = s;
+		o.v = rfx_setstats_mean_sum2(st, t);
+		if (p->given & RFX_P(RFX_PARAM_A)) {
+			f0 = gerf_log_m2(p->A_re, p->A_im, t, p->d, o.s, o.v);
+			re = p->A_re;
+			im = p->A_im;
+		} else {
+			/*
+			 * Starts: TrigRF/PosRF (A = 0), the OPRF optimum over
+			 * real A for this t's v, and small imaginary parts on
+			 * both sides (the objective oscillates in Im A).
+			 */
+			double starts[4][2] = { { 0.0, 0.0 },
+						{ oprf_a(o.v, p->d), 0.0 },
+						{ 0.0, 0.01 },
+						{ 0.0, -0.01 } };
+			int k;
+
+			for (k = 0; k < 4; k++) {
+				ret = gerf_minimize(&o, starts[k][0], starts[k][1],
+						    &re, &im, &f0, err);
+				if (ret)
+					goto out;
+			}
+		}
+		if (f0 < best_f) {
+			best_f = f0;
+			best_re = re;
+			best_im = im;
+			best_t = t;
+		}
+	}
+	if (!(best_f < HUGE_VAL)) {
+		ret = rfx_error(err, RFX_ENUMERIC,
+				"gerf: no finite-variance parameters found");
+		goto out;
+	}
+	p->A_re = best_re;
+	p->A_im = best_im;
+	p->t = best_t;
+	ret = RFX_OK;
+out:
+	rfx_setstats_free(st);
+	return ret;
+}
+
+static int oprf_fit(struct rfx_params *p, const double *X, size_t nx,
+		    const double *Y, size_t ny, int M, struct rfx_err *err)
+{
+	struct rfx_setstats *st = NULL;
+	int ret = rfx_params_check_dim(p, "oprf", X, nx, Y, ny, M, err);
+
+	if (ret)
+		return ret;
+	p->t = 1;
+	p->A_im = 0.0;
+	if (p->given & RFX_P(RFX_PARAM_A))
+		return gerf_check_a("oprf", p->A_re, 0.0, err);
+	ret = fit_stats(&st, p, X, nx, Y, ny, err);
+	if (ret)
+		return ret;
+	p->A_re = oprf_a(rfx_setstats_mean_sum2(st, 1), p->d);
+	rfx_setstats_free(st);
+	return RFX_OK;
+}
+
+static int gerf_draw(const gsl_rng *r, enum rfx_proj proj,
+		     const struct rfx_params *p, int M, struct rfx_draw *w,
+		     struct rfx_err *err)
+{
+	(void)p;
+	w->ncols = M;
+	return rfx_proj_sample(r, proj, w->d, M, w->omega, (size_t)w->cap, 0,
+			       w->pws, err);
+}
+
+/*
+ * log f = log D + A|w|^2 + (t if side 2) B w.x + C|x|^2 - log(M)/2, its real
+ * part the log-modulus and its imaginary part the phase.
+ */
+static int gerf_features(const struct rfx_params *p, const struct rfx_draw *w,
+			 int side, const double *X, size_t n, int M,
+			 struct rfx_featmat *F, struct rfx_err *err)
+{
+	struct gerf_consts k;
+	double complex bb;
+	double ls = -0.5 * log((double)M);
+	size_t i;
+	int m, ret = gerf_check_a("gerf", p->A_re, p->A_im, err);
+
+	if (ret)
+		return ret;
+	gerf_consts_init(&k, p->A_re, p->A_im, p->t, p->d);
+	bb = side == 1 ? k.b : k.t * k.b;
+	rfx_featmat_project(F, w, X, n, 0, M);
+	rfx_rownorms(X, n, w->d, F->work2);
+	rfx_draw_colnorms(w, 0, M, F->cwork);
+	for (i = 0; i < n; i++) {
+		double *pr = F->work + i * (size_t)M;
+		double *ph = F->im + i * (size_t)M;
+
+		for (m = 0; m < M; m++) {
+			double complex lf = k.log_d +
+					    (p->A_re + I * p->A_im) * F->cwork[m] +
+					    bb * pr[m] + k.c * F->work2[i] + ls;
+
+			pr[m] = creal(lf);
+			ph[m] = cimag(lf);
+		}
+	}
+	rfx_featmat_from_log(F, n, M, F->work, k.real_pos ? NULL : F->im);
+	return RFX_OK;
+}
+
+const struct rfx_estimator_type rfx_est_gerf = {
+	.name = "gerf",
+	.title = "GERF",
+	.flags = RFX_EST_COMPLEX,
+	.params = RFX_P(RFX_PARAM_A) | RFX_P(RFX_PARAM_T),
+	.fit = gerf_fit,
+	.log_variance = gerf_log_variance,
+	.draw = gerf_draw,
+	.features = gerf_features,
+};
+
+const struct rfx_estimator_type rfx_est_oprf = {
+	.name = "oprf",
+	.title = "OPRF (FAVOR++)",
+	.flags = RFX_EST_POSITIVE,
+	.params = RFX_P(RFX_PARAM_A),
+	.fit = oprf_fit,
+	.log_variance = gerf_log_variance,
+	.draw = gerf_draw,
+	.features = gerf_features,
+};

@@ -1,0 +1,150 @@
+/*
+ * Poisson random features (thesis sec. 6.4.1): the DIRF of eq. 6.16 with
+ * omega_l ~ Poisson(lambda) i.i.d., i.e.
+ *   f(omega, x) = exp(lambda d/2 - |x|^2/2) prod_l x_l^{omega_l} lambda^{-omega_l/2},
+ * the same map for x and y. With E c^omega = exp(lambda (c - 1)),
+ *   E (f(x) f(y))^2 = exp(lambda d + lambda^{-1} sum_l x_l^2 y_l^2 - |x|^2 - |y|^2)
+ * (Theorem 16, eq. 6.17, re-derived), so
+ *   log Var = log(e^{lambda d + S/lambda - |x|^2 - |y|^2} - K^2) - log M,
+ * S = sum_l x_l^2 y_l^2 (one dgemm per block). The exponent minus log K^2 is
+ * >= 0 by Cauchy-Schwarz, so the difference is evaluated with log1mexp.
+ * lambda* = sqrt(S/d) minimises it; fitted on sets with S the mean of
+ * eq. 6.18.
+ *
+ * PoisRF+ (sec. 6.4.3) applies the same to x - c, y - c with c below every
+ * coordinate of both sets, which leaves K unchanged and makes the features
+ * positive.
+ */
+#include <math.h>
+#include <gsl/gsl_randist.h>
+
+#include "dirf.h"
+#include "estimator.h"
+#include "logmath.h"
+#include "setstats.h"
+
+/*
+ * lambda* is 0 when every x_l y_l vanishes; a floor keeps the features
+ * defined (the variance there is ~0 either way).
+ */
+#define LAMBDA_MIN 1e-12
+
+static int pois_fit_common(struct rfx_params *p, const char *name, int shifted,
+			   const double *X, size_t nx, const double *Y,
+			   size_t ny, int M, struct rfx_err *err)
+{
+	struct rfx_setstats *st;
+	int ret = rfx_params_check_dim(p, name, X, nx, Y, ny, M, err);
+
+	if (ret)
+		return ret;
+	if (shifted && (ret = rfx_dirf_fit_shift(p, name, X, nx, Y, ny, err)))
+		return ret;
+	if (p->given & RFX_P(RFX_PARAM_LAMBDA))
+		return p->lambda > 0.0 && isfinite(p->lambda)
+			       ? RFX_OK
+			       : rfx_error(err, RFX_EINVAL,
+					   "%s: lambda must be positive", name);
+	st = rfx_setstats_alloc(p->d);
+	if (!st)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	ret = rfx_setstats_compute(st, X, nx, Y, ny, shifted ? p->c : NULL, err);
+	if (!ret) {
+		p->lambda = sqrt(st->mean_x2y2 / p->d);
+		if (p->lambda < LAMBDA_MIN)
+			p->lambda = LAMBDA_MIN;
+	}
+	rfx_setstats_free(st);
+	return ret;
+}
+
+static int pois_fit(struct rfx_params *p, const double *X, size_t nx,
+		    const double *Y, size_t ny, int M, struct rfx_err *err)
+{
+	return pois_fit_common(p, "pois", 0, X, nx, Y, ny, M, err);
+}
+
+static int pois_plus_fit(struct rfx_params *p, const double *X, size_t nx,
+			 const double *Y, size_t ny, int M,
+			 struct rfx_err *err)
+{
+	return pois_fit_common(p, "pois+", 1, X, nx, Y, ny, M, err);
+}
+
+RFX_SIMD_CLONES
+static int pois_log_variance(const struct rfx_params *p,
+			     const struct rfx_block *b, int M, double *out,
+			     struct rfx_err *err)
+{
+	double lam = p->lambda, lm = log((double)M);
+	size_t i, j, ny = b->ny;
+
+	if (!(lam > 0.0) || !b->has_x2y2)
+		return rfx_error(err, RFX_EINVAL, "pois: lambda not fitted");
+	for (i = 0; i < b->nx; i++) {
+		const double *x2y2 = b->x2y2 + i * ny, *dd = b->dd + i * ny;
+		const double *yy = b->yy;
+		double *o = out + i * ny;
+		double c = lam * p->d - b->xx[i];
+
+#pragma omp simd
+		for (j = 0; j < ny; j++)
+			o[j] = rfx_logsubexp(c + x2y2[j] / lam - yy[j], -dd[j]) - lm;
+	}
+	return RFX_OK;
+}
+
+static int pois_draw(const gsl_rng *r, enum rfx_proj proj,
+		     const struct rfx_params *p, int M, struct rfx_draw *w,
+		     struct rfx_err *err)
+{
+	int l, m;
+
+	(void)proj;
+	if (!(p->lambda > 0.0))
+		return rfx_error(err, RFX_EINVAL, "pois: lambda not fitted");
+	for (l = 0; l < w->d; l++)
+		for (m = 0; m < M; m++)
+			w->omega[(size_t)l * (size_t)w->cap + m] =
+				(double)gsl_ran_poisson(r, p->lambda);
+	w->ncols = M;
+	return RFX_OK;
+}
+
+static int pois_features(const struct rfx_params *p, const struct rfx_draw *w,
+			 int side, const double *X, size_t n, int M,
+			 struct rfx_featmat *F, struct rfx_err *err)
+{
+	int m;
+
+	(void)side;
+	(void)err;
+	for (m = 0; m < M; m++)
+		F->cwork[m] = 0.0;
+	rfx_dirf_features(F, w, X, n, M, p->c, 0.5 * p->lambda * p->d,
+			  -0.5 * log(p->lambda), F->cwork);
+	return RFX_OK;
+}
+
+const struct rfx_estimator_type rfx_est_pois = {
+	.name = "pois",
+	.title = "PoisRF",
+	.flags = RFX_EST_DISCRETE | RFX_EST_X2Y2,
+	.params = RFX_P(RFX_PARAM_LAMBDA),
+	.fit = pois_fit,
+	.log_variance = pois_log_variance,
+	.draw = pois_draw,
+	.features = pois_features,
+};
+
+const struct rfx_estimator_type rfx_est_pois_plus = {
+	.name = "pois+",
+	.title = "PoisRF+",
+	.flags = RFX_EST_POSITIVE | RFX_EST_DISCRETE | RFX_EST_X2Y2 |
+		 RFX_EST_SHIFTED,
+	.params = RFX_P(RFX_PARAM_LAMBDA) | RFX_P(RFX_PARAM_C),
+	.fit = pois_plus_fit,
+	.log_variance = pois_log_variance,
+	.draw = pois_draw,
+	.features = pois_features,
+};

@@ -1,0 +1,81 @@
+/*
+ * PosRF, the positive random features of FAVOR+ (thesis sec. 4.2, eq. 4.2):
+ * f1 = exp(w.x - |x|^2), f2 = exp(w.y - |y|^2), w ~ N(0, I_d).
+ *
+ * E f1 f2 = exp(|x + y|^2/2 - |x|^2 - |y|^2) = K(x, y), and
+ * E (f1 f2)^2 = exp(2|x + y|^2 - 2|x|^2 - 2|y|^2) = exp(4 x.y) (eq. 4.4), so
+ * Var = exp(4 x.y) - K^2 = K^2 (exp(|x + y|^2) - 1): in logs
+ * -|x - y|^2 + log expm1(|x + y|^2) - log M, finite far beyond double range
+ * (x.y ~ 250 gives e^1000).
+ */
+#include <math.h>
+
+#include "estimator.h"
+#include "logmath.h"
+
+static int pos_fit(struct rfx_params *p, const double *X, size_t nx,
+		   const double *Y, size_t ny, int M, struct rfx_err *err)
+{
+	return rfx_params_check_dim(p, "pos", X, nx, Y, ny, M, err);
+}
+
+RFX_SIMD_CLONES
+static int pos_log_variance(const struct rfx_params *p,
+			    const struct rfx_block *b, int M, double *out,
+			    struct rfx_err *err)
+{
+	size_t k, np = b->nx * b->ny;
+	double lm = log((double)M);
+	const double *dd = b->dd, *ss = b->ss;
+
+	(void)p;
+	(void)err;
+#pragma omp simd
+	for (k = 0; k < np; k++)
+		out[k] = -dd[k] + rfx_logexpm1(ss[k]) - lm;
+	return RFX_OK;
+}
+
+static int pos_draw(const gsl_rng *r, enum rfx_proj proj,
+		    const struct rfx_params *p, int M, struct rfx_draw *w,
+		    struct rfx_err *err)
+{
+	(void)p;
+	w->ncols = M;
+	return rfx_proj_sample(r, proj, w->d, M, w->omega, (size_t)w->cap, 0,
+			       w->pws, err);
+}
+
+static int pos_features(const struct rfx_params *p, const struct rfx_draw *w,
+			int side, const double *X, size_t n, int M,
+			struct rfx_featmat *F, struct rfx_err *err)
+{
+	double ls = -0.5 * log((double)M);
+	size_t i;
+	int m;
+
+	(void)p;
+	(void)side;
+	(void)err;
+	rfx_featmat_project(F, w, X, n, 0, M);
+	rfx_rownorms(X, n, w->d, F->work2);
+	for (i = 0; i < n; i++) {
+		double *pr = F->work + i * (size_t)M;
+
+		for (m = 0; m < M; m++)
+			pr[m] += ls - F->work2[i];
+	}
+	rfx_featmat_from_log(F, n, M, F->work, NULL);
+	return RFX_OK;
+}
+
+const struct rfx_estimator_type rfx_est_pos = {
+	.name = "pos",
+	.title = "PosRF (FAVOR+)",
+	.flags = RFX_EST_POSITIVE,
+	.params = 0,
+	.fit = pos_fit,
+	.log_variance = pos_log_variance,
+	.draw = pos_draw,
+	.features = pos_features,
+};

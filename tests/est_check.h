@@ -1,0 +1,80 @@
+/*
+ * Shared checks for the estimator tests: an estimator's closed-form
+ * variance against Monte Carlo, and unbiasedness, for one pair.
+ *
+ * The expectations are independent of the estimator's own variance code:
+ * the kernel value is computed directly from the inputs, and the variance
+ * is compared with the sample variance of R independent draws of the
+ * estimator built from its feature maps (a different code path), with a
+ * tolerance of k standard errors.
+ */
+#ifndef RFX_EST_CHECK_H
+#define RFX_EST_CHECK_H
+
+#include <math.h>
+#include <gsl/gsl_errno.h>
+
+#include "tap.h"
+#include "block.h"
+#include "estimator.h"
+#include "kernel.h"
+#include "montecarlo.h"
+#include "rng.h"
+
+/* Analytic log variance of e for the single pair (x, y), params p fitted. */
+static inline double check_log_var(const struct rfx_estimator_type *e,
+				   const struct rfx_params *p, const double *x,
+				   const double *y, int M)
+{
+	struct rfx_err err;
+	struct rfx_block *b = rfx_block_alloc(p->d, 1, 1);
+	double lv = NAN;
+
+	if (b && !rfx_estimator_block(e, p, b, x, 1, y, 1, &err) &&
+	    !e->log_variance(p, b, M, &lv, &err))
+		;
+	else
+		diag("check_log_var(%s): %s", e->name, err.msg);
+	rfx_block_free(b);
+	return lv;
+}
+
+/*
+ * Fits e to the pair (unless p already holds given values), then checks
+ * unbiasedness and the analytic variance against R Monte Carlo draws with
+ * projection proj. Returns the number of failed checks.
+ */
+static inline int check_estimator_mc(const struct rfx_estimator_type *e,
+				     struct rfx_params *p, const double *x,
+				     const double *y, int M, long R,
+				     unsigned long seed, const char *label)
+{
+	struct rfx_err err;
+	struct rfx_mc_result mc;
+	gsl_rng *r = rfx_rng_alloc_stream(seed, 1, 2, 3);
+	double K = exp(rfx_kernel_gauss_log(x, y, p->d)), lv;
+	int fails = 0;
+
+	rfx_err_clear(&err);
+	if (e->fit(p, x, 1, y, 1, M, &err)) {
+		ok(0, "%s %s: fit (%s)", e->name, label, err.msg);
+		gsl_rng_free(r);
+		return 1;
+	}
+	lv = check_log_var(e, p, x, y, rfx_estimator_features(e, p, M));
+	if (rfx_mc_pairs(e, p, RFX_PROJ_IID, M, x, y, 1, R, r, &mc, &err)) {
+		ok(0, "%s %s: monte carlo (%s)", e->name, label, err.msg);
+		gsl_rng_free(r);
+		return 1;
+	}
+	fails += !is_within_se(mc.mean, mc.mean_se, K, 4.0,
+			       "%s %s: unbiased, MC mean matches K = %.6g",
+			       e->name, label, K);
+	fails += !is_within_se(mc.log_var, mc.log_var_se, lv, 4.0,
+			       "%s %s: analytic log-variance %.6g matches MC",
+			       e->name, label, lv);
+	gsl_rng_free(r);
+	return fails;
+}
+
+#endif

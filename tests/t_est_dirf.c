@@ -1,0 +1,194 @@
+/*
+ * The discretely induced random features (PoisRF, GeomRF and their positive
+ * shifted variants): closed forms against Monte Carlo, the fitted
+ * parameters against independent minimisations, positivity of the "+"
+ * variants and the shift.
+ */
+#include <math.h>
+#include <string.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sf_bessel.h>
+
+#include "tap.h"
+#include "est_check.h"
+
+static const double x3[3] = { 0.31, -0.22, 0.47 };
+static const double y3[3] = { 0.12, 0.38, -0.26 };
+
+static void test_mc(void)
+{
+	static const double xp[3] = { 0.61, 0.12, 0.47 };
+	static const double yp[3] = { 0.22, 0.38, 0.86 };
+	const struct rfx_estimator_type *es[] = { &rfx_est_pois, &rfx_est_geom,
+						  &rfx_est_pois_plus,
+						  &rfx_est_geom_plus };
+	int k;
+
+	/*
+	 * The "+" variants get a given shift c: fitted to a single pair, c puts
+	 * one of x_l, y_l at 1e-8 for every l, lambda* (or 1 - q*) becomes tiny
+	 * and the variance comes from events of probability ~1e-8 that no
+	 * feasible Monte Carlo sees.
+	 */
+	for (k = 0; k < 4; k++) {
+		struct rfx_params p;
+		int plus = es[k]->flags & RFX_EST_SHIFTED;
+
+		rfx_params_init(&p, 3);
+		if (plus)
+			rfx_params_parse(&p, es[k], "c=-0.4,-0.5,-0.6", NULL);
+		check_estimator_mc(es[k], &p, x3, y3, 1, 40000, 40 + k,
+				   plus ? "c given, M=1" : "mixed signs, M=1");
+		rfx_params_release(&p);
+		rfx_params_init(&p, 3);
+		if (plus)
+			rfx_params_parse(&p, es[k], "c=-0.3,0,-0.2", NULL);
+		check_estimator_mc(es[k], &p, xp, yp, 3, 40000, 50 + k,
+				   plus ? "c given, positive inputs, M=3"
+					: "positive inputs, M=3");
+		rfx_params_release(&p);
+	}
+}
+
+/*
+ * Closed forms written independently in plain doubles:
+ *   PoisRF  Var = exp(lambda d + S/lambda - |x|^2 - |y|^2) - K^2
+ *   GeomRF  Var = q^{-d} e^{-|x|^2-|y|^2} prod_l I0(2|x_l y_l|/sqrt(1-q)) - K^2
+ * with GSL's I0, at given parameters.
+ */
+static void test_closed_forms(void)
+{
+	struct rfx_params p;
+	double xx = 0, yy = 0, S = 0, K2 = exp(2 * rfx_kernel_gauss_log(x3, y3, 3));
+	double prod = 1.0, lam = 0.37, q = 0.41;
+	int l;
+
+	for (l = 0; l < 3; l++) {
+		xx += x3[l] * x3[l];
+		yy += y3[l] * y3[l];
+		S += x3[l] * x3[l] * y3[l] * y3[l];
+		prod *= gsl_sf_bessel_I0(2 * fabs(x3[l] * y3[l]) / sqrt(1 - q));
+	}
+	rfx_params_init(&p, 3);
+	p.lambda = lam;
+	is_approx(check_log_var(&rfx_est_pois, &p, x3, y3, 2),
+		  log((exp(lam * 3 + S / lam - xx - yy) - K2) / 2), 1e-12,
+		  "pois closed form (eq. 6.17) at lambda = 0.37, M = 2");
+	p.q = q;
+	is_approx(check_log_var(&rfx_est_geom, &p, x3, y3, 2),
+		  log((pow(q, -3) * exp(-xx - yy) * prod - K2) / 2), 1e-12,
+		  "geom closed form (eq. 6.19) at q = 0.41, M = 2");
+	rfx_params_release(&p);
+}
+
+/* lambda* = sqrt(S/d) is the minimiser of (6.17): compare with a scan. */
+static void test_fits(void)
+{
+	struct rfx_params p;
+	struct rfx_err err;
+	double best = HUGE_VAL, bq = 0, lv;
+	int k;
+
+	rfx_params_init(&p, 3);
+	ok(!rfx_est_pois.fit(&p, x3, 1, y3, 1, 1, &err), "pois fits a pair");
+	lv = check_log_var(&rfx_est_pois, &p, x3, y3, 1);
+	for (k = 1; k < 4000; k++) {
+		struct rfx_params r;
+		double v;
+
+		rfx_params_init(&r, 3);
+		r.lambda = k * 0.0005;
+		v = check_log_var(&rfx_est_pois, &r, x3, y3, 1);
+		if (v < best)
+			best = v;
+	}
+	ok(lv <= best + 1e-9, "pois lambda* = %.6g beats a scan of lambda (%.10g <= %.10g)",
+	   p.lambda, lv, best);
+	rfx_params_release(&p);
+
+	rfx_params_init(&p, 3);
+	ok(!rfx_est_geom.fit(&p, x3, 1, y3, 1, 1, &err), "geom fits a pair");
+	lv = check_log_var(&rfx_est_geom, &p, x3, y3, 1);
+	best = HUGE_VAL;
+	for (k = 1; k < 10000; k++) {
+		struct rfx_params r;
+		double v;
+
+		rfx_params_init(&r, 3);
+		r.q = k * 1e-4;
+		v = check_log_var(&rfx_est_geom, &r, x3, y3, 1);
+		if (v < best) {
+			best = v;
+			bq = r.q;
+		}
+	}
+	ok(lv <= best + 1e-9 && fabs(p.q - bq) < 2e-3,
+	   "geom Brent q = %.6g matches a scan (q = %.4f, %.10g <= %.10g)", p.q,
+	   bq, lv, best);
+	rfx_params_release(&p);
+}
+
+/* The shift: c_l = min over both sets - 1e-8, so shifted inputs are > 0. */
+static void test_shift(void)
+{
+	static const double X[6] = { 0.3, -0.5, 1.0, 0.2, -0.1, 0.7 };
+	static const double Y[6] = { -0.2, 0.4, -1.5, 0.3, 0.9, 0.1 };
+	struct rfx_params p;
+	struct rfx_err err;
+	struct rfx_draw *w = rfx_draw_alloc(3, 4);
+	struct rfx_featmat *F = rfx_featmat_alloc(2, 4);
+	gsl_rng *r = rfx_rng_alloc_stream(5, 0, 0, 0);
+	int i, allpos = 1;
+
+	rfx_params_init(&p, 3);
+	ok(!rfx_est_pois_plus.fit(&p, X, 2, Y, 2, 4, &err), "pois+ fits sets");
+	ok(fabs(p.c[0] - (-0.2 - 1e-8)) < 1e-15 &&
+		   fabs(p.c[1] - (-0.5 - 1e-8)) < 1e-15 &&
+		   fabs(p.c[2] - (-1.5 - 1e-8)) < 1e-15,
+	   "c is the coordinate minimum over both sets minus 1e-8");
+	for (int rep = 0; rep < 20; rep++) {
+		rfx_est_pois_plus.draw(r, RFX_PROJ_IID, &p, 4, w, &err);
+		rfx_est_pois_plus.features(&p, w, 1, X, 2, 4, F, &err);
+		for (i = 0; i < 8; i++)
+			allpos &= F->re[i] >= 0.0;
+		rfx_est_pois_plus.features(&p, w, 2, Y, 2, 4, F, &err);
+		for (i = 0; i < 8; i++)
+			allpos &= F->re[i] >= 0.0;
+	}
+	ok(allpos, "pois+ features are non-negative on the sets it was fitted to");
+	i = rfx_est_geom_plus.fit(&p, X, 2, Y, 2, 4, &err);
+	ok(!i && p.q > 0 && p.q < 1, "geom+ fits sets (q = %.4g)", p.q);
+	rfx_params_release(&p);
+	rfx_draw_free(w);
+	rfx_featmat_free(F);
+	gsl_rng_free(r);
+}
+
+static void test_errors(void)
+{
+	struct rfx_params p;
+	struct rfx_err err;
+
+	rfx_params_init(&p, 3);
+	ok(rfx_params_parse(&p, &rfx_est_pois, "lambda=0", &err) == RFX_EINVAL,
+	   "lambda = 0 rejected: %s", err.msg);
+	ok(rfx_params_parse(&p, &rfx_est_geom, "q=1", &err) == RFX_EINVAL,
+	   "q = 1 rejected: %s", err.msg);
+	ok(rfx_params_parse(&p, &rfx_est_pois_plus, "c=1,2", &err) == RFX_EINVAL,
+	   "c with the wrong length rejected: %s", err.msg);
+	ok(rfx_params_parse(&p, &rfx_est_pois_plus, "c=-1,-2,-3", &err) == RFX_OK &&
+		   p.c[2] == -3.0,
+	   "c of length d parses");
+	rfx_params_release(&p);
+}
+
+int main(void)
+{
+	gsl_set_error_handler_off();
+	test_closed_forms();
+	test_mc();
+	test_fits();
+	test_shift();
+	test_errors();
+	return done_testing();
+}

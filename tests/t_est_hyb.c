@@ -1,0 +1,207 @@
+/*
+ * HybRF (shared projections): the closed form of Theorem 12 against Monte
+ * Carlo, its limits at theta = 0 and pi, the feature map against the
+ * estimator written from its parts (eq. 6.4), and the feature counting.
+ */
+#include <math.h>
+#include <string.h>
+#include <gsl/gsl_errno.h>
+
+#include "tap.h"
+#include "est_check.h"
+#include "logmath.h"
+
+static void test_mc(void)
+{
+	static const double x[3] = { 0.31, -0.22, 0.47 };
+	static const double y[3] = { 0.12, 0.38, -0.26 };
+	static const double x2[3] = { 0.62, -0.44, 0.94 };
+	static const double y2[3] = { -0.5, 0.28, -0.71 };
+	struct rfx_params p;
+
+	rfx_params_init(&p, 3);
+	check_estimator_mc(&rfx_est_hyb, &p, x, y, 4, 40000, 31, "M=4 (1,1,1)");
+	check_estimator_mc(&rfx_est_hyb, &p, x2, y2, 4, 40000, 32,
+			   "obtuse pair, larger norms");
+	rfx_params_release(&p);
+	rfx_params_init(&p, 3);
+	p.m1 = 3;
+	p.m3 = 2;
+	p.given = RFX_P(RFX_PARAM_M1) | RFX_P(RFX_PARAM_M3);
+	check_estimator_mc(&rfx_est_hyb, &p, x2, y2, 18, 40000, 33,
+			   "M1 = M2 = 3, M3 = 2");
+	rfx_params_release(&p);
+}
+
+/*
+ * Sharing the projections of T and P (hyb-2) lowers the variance by
+ * 2(pq - v)K^2(1 - cos(|x|^2 - |y|^2))/M1 against independent ones (hyb-1,
+ * eq. 6.9). For this pair with M1 = 1, M3 = 8 the two differ by ~45% in
+ * variance; Monte Carlo of the shared-projection estimator must match the
+ * hyb-2 closed form and sit many standard errors away from eq. 6.9, which
+ * is written out independently here in plain doubles.
+ */
+static void test_shared_projection(void)
+{
+	static const double x[3] = { 0.22, 0.44, -0.77 };
+	static const double y[3] = { -0.04, 0.05, -0.03 };
+	struct rfx_params p;
+	struct rfx_err err;
+	struct rfx_mc_result mc;
+	gsl_rng *r = rfx_rng_alloc_stream(34, 0, 0, 0);
+	double xx = 0, yy = 0, xy = 0, K2, th, pp, qq, v, vt, vp, hyb1;
+	int l;
+
+	for (l = 0; l < 3; l++) {
+		xx += x[l] * x[l];
+		yy += y[l] * y[l];
+		xy += x[l] * y[l];
+	}
+	K2 = exp(-(xx + yy - 2 * xy));
+	th = acos(xy / sqrt(xx * yy));
+	qq = th / RFX_PI;
+	pp = 1 - qq;
+	v = pp * qq / 8;
+	vt = (1 - K2) * (1 - K2) / 2;
+	vp = exp(4 * xy) - K2;
+	hyb1 = (pp * pp + v) * vt + (qq * qq + v) * vp;
+	rfx_params_init(&p, 3);
+	p.m1 = 1;
+	p.m3 = 8;
+	p.given = RFX_P(RFX_PARAM_M1) | RFX_P(RFX_PARAM_M3);
+	check_estimator_mc(&rfx_est_hyb, &p, x, y, 18, 40000, 35,
+			   "M1 = 1, M3 = 8, shared projections");
+	rfx_mc_pairs(&rfx_est_hyb, &p, RFX_PROJ_IID, 18, x, y, 1, 40000, r, &mc,
+		     &err);
+	ok((log(hyb1) - mc.log_var) / mc.log_var_se > 8.0,
+	   "MC rejects the independent-projection variance (eq. 6.9): %.2f se away",
+	   (log(hyb1) - mc.log_var) / mc.log_var_se);
+	gsl_rng_free(r);
+	rfx_params_release(&p);
+}
+
+/*
+ * At theta = 0 (y a positive multiple of x) the angle estimate is exactly
+ * 1, so HybRF is TrigRF with M1 features; at theta = pi it is PosRF.
+ */
+static void test_limits(void)
+{
+	static const double x[3] = { 0.3, -0.2, 0.5 };
+	double y[3], z[3];
+	struct rfx_params p, q;
+	int l;
+
+	for (l = 0; l < 3; l++) {
+		y[l] = 1.7 * x[l];
+		z[l] = -0.6 * x[l];
+	}
+	rfx_params_init(&p, 3);
+	rfx_params_init(&q, 3);
+	rfx_est_hyb.fit(&p, x, 1, y, 1, 4, NULL);
+	is_approx(check_log_var(&rfx_est_hyb, &p, x, y, 4),
+		  check_log_var(&rfx_est_trig, &q, x, y, 1), 1e-10,
+		  "theta = 0: HybRF variance is TrigRF's with M1 = 1");
+	is_approx(check_log_var(&rfx_est_hyb, &p, x, z, 4),
+		  check_log_var(&rfx_est_pos, &q, x, z, 1), 1e-10,
+		  "theta = pi: HybRF variance is PosRF's with M1 = 1");
+	rfx_params_release(&p);
+	rfx_params_release(&q);
+}
+
+/*
+ * The dot product of the feature maps (6.6, 6.7) equals (6.4) computed from
+ * the same draw's parts: (1/2)(1 + a) T + (1/2)(1 - a) P.
+ */
+static void test_featuremap(void)
+{
+	static const double x[4] = { 0.4, -0.1, 0.7, 0.2 };
+	static const double y[4] = { -0.3, 0.5, 0.25, -0.45 };
+	const int m1 = 3, m3 = 2, d = 4;
+	struct rfx_params p;
+	struct rfx_err err;
+	struct rfx_draw *w = rfx_draw_alloc(d, 64);
+	struct rfx_featmat *F1 = rfx_featmat_alloc(1, 64);
+	struct rfx_featmat *F2 = rfx_featmat_alloc(1, 64);
+	gsl_rng *r = rfx_rng_alloc_stream(7, 0, 0, 0);
+	double worst = 0.0;
+	int rep;
+
+	rfx_params_init(&p, d);
+	p.m1 = m1;
+	p.m3 = m3;
+	p.given = RFX_P(RFX_PARAM_M1) | RFX_P(RFX_PARAM_M3);
+	ok(rfx_estimator_features(&rfx_est_hyb, &p, 0) == 2 * (m3 + 1) * m1,
+	   "feature dimension is (M3 + 1)(M1 + M2) = %d", 2 * (m3 + 1) * m1);
+	for (rep = 0; rep < 50; rep++) {
+		double T = 0.0, P = 0.0, a = 0.0, want, la, xx = 0, yy = 0;
+		int s, m, k, l;
+
+		rfx_est_hyb.draw(r, RFX_PROJ_IID, &p, 0, w, &err);
+		rfx_est_hyb.features(&p, w, 1, x, 1, 0, F1, &err);
+		rfx_est_hyb.features(&p, w, 2, y, 1, 0, F2, &err);
+		rfx_featmat_estimate(F1, 0, F2, 0, &la, &s);
+		for (l = 0; l < d; l++) {
+			xx += x[l] * x[l];
+			yy += y[l] * y[l];
+		}
+		for (m = 0; m < m1; m++) {
+			double px = 0, py = 0;
+
+			for (l = 0; l < d; l++) {
+				px += w->omega[l * w->cap + m] * x[l];
+				py += w->omega[l * w->cap + m] * y[l];
+			}
+			T += cos(px - py) / m1;
+			P += exp(px + py - xx - yy) / m1;
+		}
+		for (k = 0; k < m3; k++) {
+			double px = 0, py = 0;
+
+			for (l = 0; l < d; l++) {
+				px += w->omega[l * w->cap + m1 + k] * x[l];
+				py += w->omega[l * w->cap + m1 + k] * y[l];
+			}
+			a += (px > 0 ? 1 : -1) * (py > 0 ? 1 : -1) / (double)m3;
+		}
+		want = 0.5 * (1 + a) * T + 0.5 * (1 - a) * P;
+		if (fabs(s * exp(la) - want) > worst)
+			worst = fabs(s * exp(la) - want);
+	}
+	ok(worst < 1e-13, "Re(x_hyb . y_hyb) equals eq. 6.4 from the parts (max error %.2g)",
+	   worst);
+	gsl_rng_free(r);
+	rfx_draw_free(w);
+	rfx_featmat_free(F1);
+	rfx_featmat_free(F2);
+	rfx_params_release(&p);
+}
+
+static void test_counting(void)
+{
+	struct rfx_params p;
+	struct rfx_err err;
+	static const double x[2] = { 0.1, 0.2 }, y[2] = { 0.3, -0.1 };
+
+	rfx_params_init(&p, 2);
+	ok(rfx_estimator_features(&rfx_est_hyb, &p, 4) == 4,
+	   "budget 4: M1 = M2 = M3 = 1 (thesis sec. 6.6.1)");
+	ok(rfx_estimator_features(&rfx_est_hyb, &p, 12) == 12,
+	   "budget 12: M1 = M2 = M3 = 2");
+	ok(rfx_estimator_features(&rfx_est_hyb, &p, 64) == 60,
+	   "budget 64: the largest 2m(m+1) <= 64 is 60 (m = 5)");
+	ok(rfx_est_hyb.fit(&p, x, 1, y, 1, 3, &err) == RFX_EINVAL &&
+		   strstr(err.msg, "at least 4"),
+	   "budget 3 is rejected: %s", err.msg);
+	rfx_params_release(&p);
+}
+
+int main(void)
+{
+	gsl_set_error_handler_off();
+	test_mc();
+	test_shared_projection();
+	test_limits();
+	test_featuremap();
+	test_counting();
+	return done_testing();
+}
