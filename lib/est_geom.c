@@ -138,31 +138,36 @@ static int geom_plus_fit(struct rfx_params *p, const double *X, size_t nx,
 	return geom_fit_common(p, "geom+", 1, X, nx, Y, ny, M, err);
 }
 
+/*
+ * Row by row: the Bessel sums of a row go to out first, then one vectorised
+ * pass turns them into log-variances in place.
+ */
+RFX_SIMD_CLONES
 static int geom_log_variance(const struct rfx_params *p,
 			     const struct rfx_block *b, int M, double *out,
 			     struct rfx_err *err)
 {
 	double q = p->q, lm = log((double)M), scale, lq;
 	int d = b->d;
-	size_t i, j;
+	size_t i, j, ny = b->ny;
 
 	if (!(q > 0.0 && q < 1.0))
 		return rfx_error(err, RFX_EINVAL, "geom: q must be in (0, 1)");
 	rfx_bessel_init();
 	scale = 2.0 / sqrt(1.0 - q);
 	lq = -d * log(q);
-	for (i = 0; i < b->nx; i++)
-		for (j = 0; j < b->ny; j++) {
-			size_t k = i * b->ny + j;
-			double a = lq - b->xx[i] - b->yy[j] +
-				   rfx_bessel_sum_log_i0_prod(
-					   b->X + i * (size_t)d,
-					   b->Y + j * (size_t)d, scale,
-					   (size_t)d);
+	for (i = 0; i < b->nx; i++) {
+		const double *x = b->X + i * (size_t)d, *yy = b->yy;
+		const double *dd = b->dd + i * ny;
+		double *o = out + i * ny, c = lq - b->xx[i];
 
-			out[k] = a > -b->dd[k] ? rfx_logsubexp(a, -b->dd[k]) - lm
-					       : -INFINITY;
-		}
+		for (j = 0; j < ny; j++)
+			o[j] = rfx_bessel_sum_log_i0_prod(x, b->Y + j * (size_t)d,
+							  scale, (size_t)d);
+#pragma omp simd
+		for (j = 0; j < ny; j++)
+			o[j] = rfx_logsubexp(c + o[j] - yy[j], -dd[j]) - lm;
+	}
 	return RFX_OK;
 }
 

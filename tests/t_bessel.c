@@ -1,0 +1,374 @@
+/*
+ * Tests of lib/bessel.c. GSL is the independent reference: log I0(z) =
+ * z + log gsl_sf_bessel_I0_scaled(z) up to z = 1e4, and the asymptotic
+ * series beyond. Checked: a dense grid over [0, 50] and the seams of the
+ * approximation, log-spaced points up to 1e4 and huge arguments, known
+ * values, the product sum for vectors that reach every kind of block (all
+ * small, all large, mixed, longer than a block) with every kernel this CPU
+ * runs, the error path of rfx_bessel_kernel_find, and start-up from many
+ * threads at once (which must come first, before anything initialises).
+ *
+ * The bound for each log I0(z) is 1e-13 max(1, log I0(z)), i.e. 1e-13
+ * relative in I0 for moderate z; the measured maximum is printed as a
+ * diagnostic (about 1e-15).
+ */
+#include "bessel.h"
+#include "tap.h"
+
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sf_bessel.h>
+
+#define TOL 1e-13      /* error bound per log I0, times max(1, log I0) */
+#define LOG_2PI 1.837877066409345483560659472811235279722794947275566825634
+
+static const char *const kernel_names[] = { "generic", "avx2", "avx512", NULL };
+
+/*
+ * log I0(z) from GSL, or for z > 1e4 from A&S 9.7.1 to two terms, whose
+ * next one, 225/(3072 z^3), is below 1e-13 there (1e-17 of log I0).
+ */
+static double ref_log_i0(double z)
+{
+	z = fabs(z);
+	if (z <= 1e4)
+		return z + log(gsl_sf_bessel_I0_scaled(z));
+	return z - 0.5 * (LOG_2PI + log(z)) +
+	       log1p(1.0 / (8.0 * z) + 9.0 / (128.0 * z * z));
+}
+
+/* The bound on |got - ref| for one log I0(z) of value ref. */
+static double bound(double ref)
+{
+	return TOL * (ref > 1.0 ? ref : 1.0);
+}
+
+/*
+ * sum_k log I0(scale |a_k b_k|) from GSL, and the summed bounds. The sum
+ * is compensated (Neumaier 1974): plain summation of 1e5 terms would be
+ * off by more than the bound.
+ */
+static double ref_sum(const double *a, const double *b, double scale,
+		      size_t n, double *tol)
+{
+	double s = 0.0, c = 0.0;
+	size_t k;
+
+	*tol = 0.0;
+	for (k = 0; k < n; k++) {
+		double r = ref_log_i0(fabs(scale) * fabs(a[k] * b[k]));
+		double t = s + r;
+
+		c += fabs(s) >= fabs(r) ? (s - t) + r : (r - t) + s;
+		s = t;
+		*tol += bound(r);
+	}
+	return s + c;
+}
+
+/* Fills x with n standard normals, about a tenth of them zeroed. */
+static void fill_gauss(const gsl_rng *r, double *x, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		x[k] = gsl_rng_uniform(r) < 0.1 ? 0.0
+						: gsl_ran_gaussian(r, 1.0);
+}
+
+/*
+ * First of all: the library initialises lazily, so many threads making
+ * their first call at once race for the set-up. All must agree, bit for
+ * bit, and with GSL.
+ */
+static void test_threads(void)
+{
+	enum { NT = 8, N = 64 };
+	double x[N], y[N], got[NT], want, tol;
+	int k, nt = 0, same = 1, all_ok = 1;
+
+	for (k = 0; k < N; k++) {
+		x[k] = 0.173 * (k % 17) - 1.2;
+		y[k] = 0.291 * (k % 11) - 1.1;
+	}
+	want = ref_sum(x, y, 2.385, N, &tol);
+#pragma omp parallel num_threads(NT)
+	{
+		int t = omp_get_thread_num();
+
+		got[t] = rfx_bessel_sum_log_i0_prod(x, y, 2.385, N);
+		if (t == 0)
+			nt = omp_get_num_threads();
+	}
+	for (k = 0; k < nt; k++) {
+		same &= got[k] == got[0];
+		all_ok &= fabs(got[k] - want) <= tol;
+	}
+	ok(nt > 1 && same && all_ok,
+	   "first calls from %d threads agree and match GSL", nt);
+
+	/* rfx_bessel_init itself, concurrently and again: nothing changes */
+#pragma omp parallel num_threads(NT)
+	rfx_bessel_init();
+	ok(rfx_bessel_sum_log_i0_prod(x, y, 2.385, N) == got[0],
+	   "rfx_bessel_init is idempotent");
+}
+
+/* Exact and series values. */
+static void test_known(void)
+{
+	double z = 1e-3, t = z * z / 4.0;
+
+	ok(rfx_bessel_log_i0(0.0) == 0.0, "log I0(0) = 0 exactly");
+	/* I0(z) = 1 + t + t^2/4 + t^3/36 + ..., t = z^2/4 (A&S 9.6.10) */
+	is_approx(rfx_bessel_log_i0(z),
+		  log1p(t + t * t / 4.0 + t * t * t / 36.0), TEST_TOL1,
+		  "log I0(1e-3) from the series (absolute)");
+	ok(rfx_bessel_log_i0(-2.385) == rfx_bessel_log_i0(2.385),
+	   "log I0 is even");
+	ok(rfx_bessel_log_i0(HUGE_VAL) == HUGE_VAL, "log I0(inf) = inf");
+	ok(isnan(rfx_bessel_log_i0(NAN)), "log I0(nan) is nan");
+	ok(rfx_bessel_sum_log_i0_prod(NULL, NULL, 1.0, 0) == 0.0,
+	   "empty sum is 0");
+}
+
+/*
+ * One kernel against GSL on z: the dense grid over [0, 50], the seams at
+ * 2 and 8 (block kinds change there) with their neighbours, log-spaced
+ * points to 1e4, and huge z.
+ */
+static void test_grid(const char *name, rfx_bessel_sum_fn *fn)
+{
+	static const double seams[] = { 2.0, 8.0 };
+	static const double huge[] = { 1e5, 1e6, 1e100, 1e300, 1e308 };
+	double one = 1.0, worst = 0.0, zworst = 0.0;
+	int i, s, k, n = 0;
+
+#define CHECK(zv)							\
+	do {								\
+		double z_ = (zv), r_ = ref_log_i0(z_);			\
+		double e_ = fabs(fn(&z_, &one, 1.0, 1) - r_) /		\
+			    (r_ > 1.0 ? r_ : 1.0);			\
+									\
+		if (!(e_ <= worst)) {					\
+			worst = e_;					\
+			zworst = z_;					\
+		}							\
+		n++;							\
+	} while (0)
+
+	for (i = 0; i < 100000; i++)
+		CHECK(50.0 * (i + 0.385) / 100000.0);
+	for (s = 0; s < 2; s++) {
+		double z = seams[s];
+
+		CHECK(z);
+		for (k = 0; k < 4; k++) {
+			double lo = nextafter(z, 0.0), hi = nextafter(z, 100.0);
+
+			CHECK(lo);
+			CHECK(hi);
+			z = k & 1 ? lo : hi;
+		}
+	}
+	for (i = 0; i <= 2000; i++)
+		CHECK(50.0 * pow(1e4 / 50.0, i / 2000.0));
+	for (i = 0; i < (int)(sizeof huge / sizeof huge[0]); i++)
+		CHECK(huge[i]);
+#undef CHECK
+
+	diag("%s: max |error| / max(1, log I0) = %.3g at z = %.17g over %d z",
+	     name, worst, zworst, n);
+	ok(worst <= TOL, "%s: log I0 within %g max(1, log I0) of GSL", name,
+	   TOL);
+}
+
+/* z_k = scale |a_k b_k| with b_k = 1 and a_k from lo to hi, in order. */
+static void fill_ramp(double *a, double *b, size_t n, double lo, double hi)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		a[k] = lo + (hi - lo) * (k + 0.385) / n;
+		b[k] = k & 1 ? 1.0 : -1.0;
+	}
+}
+
+static int check_sum(rfx_bessel_sum_fn *fn, const double *a,
+		     const double *b, double scale, size_t n, double *relerr)
+{
+	double tol, want = ref_sum(a, b, scale, n, &tol);
+	double got = fn(a, b, scale, n);
+
+	*relerr = fabs(got - want) / (tol / TOL);
+	return fabs(got - want) <= tol;
+}
+
+/*
+ * One kernel's sum against the sum of GSL's logs: random vectors of
+ * lengths 1, 3, 64, 1000 at scales 0.5, 2, 100 (with zeros, and with huge
+ * entries), vectors made to reach each kind of block, and vectors long
+ * enough that the running product must be renormalised.
+ */
+static void test_sums(const char *name, rfx_bessel_sum_fn *fn,
+		      const gsl_rng *r)
+{
+	static const size_t lens[] = { 1, 3, 64, 1000 };
+	static const double scales[] = { 0.5, 2.0, 100.0 };
+	enum { NBIG = 100000 };
+	static double a[NBIG], b[NBIG];
+	double err, worst = 0.0;
+	int li, si, pass = 1;
+	size_t k;
+
+	for (li = 0; li < 4; li++) {
+		for (si = 0; si < 3; si++) {
+			size_t n = lens[li];
+
+			fill_gauss(r, a, n);
+			fill_gauss(r, b, n);
+			pass &= check_sum(fn, a, b, scales[si], n, &err);
+			worst = err > worst ? err : worst;
+			/* huge entries: z up to ~1e200 */
+			for (k = 0; k < n; k += 3)
+				a[k] *= 1e100;
+			for (k = 1; k < n; k += 5)
+				b[k] *= 1e100;
+			pass &= check_sum(fn, a, b, scales[si], n, &err);
+			worst = err > worst ? err : worst;
+			/* negative scale: |scale| is used */
+			pass &= check_sum(fn, a, b, -scales[si], n, &err);
+			worst = err > worst ? err : worst;
+		}
+	}
+	diag("%s: random sums: max |error| / sum of max(1, log I0) = %.3g",
+	     name, worst);
+	ok(pass, "%s: random sums match GSL", name);
+
+	/* each kind of block, and one block of each kind in turn */
+	fill_ramp(a, b, 64, 0.0, 2.0);
+	ok(check_sum(fn, a, b, 1.0, 64, &err), "%s: all z <= 2", name);
+	fill_ramp(a, b, 64, 0.0, 8.0);
+	ok(check_sum(fn, a, b, 1.0, 64, &err), "%s: all z <= 8", name);
+	fill_ramp(a, b, 64, 8.001, 1e4);
+	ok(check_sum(fn, a, b, 1.0, 64, &err), "%s: all z > 8", name);
+	fill_ramp(a, b, 64, 0.0, 30.0);
+	ok(check_sum(fn, a, b, 1.0, 64, &err), "%s: z both sides of 8",
+	   name);
+	fill_ramp(a, b, 64, 7.9, 8.1);
+	ok(check_sum(fn, a, b, 1.0, 64, &err), "%s: z near 8", name);
+	fill_ramp(a, b, 64 * 4 + 5, 0.0, 40.0);
+	ok(check_sum(fn, a, b, 1.0, 64 * 4 + 5, &err),
+	   "%s: several blocks of each kind", name);
+
+	/* NBIG equal factors: 2^(4.7 NBIG) unless renormalised */
+	fill_ramp(a, b, NBIG, 7.9, 7.9);
+	ok(check_sum(fn, a, b, 1.0, NBIG, &err), "%s: %d z = 7.9", name,
+	   NBIG);
+	fill_ramp(a, b, NBIG, 1.9, 1.9);
+	ok(check_sum(fn, a, b, 1.0, NBIG, &err), "%s: %d z = 1.9", name,
+	   NBIG);
+	fill_ramp(a, b, NBIG, 0.0, 1e4);
+	ok(check_sum(fn, a, b, 1.0, NBIG, &err), "%s: %d z over [0, 1e4]",
+	   name, NBIG);
+	fill_ramp(a, b, NBIG, 9.0, 9.0);
+	ok(check_sum(fn, a, b, 1.0, NBIG, &err), "%s: %d z = 9", name,
+	   NBIG);
+
+	/* non-finite input reaches the result */
+	fill_ramp(a, b, 64, 0.0, 1.0);
+	a[17] = NAN;
+	ok(isnan(fn(a, b, 1.0, 64)), "%s: a NaN gives NaN", name);
+	a[17] = 1e200;
+	b[17] = 1e200;
+	ok(fn(a, b, 1.0, 64) == HUGE_VAL, "%s: an infinite z gives +inf",
+	   name);
+}
+
+/* Kernels agree with each other, not just with GSL. */
+static void test_agree(const gsl_rng *r)
+{
+	double a[1000], b[1000], ref, worst = 0.0;
+	rfx_bessel_sum_fn *fn;
+	int i, trial;
+
+	for (trial = 0; trial < 50; trial++) {
+		double scale = 0.1 * (trial + 1);
+
+		fill_gauss(r, a, 1000);
+		fill_gauss(r, b, 1000);
+		ref = rfx_bessel_sum_log_i0_prod(a, b, scale, 1000);
+		for (i = 0; kernel_names[i]; i++) {
+			double d;
+
+			if (rfx_bessel_kernel_find(kernel_names[i], &fn, NULL))
+				continue;
+			d = fabs(fn(a, b, scale, 1000) - ref) /
+			    (fabs(ref) > 1.0 ? fabs(ref) : 1.0);
+			worst = d > worst ? d : worst;
+		}
+	}
+	diag("kernels differ by at most %.3g relative", worst);
+	ok(worst <= 1e-14, "kernels agree to 1e-14");
+}
+
+static void test_kernel_find(void)
+{
+	struct rfx_err err;
+	rfx_bessel_sum_fn *fn = NULL;
+	const char *name = rfx_bessel_kernel_name();
+	double x = 2.385, one = 1.0;
+
+	diag("kernel in use: %s", name);
+	ok(rfx_bessel_kernel_find(name, &fn, NULL) == RFX_OK && fn &&
+	   fn(&x, &one, 1.0, 1) == rfx_bessel_log_i0(x),
+	   "the kernel in use can be found by name");
+
+	rfx_err_clear(&err);
+	ok(rfx_bessel_kernel_find("sse9", &fn, &err) == RFX_EINVAL &&
+	   err.code == RFX_EINVAL && strstr(err.msg, "'sse9'") &&
+	   strstr(err.msg, "generic"),
+	   "unknown kernel: RFX_EINVAL naming it and the valid ones");
+	diag("message: %s", err.msg);
+	ok(rfx_bessel_kernel_find("sse9", &fn, NULL) == RFX_EINVAL,
+	   "unknown kernel with err NULL");
+}
+
+int main(void)
+{
+	gsl_rng *r;
+	int i;
+
+	gsl_set_error_handler_off();
+	test_threads();
+
+	r = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!r) {
+		diag("cannot allocate a gsl_rng");
+		return 1;
+	}
+	gsl_rng_set(r, 2385);
+
+	test_known();
+	test_kernel_find();
+	for (i = 0; kernel_names[i]; i++) {
+		rfx_bessel_sum_fn *fn;
+		struct rfx_err err;
+
+		if (rfx_bessel_kernel_find(kernel_names[i], &fn, &err)) {
+			ok(1, "%s # SKIP %s", kernel_names[i], err.msg);
+			continue;
+		}
+		test_grid(kernel_names[i], fn);
+		test_sums(kernel_names[i], fn, r);
+	}
+	test_agree(r);
+
+	gsl_rng_free(r);
+	return done_testing();
+}
