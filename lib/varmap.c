@@ -130,7 +130,7 @@ int rfx_varmap_run(const struct rfx_varmap_config *c,
 					x[0] = y[0] = rr;
 				}
 				w = 2.0 * rr * rr * (1.0 + cos(th));
-				lk = rfx_kernel_gauss_log(x, y, d);
+				lk = rfx_kernel_gauss_log(x, y, d) + 0.0; /* no -0 */
 				if (c->baseline) {
 					ret = pair_log_var(c->baseline, c, x, y, d, b,
 							   &lb, &Mb, err);

@@ -1,0 +1,26 @@
+/*
+ * The subcommands, one file each (cli/<name>.c), after git's builtin.h.
+ * Adding one: write cli/foo.c with cmd_foo, declare it here, add a row to
+ * the table in cli/rfx.c, and add tests/t_cmd_foo.sh and a Makefile line.
+ *
+ * A command returns the process exit status: 0 success, 1 run-time
+ * failure, 2 usage error (RFX_EXIT_*). It prints its own one-line error.
+ */
+#ifndef RFX_CLI_CMDS_H
+#define RFX_CLI_CMDS_H
+
+#define RFX_EXIT_OK 0
+#define RFX_EXIT_FAIL 1
+#define RFX_EXIT_USAGE 2
+
+struct rfx_cli {
+	const char *command_line; /* the full command line, shell-quoted */
+	const char *version;      /* rfx version */
+	const char *commit;       /* git commit of the build */
+	const char *exe_dir;      /* directory of the rfx binary */
+};
+
+int cmd_variance(int argc, char **argv, const struct rfx_cli *cli);
+int cmd_dump(int argc, char **argv, const struct rfx_cli *cli);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * rfx dump: prints the tables of an rfx HDF5 file as TSV, the text form
+ * the gnuplot scripts read (plot "< rfx dump f.h5 variance --where ...").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "opt.h"
+#include "output.h"
+#include "table.h"
+
+/* Index of column name in the tab-separated header line, or -1. */
+static int column_index(const char *header, const char *name)
+{
+	size_t len = strlen(name);
+	int k = 0;
+
+	for (;;) {
+		const char *tab = strchr(header, '\t');
+		size_t n = tab ? (size_t)(tab - header) : strcspn(header, "\n");
+
+		if (n == len && !strncmp(header, name, len))
+			return k;
+		if (!tab)
+			return -1;
+		header = tab + 1;
+		k++;
+	}
+}
+
+/* Field k of a tab-separated line: start and length. */
+static const char *field(const char *line, int k, size_t *len)
+{
+	while (k-- > 0) {
+		line = strchr(line, '\t');
+		if (!line)
+			return NULL;
+		line++;
+	}
+	*len = strcspn(line, "\t\n");
+	return line;
+}
+
+/*
+ * Copies the dump in text to out, with an empty line wherever column `col`
+ * changes between consecutive rows: the scan separator gnuplot's pm3d
+ * needs for grids.
+ */
+static int blank_on(const char *text, const char *col, FILE *out)
+{
+	const char *line = text, *prev = NULL;
+	size_t plen = 0;
+	int k = -1;
+
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line + 1) : strlen(line);
+
+		if (k < 0 && line[0] != '#' && line[0] != '\n') {
+			k = column_index(line, col);
+			if (k < 0)
+				return -1;
+		} else if (k >= 0 && line[0] != '#' && line[0] != '\n') {
+			size_t len = 0;
+			const char *f = field(line, k, &len);
+
+			if (f && prev && (len != plen || strncmp(f, prev, len)))
+				fputc('\n', out);
+			prev = f;
+			plen = len;
+		}
+		fwrite(line, 1, n, out);
+		line += n;
+	}
+	return 0;
+}
+
+int cmd_dump(int argc, char **argv, const struct rfx_cli *cli)
+{
+	struct rfx_strlist where;
+	struct rfx_err err;
+	const char *pos[2];
+	int npos, help, attrs = 0, ret;
+	const char *blank = NULL;
+	struct rfx_opt opts[] = {
+		{ "blank-on", 0, RFX_OPT_STRING, &blank, "COL",
+		  "empty line where COL changes (gnuplot grid scans)", 0 },
+		{ "where", 0, RFX_OPT_MULTI, &where, "COL=VALUE",
+		  "only rows whose column equals VALUE (repeatable)", 0 },
+		{ "attrs", 0, RFX_OPT_FLAG, &attrs, NULL,
+		  "print the file's attributes (version, commit, command, seed)", 0 },
+		{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+	};
+
+	(void)cli;
+	memset(&where, 0, sizeof(where));
+	rfx_err_clear(&err);
+	ret = rfx_opt_parse("dump", opts, argc, argv, pos, 2, &npos, &help, &err);
+	if (ret)
+		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
+	if (help) {
+		rfx_opt_help("dump", "FILE.h5 [TABLE] [--where COL=VALUE]... [--attrs]",
+			     "Prints the tables of an rfx HDF5 file as TSV: a header line,\n"
+			     "then one line per row. Without TABLE every table is printed,\n"
+			     "each after a '# name' line, separated by two blank lines.\n"
+			     "Numbers compare by value in --where (gamma=0.1 matches).",
+			     opts, stdout);
+		return RFX_EXIT_OK;
+	}
+	if (npos < 1)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "dump needs a file (see 'rfx dump --help')");
+	if (attrs) {
+		ret = rfx_h5_dump_attrs(pos[0], stdout, &err);
+	} else if (blank) {
+		char *text = NULL;
+		size_t size = 0;
+		FILE *mem = open_memstream(&text, &size);
+
+		if (!mem)
+			return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+		ret = rfx_h5_dump_where(pos[0], npos > 1 ? pos[1] : NULL,
+					where.item, where.n, mem, &err);
+		fclose(mem);
+		if (!ret && blank_on(text, blank, stdout))
+			ret = rfx_error(&err, RFX_EINVAL, "no column '%s' to blank on",
+					blank);
+		free(text);
+	} else {
+		ret = rfx_h5_dump_where(pos[0], npos > 1 ? pos[1] : NULL,
+					where.item, where.n, stdout, &err);
+	}
+	if (ret)
+		return rfx_cli_fail(ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
+				    "%s", err.msg);
+	return RFX_EXIT_OK;
+}

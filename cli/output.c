@@ -1,0 +1,144 @@
+/*
+ * Output plumbing shared by the commands: TSV, the HDF5 file and its
+ * provenance, error and progress lines.
+ */
+#include "output.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rng.h"
+
+const char *volatile rfx_cli_tmpfile;
+
+int rfx_cli_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("rfx: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err)
+{
+	o->h5 = NULL;
+	if (!path)
+		return RFX_OK;
+	o->h5 = rfx_h5out_open(path, err);
+	if (!o->h5)
+		return err->code ? err->code : RFX_EIO;
+	rfx_cli_tmpfile = rfx_h5out_tmpname(o->h5);
+	return RFX_OK;
+}
+
+int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
+		       uint64_t seed, struct rfx_err *err)
+{
+	struct rfx_provenance p;
+
+	if (!o->h5)
+		return RFX_OK;
+	p.version = cli->version;
+	p.commit = cli->commit;
+	p.command = cli->command_line;
+	p.seed = seed;
+	p.rng = rfx_rng_type()->name;
+	return rfx_h5out_provenance(o->h5, &p, err);
+}
+
+int rfx_out_table(struct rfx_out *o, const struct rfx_schema *s,
+		  const void *rows, size_t n, FILE *tsv, struct rfx_err *err)
+{
+	if (tsv)
+		rfx_tsv_print(s, rows, n, tsv);
+	if (o->h5)
+		return rfx_h5out_table(o->h5, s, rows, n, err);
+	return RFX_OK;
+}
+
+int rfx_out_commit(struct rfx_out *o, struct rfx_err *err)
+{
+	int ret;
+
+	if (!o->h5)
+		return RFX_OK;
+	ret = rfx_h5out_commit(o->h5, err);
+	o->h5 = NULL;
+	rfx_cli_tmpfile = NULL;
+	return ret;
+}
+
+void rfx_out_abort(struct rfx_out *o)
+{
+	if (!o->h5)
+		return;
+	rfx_cli_tmpfile = NULL;
+	rfx_h5out_abort(o->h5);
+	o->h5 = NULL;
+}
+
+void rfx_tsv_print(const struct rfx_schema *s, const void *rows, size_t n,
+		   FILE *out)
+{
+	size_t i;
+	int c;
+
+	for (c = 0; c < s->ncols; c++)
+		fprintf(out, "%s%s", c ? "\t" : "", s->cols[c].name);
+	fputc('\n', out);
+	for (i = 0; i < n; i++) {
+		const char *row = (const char *)rows + i * s->row_size;
+
+		for (c = 0; c < s->ncols; c++) {
+			const struct rfx_column *col = &s->cols[c];
+			const void *f = row + col->offset;
+			char buf[64];
+
+			if (c)
+				fputc('\t', out);
+			switch (col->type) {
+			case RFX_COL_DOUBLE: {
+				double v;
+
+				memcpy(&v, f, sizeof(v));
+				rfx_table_format_double(v, buf, sizeof(buf));
+				fputs(buf, out);
+				break;
+			}
+			case RFX_COL_INT: {
+				int v;
+
+				memcpy(&v, f, sizeof(v));
+				fprintf(out, "%d", v);
+				break;
+			}
+			case RFX_COL_LONG: {
+				long v;
+
+				memcpy(&v, f, sizeof(v));
+				fprintf(out, "%ld", v);
+				break;
+			}
+			case RFX_COL_STRING:
+				fprintf(out, "%.*s", (int)col->size, (const char *)f);
+				break;
+			}
+		}
+		fputc('\n', out);
+	}
+}
+
+void rfx_progress(void *what, int done, int total)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\rrfx: %s %d/%d%s", (const char *)what, done, total,
+		done == total ? "\n" : "");
+	fflush(stderr);
+}

@@ -1,0 +1,58 @@
+/*
+ * Command output: TSV tables on stdout and, with -o, the same tables in an
+ * HDF5 file written atomically (lib/table.h) with the run's provenance.
+ * Also the error and progress lines on stderr, so every command words
+ * them the same way.
+ */
+#ifndef RFX_CLI_OUTPUT_H
+#define RFX_CLI_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cmds.h"
+#include "err.h"
+#include "table.h"
+
+struct rfx_out {
+	struct rfx_h5out *h5; /* NULL without -o */
+};
+
+/* "rfx: <msg>" on stderr; returns code. */
+int rfx_cli_fail(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Opens the -o file (path may be NULL: no file) and records its temporary
+ * name for the signal handler. RFX_EIO with err set on failure.
+ */
+int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err);
+
+/* Root attributes: version, commit, command line, seed and generator. */
+int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
+		       uint64_t seed, struct rfx_err *err);
+
+/*
+ * Prints rows as TSV to tsv (when not NULL) and writes them to the file
+ * (when open) as table s->name.
+ */
+int rfx_out_table(struct rfx_out *o, const struct rfx_schema *s,
+		  const void *rows, size_t n, FILE *tsv, struct rfx_err *err);
+
+/* Renames the file into place; removes it on failure. */
+int rfx_out_commit(struct rfx_out *o, struct rfx_err *err);
+
+/* Removes the temporary file, if any. */
+void rfx_out_abort(struct rfx_out *o);
+
+/* Prints rows of schema s as TSV with a header line. */
+void rfx_tsv_print(const struct rfx_schema *s, const void *rows, size_t n,
+		   FILE *out);
+
+/* Progress on stderr when it is a terminal: "rfx: variance 12/200". */
+void rfx_progress(void *what, int done, int total);
+
+/* Temporary output file to remove if a second signal kills the run. */
+extern const char *volatile rfx_cli_tmpfile;
+
+#endif

@@ -1,0 +1,217 @@
+/*
+ * rfx: the command-line front end. main() sets up the libraries' error
+ * handling (GSL and HDF5 must not print or abort), the signal handlers
+ * that turn Ctrl-C into a clean cancellation, and dispatches to the
+ * subcommand from the table below; the exit status is the command's (0 ok,
+ * 1 run-time failure, 2 usage error, 128 + signal when interrupted).
+ */
+#include <hdf5.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <gsl/gsl_errno.h>
+
+#include "cancel.h"
+#include "cmds.h"
+#include "output.h"
+#include "version.h"
+
+struct rfx_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv, const struct rfx_cli *cli);
+	const char *summary;
+};
+
+static int cmd_help(int argc, char **argv, const struct rfx_cli *cli);
+static int cmd_version(int argc, char **argv, const struct rfx_cli *cli);
+
+static const struct rfx_cmd commands[] = {
+	{ "variance", cmd_variance,
+	  "closed-form and Monte Carlo variance of Gaussian-kernel estimators (thesis Fig 6.4, 4.1, 6.1, 6.2)" },
+	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },
+	{ "help", cmd_help, "show help for rfx or for a command" },
+	{ "version", cmd_version, "print the version and build commit" },
+	{ NULL, NULL, NULL }
+};
+
+static volatile sig_atomic_t caught_signal;
+
+/*
+ * First signal: ask the run to stop (it then removes its temporary file
+ * and exits). Second signal: remove the temporary file here and exit now.
+ */
+static void on_signal(int sig)
+{
+	if (caught_signal) {
+		const char *tmp = rfx_cli_tmpfile;
+
+		if (tmp)
+			unlink(tmp);
+		_exit(128 + sig);
+	}
+	caught_signal = sig;
+	rfx_cancel_request();
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* argv joined with single spaces, arguments with shell metacharacters quoted. */
+static char *join_command_line(int argc, char **argv)
+{
+	size_t len = 1;
+	int i;
+	char *s, *p;
+
+	for (i = 0; i < argc; i++)
+		len += 4 * strlen(argv[i]) + 3;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	p = s;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int quote = !*a || strpbrk(a, " \t\n'\"\\$`*?[]{}();&|<>!#~") != NULL;
+
+		if (i)
+			*p++ = ' ';
+		if (quote)
+			*p++ = '\'';
+		for (; *a; a++) {
+			if (quote && *a == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *a;
+			}
+		}
+		if (quote)
+			*p++ = '\'';
+	}
+	*p = '\0';
+	return s;
+}
+
+static char *exe_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return strdup(".");
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	return strdup(buf);
+}
+
+static void usage(FILE *out)
+{
+	const struct rfx_cmd *c;
+
+	fprintf(out,
+		"usage: rfx <command> [options]\n\n"
+		"rfx reproduces the variance studies of random features for the\n"
+		"Gaussian and softmax kernels, analytically and by Monte Carlo.\n\n"
+		"commands:\n");
+	for (c = commands; c->name; c++)
+		fprintf(out, "  %-12s %s\n", c->name, c->summary);
+	fprintf(out, "\n'rfx <command> --help' lists a command's options.\n");
+}
+
+static const struct rfx_cmd *find_cmd(const char *name)
+{
+	const struct rfx_cmd *c;
+
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static int cmd_help(int argc, char **argv, const struct rfx_cli *cli)
+{
+	const struct rfx_cmd *c;
+	char *args[] = { NULL, "--help", NULL };
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return RFX_EXIT_OK;
+	}
+	c = find_cmd(argv[1]);
+	if (!c || c->fn == cmd_help || c->fn == cmd_version)
+		return c ? (usage(stdout), RFX_EXIT_OK)
+			 : rfx_cli_fail(RFX_EXIT_USAGE,
+					"unknown command '%s' (see 'rfx help')",
+					argv[1]);
+	args[0] = argv[1];
+	return c->fn(2, args, cli);
+}
+
+static int cmd_version(int argc, char **argv, const struct rfx_cli *cli)
+{
+	(void)argc;
+	(void)argv;
+	printf("rfx %s (commit %s)\n", cli->version, cli->commit);
+	return RFX_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct rfx_cmd *c;
+	struct rfx_cli cli;
+	char *line, *dir;
+	int ret;
+
+	gsl_set_error_handler_off();
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	install_signals();
+	if (argc < 2) {
+		usage(stderr);
+		return RFX_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return RFX_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version"))
+		argv[1] = "version";
+	c = find_cmd(argv[1]);
+	if (!c)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "unknown command '%s' (see 'rfx help')", argv[1]);
+	line = join_command_line(argc, argv);
+	dir = exe_dir();
+	if (!line || !dir) {
+		free(line);
+		free(dir);
+		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+	}
+	cli.command_line = line;
+	cli.version = RFX_VERSION;
+	cli.commit = RFX_GIT_COMMIT;
+	cli.exe_dir = dir;
+	ret = c->fn(argc - 1, argv + 1, &cli);
+	if (caught_signal && ret != RFX_EXIT_USAGE)
+		ret = 128 + caught_signal;
+	if (fflush(stdout) || ferror(stdout)) {
+		if (!ret)
+			ret = rfx_cli_fail(RFX_EXIT_FAIL, "cannot write to standard output");
+	}
+	free(line);
+	free(dir);
+	return ret;
+}

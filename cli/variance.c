@@ -1,0 +1,678 @@
+/*
+ * rfx variance: the variance of every Gaussian-kernel estimator, in three
+ * modes.
+ *
+ *   experiment (default)  thesis sec. 6.6.1 / Fig 6.4: regimes x gammas x
+ *                         samples of L x L pairs (lib/varexp.c)
+ *   pair (--x, --y)       one pair, every method, optional Monte Carlo
+ *   map (--map)           analytic maps of Figs 4.1, 6.1, 6.2 (lib/varmap.c)
+ *
+ * Usage errors (bad options or values) exit 2 before any work; run-time
+ * failures exit 1; the -o file appears only when everything succeeded.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cmds.h"
+#include "estimator.h"
+#include "images.h"
+#include "kernel.h"
+#include "montecarlo.h"
+#include "opt.h"
+#include "output.h"
+#include "regime.h"
+#include "rng.h"
+#include "varexp.h"
+#include "varmap.h"
+
+#define MAX_METHODS 32
+#define MNIST_FILE "t10k-images-idx3-ubyte.gz"
+
+static const char usage_line[] =
+	"[--method LIST] [--regime LIST] [--gamma LIST] [--d N] [--L N] "
+	"[--samples N] [--features M] [--projection iid|ort] [--mc R] "
+	"[--seed S] [-o FILE.h5]\n"
+	"   or: rfx variance --x LIST --y LIST [--method LIST] [--param NAME=VALUE]... [--mc R]\n"
+	"   or: rfx variance --map angle|sum [--method LIST] [--d LIST] [--steps N]";
+
+static const char summary[] =
+	"Variance of random-feature estimators of the Gaussian kernel\n"
+	"K(x, y) = exp(-|x - y|^2/2): closed forms in the log domain, and Monte\n"
+	"Carlo. Without --x/--map it reproduces the thesis' variance comparison\n"
+	"(sec. 6.6.1, Fig 6.4): mean and standard deviation of log Var over all\n"
+	"L x L pairs of two sampled sets, per method, regime and gamma. Methods:\n"
+	"trig hyb gerf pois geom pos oprf pois+ geom+ (or all).";
+
+struct variance_opts {
+	const char *method, *regime, *gamma, *projection, *output, *x, *y;
+	const char *map, *baseline, *data, *dlist;
+	int L, samples, features, budget, threads, steps;
+	long mc, mc_pairs;
+	uint64_t seed;
+	double r_max, w_max;
+	struct rfx_strlist params;
+};
+
+struct pair_row {
+	char method[RFX_NAME_LEN];
+	char params[1024];
+	int d, M;
+	double log_kernel;
+	double variance, log_variance;
+	long mc_R;
+	double mc_mean, mc_mean_se, mc_variance, mc_log_variance,
+		mc_log_variance_se;
+};
+
+#define COL(field, type)                                                       \
+	{ #field, type, offsetof(struct pair_row, field),                      \
+	  sizeof(((struct pair_row *)0)->field) }
+#define PAIR_COLUMNS                                                           \
+	COL(method, RFX_COL_STRING), COL(params, RFX_COL_STRING),              \
+	COL(d, RFX_COL_INT), COL(M, RFX_COL_INT),                              \
+	COL(log_kernel, RFX_COL_DOUBLE), COL(variance, RFX_COL_DOUBLE),        \
+	COL(log_variance, RFX_COL_DOUBLE)
+
+static const struct rfx_column pair_cols[] = { PAIR_COLUMNS };
+static const struct rfx_column pair_mc_cols[] = {
+	PAIR_COLUMNS,
+	COL(mc_R, RFX_COL_LONG),
+	COL(mc_mean, RFX_COL_DOUBLE),
+	COL(mc_mean_se, RFX_COL_DOUBLE),
+	COL(mc_variance, RFX_COL_DOUBLE),
+	COL(mc_log_variance, RFX_COL_DOUBLE),
+	COL(mc_log_variance_se, RFX_COL_DOUBLE),
+};
+#undef COL
+
+static const struct rfx_schema pair_schema = {
+	"pair", "variance of each estimator for one pair", sizeof(struct pair_row),
+	(int)(sizeof(pair_cols) / sizeof(pair_cols[0])), pair_cols
+};
+static const struct rfx_schema pair_mc_schema = {
+	"pair", "variance of each estimator for one pair, analytic and Monte Carlo",
+	sizeof(struct pair_row),
+	(int)(sizeof(pair_mc_cols) / sizeof(pair_mc_cols[0])), pair_mc_cols
+};
+
+static int usage_fail(struct rfx_err *err)
+{
+	return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err->msg);
+}
+
+static int parse_ints(const char *what, const char *list, int **out, int *n,
+		      struct rfx_err *err)
+{
+	double *v;
+	int k, ret = rfx_opt_doubles(what, list, &v, n, err);
+
+	if (ret)
+		return ret;
+	*out = malloc((size_t)*n * sizeof(int));
+	if (!*out) {
+		free(v);
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	}
+	for (k = 0; k < *n; k++) {
+		if (v[k] != floor(v[k]) || v[k] < 1 || v[k] > 1e6) {
+			free(v);
+			free(*out);
+			*out = NULL;
+			return rfx_error(err, RFX_EINVAL,
+					 "option '--%s' expects positive integers, got '%s'",
+					 what, list);
+		}
+		(*out)[k] = (int)v[k];
+	}
+	free(v);
+	return RFX_OK;
+}
+
+static int parse_regimes(const char *list, enum rfx_regime *out, int *n,
+			 struct rfx_err *err)
+{
+	const char *p = list;
+	int k;
+
+	*n = 0;
+	if (!strcmp(list, "all")) {
+		for (k = 0; k < RFX_REGIME_COUNT; k++)
+			out[(*n)++] = (enum rfx_regime)k;
+		return RFX_OK;
+	}
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char name[32];
+		int ret;
+
+		if (len == 0 || len >= sizeof(name))
+			return rfx_error(err, RFX_EINVAL, "bad regime list '%s'", list);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (*n == RFX_REGIME_COUNT)
+			return rfx_error(err, RFX_EINVAL, "regime listed twice in '%s'",
+					 list);
+		ret = rfx_regime_parse(name, &out[*n], err);
+		if (ret)
+			return ret;
+		for (k = 0; k < *n; k++)
+			if (out[k] == out[*n])
+				return rfx_error(err, RFX_EINVAL,
+						 "regime '%s' listed twice", name);
+		(*n)++;
+		if (!comma)
+			return RFX_OK;
+		p = comma + 1;
+	}
+}
+
+/*
+ * Applies the --param assignments to method e: "NAME=VALUE" applies to every
+ * listed method that has NAME, "method:NAME=VALUE" to that method only.
+ * used[k] records that assignment k found a taker.
+ */
+static int apply_params(const struct rfx_strlist *pl,
+			const struct rfx_estimator_type *e,
+			struct rfx_params *p, int *used, struct rfx_err *err)
+{
+	int k, ret;
+
+	for (k = 0; k < pl->n; k++) {
+		const char *a = pl->item[k];
+		const char *colon = strchr(a, ':');
+		const char *eq = strchr(a, '=');
+		char name[16];
+		size_t len;
+		int id;
+
+		if (colon && (!eq || colon < eq)) {
+			if (strlen(e->name) != (size_t)(colon - a) ||
+			    strncmp(a, e->name, (size_t)(colon - a)))
+				continue;
+			a = colon + 1;
+			ret = rfx_params_parse(p, e, a, err);
+			if (ret)
+				return ret;
+			used[k] = 1;
+			continue;
+		}
+		if (!eq)
+			return rfx_error(err, RFX_EINVAL,
+					 "parameter '%s' is not of the form NAME=VALUE",
+					 a);
+		len = (size_t)(eq - a) < sizeof(name) - 1 ? (size_t)(eq - a)
+							  : sizeof(name) - 1;
+		memcpy(name, a, len);
+		name[len] = '\0';
+		for (id = 0; id < RFX_PARAM_COUNT; id++)
+			if (!strcmp(name, rfx_param_name((enum rfx_param)id)))
+				break;
+		if (id == RFX_PARAM_COUNT || !(e->params & RFX_P(id)))
+			continue;
+		ret = rfx_params_parse(p, e, a, err);
+		if (ret)
+			return ret;
+		used[k] = 1;
+	}
+	return RFX_OK;
+}
+
+static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
+		    const struct rfx_estimator_type **methods, int nm)
+{
+	struct rfx_err err;
+	struct rfx_out out = { NULL };
+	struct pair_row *rows = NULL;
+	double *x = NULL, *y = NULL;
+	int nx, ny, m, k, ret = RFX_EXIT_USAGE;
+	int used[64] = { 0 };
+	const struct rfx_schema *schema = o->mc ? &pair_mc_schema : &pair_schema;
+	gsl_rng *r = NULL;
+
+	rfx_err_clear(&err);
+	if (!o->y || !o->x) {
+		rfx_cli_fail(RFX_EXIT_USAGE, "--x and --y go together");
+		goto out;
+	}
+	if (rfx_opt_doubles("x", o->x, &x, &nx, &err) ||
+	    rfx_opt_doubles("y", o->y, &y, &ny, &err)) {
+		usage_fail(&err);
+		goto out;
+	}
+	if (nx != ny) {
+		rfx_cli_fail(RFX_EXIT_USAGE,
+			     "--x and --y must have the same length, got %d and %d",
+			     nx, ny);
+		goto out;
+	}
+	if (o->mc < 0 || o->mc == 1) {
+		rfx_cli_fail(RFX_EXIT_USAGE,
+			     "--mc needs at least 2 draws, got %ld", o->mc);
+		goto out;
+	}
+	rows = calloc((size_t)nm, sizeof(*rows));
+	if (!rows) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	/* Every parameter is applied and validated before any output. */
+	for (m = 0; m < nm; m++) {
+		const struct rfx_estimator_type *e = methods[m];
+		struct rfx_params p;
+		struct rfx_block *b = rfx_block_alloc(nx, 1, 1);
+		int M = o->features > 0 ? o->features
+					: rfx_estimator_fair_features(e, o->budget);
+		struct pair_row *row = &rows[m];
+
+		rfx_params_init(&p, nx);
+		if (!b) {
+			rfx_params_release(&p);
+			ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+			goto out;
+		}
+		if (apply_params(&o->params, e, &p, used, &err) ||
+		    e->fit(&p, x, 1, y, 1, M, &err) ||
+		    rfx_estimator_block(e, &p, b, x, 1, y, 1, &err) ||
+		    e->log_variance(&p, b, rfx_estimator_features(e, &p, M),
+				    &row->log_variance, &err)) {
+			rfx_params_release(&p);
+			rfx_block_free(b);
+			ret = usage_fail(&err);
+			goto out;
+		}
+		snprintf(row->method, sizeof(row->method), "%s", e->name);
+		rfx_params_format(&p, e, row->params, sizeof(row->params));
+		row->d = nx;
+		row->M = rfx_estimator_features(e, &p, M);
+		row->log_kernel = rfx_kernel_gauss_log(x, y, nx);
+		row->variance = exp(row->log_variance);
+		rfx_block_free(b);
+		if (o->mc) {
+			struct rfx_mc_result mc;
+			enum rfx_proj proj;
+
+			rfx_proj_parse(o->projection, &proj, NULL);
+			if (!r)
+				r = gsl_rng_alloc(rfx_rng_type());
+			if (!r) {
+				rfx_params_release(&p);
+				ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+				goto out;
+			}
+			rfx_rng_set_stream(r, o->seed, 3, (uint64_t)m, 0);
+			if (rfx_mc_pairs(e, &p, proj, M, x, y, 1, o->mc, r, &mc,
+					 &err)) {
+				rfx_params_release(&p);
+				ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+				goto out;
+			}
+			row->mc_R = o->mc;
+			row->mc_mean = mc.mean;
+			row->mc_mean_se = mc.mean_se;
+			row->mc_variance = exp(mc.log_var);
+			row->mc_log_variance = mc.log_var;
+			row->mc_log_variance_se = mc.log_var_se;
+		}
+		rfx_params_release(&p);
+	}
+	for (k = 0; k < o->params.n; k++)
+		if (!used[k]) {
+			ret = rfx_cli_fail(RFX_EXIT_USAGE,
+					   "no listed method has parameter '%s'",
+					   o->params.item[k]);
+			goto out;
+		}
+	if (rfx_out_open(&out, o->output, &err) ||
+	    rfx_out_provenance(&out, cli, o->seed, &err) ||
+	    rfx_out_table(&out, schema, rows, (size_t)nm, stdout, &err) ||
+	    rfx_out_commit(&out, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	ret = RFX_EXIT_OK;
+out:
+	rfx_out_abort(&out);
+	if (r)
+		gsl_rng_free(r);
+	free(rows);
+	free(x);
+	free(y);
+	return ret;
+}
+
+static int run_map(const struct variance_opts *o, const struct rfx_cli *cli,
+		   const struct rfx_estimator_type **methods, int nm)
+{
+	struct rfx_err err;
+	struct rfx_out out = { NULL };
+	struct rfx_varmap_config c;
+	struct rfx_varmap_row *rows = NULL;
+	int *ds = NULL, nd, ret = RFX_EXIT_USAGE, k;
+	size_t n;
+
+	rfx_err_clear(&err);
+	memset(&c, 0, sizeof(c));
+	if (rfx_varmap_parse(o->map, &c.kind, &err) ||
+	    parse_ints("d", o->dlist, &ds, &nd, &err)) {
+		usage_fail(&err);
+		goto out;
+	}
+	c.nd = nd;
+	c.ds = ds;
+	c.budget = o->budget;
+	c.M = o->features;
+	c.nmethods = nm;
+	c.methods = methods;
+	c.baseline = rfx_estimator_find(o->baseline, &err);
+	if (!c.baseline) {
+		usage_fail(&err);
+		goto out;
+	}
+	c.r_max = o->r_max;
+	c.w_max = o->w_max;
+	c.steps = o->steps;
+	if (c.steps < 2 || c.steps > 100000 || !(c.r_max > 0) || !(c.w_max > 0)) {
+		rfx_cli_fail(RFX_EXIT_USAGE,
+			     "--steps must be in 2..100000 and --r-max, --w-max positive");
+		goto out;
+	}
+	for (k = 0; k < nd; k++)
+		if (c.kind == RFX_VARMAP_ANGLE && ds[k] < 2) {
+			rfx_cli_fail(RFX_EXIT_USAGE,
+				     "the angle map needs --d >= 2, got %d", ds[k]);
+			goto out;
+		}
+	if (rfx_out_open(&out, o->output, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	n = rfx_varmap_nrows(&c);
+	rows = calloc(n, sizeof(*rows));
+	if (!rows) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	if (rfx_varmap_run(&c, rows, &err) ||
+	    rfx_out_provenance(&out, cli, o->seed, &err) ||
+	    rfx_out_table(&out, &rfx_varmap_schema, rows, n, stdout, &err) ||
+	    rfx_out_commit(&out, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	ret = RFX_EXIT_OK;
+out:
+	rfx_out_abort(&out);
+	free(rows);
+	free(ds);
+	return ret;
+}
+
+/* Loads the MNIST test images resized to k x k, k^2 = d. */
+static struct rfx_images *load_mnist(const struct variance_opts *o,
+				     const struct rfx_cli *cli, int d,
+				     struct rfx_err *err)
+{
+	char path[4096];
+	const char *dir = o->data;
+	struct rfx_images *raw, *im;
+	int k = (int)floor(sqrt((double)d) + 0.5);
+
+	if (k * k != d) {
+		rfx_error(err, RFX_EINVAL,
+			  "the mnist regime needs d to be a square (8 x 8 = 64), got --d %d",
+			  d);
+		return NULL;
+	}
+	if (!dir)
+		dir = getenv("RFX_DATA");
+	if (dir)
+		snprintf(path, sizeof(path), "%s/%s", dir, MNIST_FILE);
+	else
+		snprintf(path, sizeof(path), "%s/data/%s", cli->exe_dir, MNIST_FILE);
+	raw = rfx_images_load_idx(path, err);
+	if (!raw)
+		return NULL;
+	if (k > raw->rows || k > raw->cols) {
+		rfx_images_free(raw);
+		rfx_error(err, RFX_EINVAL,
+			  "the mnist regime needs d <= 784 (28 x 28), got --d %d", d);
+		return NULL;
+	}
+	im = rfx_images_resize_area(raw, k, err);
+	rfx_images_free(raw);
+	return im;
+}
+
+static int run_experiment(const struct variance_opts *o,
+			  const struct rfx_cli *cli,
+			  const struct rfx_estimator_type **methods, int nm)
+{
+	struct rfx_err err;
+	struct rfx_out out = { NULL };
+	struct rfx_varexp_config c;
+	struct rfx_varexp_row *rows = NULL;
+	struct rfx_varexp_param *params = NULL;
+	struct rfx_images *images = NULL;
+	enum rfx_regime regimes[RFX_REGIME_COUNT];
+	double *gammas = NULL;
+	int nreg, ng, k, d, ret = RFX_EXIT_USAGE;
+	size_t np;
+
+	rfx_err_clear(&err);
+	memset(&c, 0, sizeof(c));
+	d = atoi(o->dlist);
+	if (parse_regimes(o->regime, regimes, &nreg, &err) ||
+	    rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
+	    rfx_proj_parse(o->projection, &c.proj, &err)) {
+		usage_fail(&err);
+		goto out;
+	}
+	for (k = 0; k < ng; k++)
+		if (!(gammas[k] > 0.0)) {
+			rfx_cli_fail(RFX_EXIT_USAGE, "gamma must be positive, got %g",
+				     gammas[k]);
+			goto out;
+		}
+	if (o->L < 2 || o->samples < 1 || o->mc < 0 || o->mc == 1 ||
+	    o->mc_pairs < 1) {
+		rfx_cli_fail(RFX_EXIT_USAGE,
+			     o->L < 2 ? "--L must be at least 2, got %d"
+				      : "--samples, --mc-pairs must be positive and --mc 0 or at least 2",
+			     o->L);
+		goto out;
+	}
+	for (k = 0; k < nreg; k++)
+		if (regimes[k] == RFX_REGIME_MNIST) {
+			images = load_mnist(o, cli, d, &err);
+			if (!images) {
+				ret = rfx_cli_fail(err.code == RFX_EINVAL
+							   ? RFX_EXIT_USAGE
+							   : RFX_EXIT_FAIL,
+						   "%s", err.msg);
+				goto out;
+			}
+			if (images->n < 2 * (size_t)o->L) {
+				rfx_cli_fail(RFX_EXIT_USAGE,
+					     "the mnist regime needs --L <= %zu (half the images), got %d",
+					     images->n / 2, o->L);
+				goto out;
+			}
+		}
+	c.d = d;
+	c.L = (size_t)o->L;
+	c.samples = o->samples;
+	c.budget = o->budget;
+	c.M = o->features;
+	c.mc_R = o->mc;
+	c.mc_pairs = (size_t)o->mc_pairs;
+	c.seed = o->seed;
+	c.nmethods = nm;
+	c.methods = methods;
+	c.nregimes = nreg;
+	c.regimes = regimes;
+	c.ngammas = ng;
+	c.gammas = gammas;
+	c.images = images;
+	c.progress = rfx_progress;
+	c.progress_ctx = "variance";
+	if (rfx_out_open(&out, o->output, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	rows = calloc(rfx_varexp_nrows(&c), sizeof(*rows));
+	params = calloc(rfx_varexp_max_params(&c), sizeof(*params));
+	if (!rows || !params) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	fprintf(stderr, "rfx: seed %llu, rng %s\n", (unsigned long long)o->seed,
+		rfx_rng_type()->name);
+	if (rfx_varexp_run(&c, rows, params, &np, &err) ||
+	    rfx_out_provenance(&out, cli, o->seed, &err) ||
+	    rfx_out_table(&out, c.mc_R ? &rfx_varexp_mc_schema : &rfx_varexp_schema,
+			  rows, rfx_varexp_nrows(&c), stdout, &err) ||
+	    rfx_out_table(&out, &rfx_varexp_param_schema, params, np, NULL, &err) ||
+	    rfx_out_commit(&out, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	ret = RFX_EXIT_OK;
+out:
+	rfx_out_abort(&out);
+	rfx_images_free(images);
+	free(rows);
+	free(params);
+	free(gammas);
+	return ret;
+}
+
+int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
+{
+	struct variance_opts o;
+	struct rfx_err err;
+	const struct rfx_estimator_type *methods[MAX_METHODS];
+	const char *pos[1];
+	int nm, npos, help, ret, dflt_d;
+
+	memset(&o, 0, sizeof(o));
+	o.method = "all";
+	o.regime = "all";
+	o.gamma = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1";
+	o.projection = "iid";
+	o.baseline = "pos";
+	o.dlist = "64";
+	o.L = 1024;
+	o.samples = 5;
+	o.budget = 8;
+	o.mc_pairs = 64;
+	o.seed = RFX_DEFAULT_SEED;
+	o.steps = 60;
+	o.r_max = 2.0;
+	o.w_max = 100.0;
+	{
+		struct rfx_opt opts[] = {
+			{ "method", 0, RFX_OPT_STRING, &o.method, "LIST",
+			  "estimators, comma-separated, or all (default all)", 0 },
+			{ "regime", 0, RFX_OPT_STRING, &o.regime, "LIST",
+			  "normal,sphere,heterogen,mnist or all (default all)", 0 },
+			{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
+			  "input scales (default 0.1,0.2,...,1)", 0 },
+			{ "d", 0, RFX_OPT_STRING, &o.dlist, "N",
+			  "dimension (default 64; a list for --map sum)", 0 },
+			{ "L", 0, RFX_OPT_INT, &o.L, "N",
+			  "inputs per set (default 1024)", 0 },
+			{ "samples", 0, RFX_OPT_INT, &o.samples, "N",
+			  "set pairs per regime and gamma (default 5)", 0 },
+			{ "features", 0, RFX_OPT_INT, &o.features, "M",
+			  "features for every method (default: fair counting)", 0 },
+			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
+			  "fair counting: B real features, B/2 complex (default 8)", 0 },
+			{ "projection", 0, RFX_OPT_STRING, &o.projection, "P",
+			  "iid or ort, for Monte Carlo (default iid)", 0 },
+			{ "mc", 0, RFX_OPT_LONG, &o.mc, "R",
+			  "Monte Carlo draws per pair, 0 for none (default 0)", 0 },
+			{ "mc-pairs", 0, RFX_OPT_LONG, &o.mc_pairs, "P",
+			  "pairs per set pair checked by Monte Carlo (default 64)", 0 },
+			{ "seed", 0, RFX_OPT_U64, &o.seed, "S",
+			  "random seed (default 20221121)", 0 },
+			{ "threads", 0, RFX_OPT_INT, &o.threads, "T",
+			  "OpenMP threads (default: all cores)", 0 },
+			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
+			  "data directory for MNIST (default: data/ next to rfx)", 0 },
+			{ "x", 0, RFX_OPT_STRING, &o.x, "LIST", "pair mode: x", 0 },
+			{ "y", 0, RFX_OPT_STRING, &o.y, "LIST", "pair mode: y", 0 },
+			{ "param", 0, RFX_OPT_MULTI, &o.params, "[M:]NAME=VALUE",
+			  "pair mode: fix a parameter (A, t, lambda, q, c, m1, m3)", 0 },
+			{ "map", 0, RFX_OPT_STRING, &o.map, "KIND",
+			  "analytic map: angle (Figs 4.1, 6.1) or sum (Fig 6.2)", 0 },
+			{ "steps", 0, RFX_OPT_INT, &o.steps, "N",
+			  "map grid points per axis (default 60)", 0 },
+			{ "r-max", 0, RFX_OPT_DOUBLE, &o.r_max, "R",
+			  "angle map: largest |x| = |y| (default 2)", 0 },
+			{ "w-max", 0, RFX_OPT_DOUBLE, &o.w_max, "W",
+			  "sum map: largest |x + y|^2 (default 100)", 0 },
+			{ "baseline", 0, RFX_OPT_STRING, &o.baseline, "METHOD",
+			  "map: log_ratio is against this method (default pos)", 0 },
+			{ "output", 'o', RFX_OPT_STRING, &o.output, "FILE.h5",
+			  "also write the tables to this HDF5 file", 0 },
+			{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+		};
+
+		rfx_err_clear(&err);
+		ret = rfx_opt_parse("variance", opts, argc, argv, pos, 0, &npos,
+				    &help, &err);
+		if (ret)
+			return usage_fail(&err);
+		if (help) {
+			rfx_opt_help("variance", usage_line, summary, opts, stdout);
+			return RFX_EXIT_OK;
+		}
+		dflt_d = !opts[3].seen;
+	}
+	if (rfx_estimator_parse_list(o.method, methods, MAX_METHODS, &nm, &err))
+		return usage_fail(&err);
+	if (o.features < 0 || (o.features == 0 && o.budget < 1))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--features must be positive, got %d", o.features);
+	if (o.threads < 0)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--threads must be positive, got %d", o.threads);
+#ifdef _OPENMP
+	if (o.threads > 0)
+		omp_set_num_threads(o.threads);
+#endif
+	if (o.map) {
+		if (dflt_d)
+			o.dlist = strcmp(o.map, "sum") ? "64" : "16,32,64,128";
+		return run_map(&o, cli, methods, nm);
+	}
+	{
+		int *ds, nd;
+
+		if (parse_ints("d", o.dlist, &ds, &nd, &err)) {
+			/* Report d <= 0 in the words users expect. */
+			double v;
+			char *end;
+
+			v = strtod(o.dlist, &end);
+			if (*end == '\0' && end != o.dlist && v <= 0)
+				return rfx_cli_fail(RFX_EXIT_USAGE,
+						    "d must be positive, got %s",
+						    o.dlist);
+			return usage_fail(&err);
+		}
+		free(ds);
+		if (nd != 1)
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--d takes one dimension here (lists are for --map sum)");
+	}
+	if (o.x || o.y)
+		return run_pair(&o, cli, methods, nm);
+	return run_experiment(&o, cli, methods, nm);
+}

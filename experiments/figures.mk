@@ -1,0 +1,38 @@
+# Rules for `make figures`: one experiment script per figure (the rfx
+# command lines live in experiments/*.sh), one gnuplot script per figure
+# in plots/. Included by the top-level Makefile. SCALE=fast runs every
+# experiment at a small scale.
+
+SCALE = full
+export SCALE
+
+FIG_RESULTS = results/variance.h5 results/fig4_1.h5 results/fig6_1.h5 \
+	      results/fig6_2.h5
+
+FIG_PLOTS = plots/fig6_4_nonpositive.png plots/fig6_4_nonpositive.pdf \
+	    plots/fig6_4_positive.png plots/fig6_4_positive.pdf \
+	    plots/fig4_1.png plots/fig4_1.pdf \
+	    plots/fig6_1.png plots/fig6_1.pdf \
+	    plots/fig6_2.png plots/fig6_2.pdf
+
+.PHONY: figures-build
+
+figures-build: $(FIG_RESULTS) $(FIG_PLOTS)
+
+results/variance.h5: experiments/fig6_4.sh rfx
+	@echo '   ' RUN $@ >&2
+	@RFX=./rfx experiments/fig6_4.sh $@
+
+results/fig%.h5: experiments/fig%.sh rfx
+	@echo '   ' RUN $@ >&2
+	@RFX=./rfx experiments/fig$*.sh $@
+
+plots/fig6_4_nonpositive.png plots/fig6_4_nonpositive.pdf \
+plots/fig6_4_positive.png plots/fig6_4_positive.pdf &: \
+		plots/fig6_4.gp plots/common.gp results/variance.h5 rfx
+	@echo '   ' PLOT fig6_4 >&2
+	@$(GNUPLOT) -e "rfx='./rfx'; in='results/variance.h5'; out='plots/fig6_4'" plots/fig6_4.gp
+
+plots/fig%.png plots/fig%.pdf: plots/fig%.gp plots/common.gp results/fig%.h5 rfx
+	@echo '   ' PLOT fig$* >&2
+	@$(GNUPLOT) -e "rfx='./rfx'; in='results/fig$*.h5'; out='plots/fig$*'" plots/fig$*.gp

@@ -1,0 +1,32 @@
+# Thesis Fig 4.1: log-variance of TrigRF and PosRF over the common length
+# r = |x| = |y| and the angle theta (heat maps), and a slice at r = 1.
+load "plots/common.gp"
+
+# Solid at r = 1, dashed and dotted elsewhere (a function: gnuplot reads
+# "dt (" as a dash pattern).
+dash(rr) = rr eq "1" ? 1 : rr eq "1.5" ? 2 : 3
+
+do for [t in "png pdf"] {
+	eval(t eq "png" ? png_term : pdf_term)
+	set output out.".".t
+	set multiplot layout 2,2 title "Variance of TrigRF and PosRF (thesis Fig 4.1), one feature"
+	set view map
+	set xlabel "theta"
+	set ylabel "r = |x| = |y|"
+	set cblabel "log Var"
+	set xrange [0:pi]
+	do for [m in "trig pos"] {
+		set title sprintf("%s", m)
+		splot where("map", "--where method=".m." --blank-on r") using "theta":"r":"log_variance" with pm3d notitle
+	}
+	unset view
+	set title "slices"
+	set xlabel "theta"
+	set ylabel "log Var"
+	set key bottom center
+	set autoscale y
+	plot for [m in "trig pos"] for [rr in "0.5 1 1.5"] where("map", "--where method=".m." --where r=".rr) \
+		using "theta":"log_variance" with lines lw 2 lc rgb color(m) dt dash(rr) title m." r=".rr
+	unset multiplot
+	set output
+}

@@ -1,0 +1,32 @@
+# Thesis Fig 6.4: mean log-variance (line) +- one standard deviation (band)
+# against gamma, one panel per input regime; non-positive and positive
+# estimators on separate figures.
+load "plots/common.gp"
+set style fill transparent solid 0.18 noborder
+
+regimes = "normal sphere heterogen mnist"
+groups = "nonpositive positive"
+methods_nonpositive = "trig hyb gerf pois geom"
+methods_positive = "pos oprf pois+ geom+"
+
+do for [g in groups] {
+	ms = g eq "positive" ? methods_positive : methods_nonpositive
+	do for [t in "png pdf"] {
+		eval(t eq "png" ? png_term : pdf_term)
+		set output out."_".g.".".t
+		set multiplot layout 2,2 title "log-variance of ".g." estimators (thesis Fig 6.4), d = 64, mean +- std over L x L pairs"
+		do for [r in regimes] {
+			set title sprintf("%s", r)
+			set xlabel "gamma"
+			set ylabel "log Var"
+			set key left top Left reverse
+			plot for [m in ms] where("variance", "--where method=".m." --where regime=".r) \
+				using "gamma":(column("logvar_mean")-column("logvar_std")):(column("logvar_mean")+column("logvar_std")) \
+				with filledcurves lc rgb color(m) notitle, \
+			     for [m in ms] where("variance", "--where method=".m." --where regime=".r) \
+				using "gamma":"logvar_mean" with linespoints lw 2 pt 7 ps 0.6 lc rgb color(m) title m
+		}
+		unset multiplot
+		set output
+	}
+}
