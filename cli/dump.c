@@ -15,11 +15,12 @@
 static int column_index(const char *header, const char *name)
 {
 	size_t len = strlen(name);
+	const char *eol = header + strcspn(header, "\n");
 	int k = 0;
 
 	for (;;) {
-		const char *tab = strchr(header, '\t');
-		size_t n = tab ? (size_t)(tab - header) : strcspn(header, "\n");
+		const char *tab = memchr(header, '\t', (size_t)(eol - header));
+		size_t n = tab ? (size_t)(tab - header) : (size_t)(eol - header);
 
 		if (n == len && !strncmp(header, name, len))
 			return k;
@@ -30,11 +31,13 @@ static int column_index(const char *header, const char *name)
 	}
 }
 
-/* Field k of a tab-separated line: start and length. */
+/* Field k of a tab-separated line: start and length; NULL if too short. */
 static const char *field(const char *line, int k, size_t *len)
 {
+	const char *eol = line + strcspn(line, "\n");
+
 	while (k-- > 0) {
-		line = strchr(line, '\t');
+		line = memchr(line, '\t', (size_t)(eol - line));
 		if (!line)
 			return NULL;
 		line++;
@@ -44,9 +47,11 @@ static const char *field(const char *line, int k, size_t *len)
 }
 
 /*
- * Copies the dump in text to out, with an empty line wherever column `col`
- * changes between consecutive rows: the scan separator gnuplot's pm3d
- * needs for grids.
+ * Copies the dump in text to out (out NULL: only checks), with an empty
+ * line wherever column `col` changes between consecutive rows: the scan
+ * separator gnuplot's pm3d needs for grids. Each table (a "# name" line
+ * starts one in a dump of every table) has its own header, so the column
+ * is looked up in each; -1 if a table lacks it.
  */
 static int blank_on(const char *text, const char *col, FILE *out)
 {
@@ -58,20 +63,25 @@ static int blank_on(const char *text, const char *col, FILE *out)
 		const char *nl = strchr(line, '\n');
 		size_t n = nl ? (size_t)(nl - line + 1) : strlen(line);
 
-		if (k < 0 && line[0] != '#' && line[0] != '\n') {
+		if (line[0] == '#') {
+			k = -1;
+			prev = NULL;
+		} else if (line[0] != '\n' && k < 0) {
 			k = column_index(line, col);
 			if (k < 0)
 				return -1;
-		} else if (k >= 0 && line[0] != '#' && line[0] != '\n') {
+		} else if (line[0] != '\n') {
 			size_t len = 0;
 			const char *f = field(line, k, &len);
 
-			if (f && prev && (len != plen || strncmp(f, prev, len)))
+			if (out && f && prev &&
+			    (len != plen || strncmp(f, prev, len)))
 				fputc('\n', out);
 			prev = f;
 			plen = len;
 		}
-		fwrite(line, 1, n, out);
+		if (out)
+			fwrite(line, 1, n, out);
 		line += n;
 	}
 	return 0;
@@ -124,7 +134,8 @@ int cmd_dump(int argc, char **argv, const struct rfx_cli *cli)
 		ret = rfx_h5_dump_where(pos[0], npos > 1 ? pos[1] : NULL,
 					where.item, where.n, mem, &err);
 		fclose(mem);
-		if (!ret && blank_on(text, blank, stdout))
+		if (!ret && (blank_on(text, blank, NULL) ||
+			     blank_on(text, blank, stdout)))
 			ret = rfx_error(&err, RFX_EINVAL, "no column '%s' to blank on",
 					blank);
 		free(text);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cancel.h"
 #include "rng.h"
 
 const char *volatile rfx_cli_tmpfile;
@@ -68,6 +69,14 @@ int rfx_out_commit(struct rfx_out *o, struct rfx_err *err)
 
 	if (!o->h5)
 		return RFX_OK;
+	/*
+	 * Pair and map runs do not poll for cancellation: a signal that came
+	 * during them must still keep the file from appearing.
+	 */
+	if (rfx_cancel_requested()) {
+		rfx_out_abort(o);
+		return rfx_error(err, RFX_EINTR, "interrupted");
+	}
 	ret = rfx_h5out_commit(o->h5, err);
 	o->h5 = NULL;
 	rfx_cli_tmpfile = NULL;

@@ -39,7 +39,10 @@ int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 int rfx_out_table(struct rfx_out *o, const struct rfx_schema *s,
 		  const void *rows, size_t n, FILE *tsv, struct rfx_err *err);
 
-/* Renames the file into place; removes it on failure. */
+/*
+ * Renames the file into place; removes it on failure, and instead of
+ * renaming once a signal has asked the run to stop (RFX_EINTR).
+ */
 int rfx_out_commit(struct rfx_out *o, struct rfx_err *err);
 
 /* Removes the temporary file, if any. */

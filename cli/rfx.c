@@ -56,15 +56,19 @@ static void on_signal(int sig)
 	rfx_cancel_request();
 }
 
+/* Signals the shell ignores (background jobs) stay ignored. */
 static void install_signals(void)
 {
-	struct sigaction sa;
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct sigaction sa, old;
+	size_t k;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+		if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[k], &sa, NULL);
 }
 
 /* argv joined with single spaces, arguments with shell metacharacters quoted. */

@@ -51,6 +51,7 @@ static const char summary[] =
 struct variance_opts {
 	const char *method, *regime, *gamma, *projection, *output, *x, *y;
 	const char *map, *baseline, *data, *dlist;
+	int d;                 /* --d outside map mode, parsed */
 	int L, samples, features, budget, threads, steps;
 	long mc, mc_pairs;
 	uint64_t seed;
@@ -295,8 +296,9 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 		rfx_block_free(b);
 		if (o->mc) {
 			struct rfx_mc_result mc;
-			enum rfx_proj proj;
+			enum rfx_proj proj = RFX_PROJ_IID;
 
+			/* Cannot fail: cmd_variance() checked the name. */
 			rfx_proj_parse(o->projection, &proj, NULL);
 			if (!r)
 				r = gsl_rng_alloc(rfx_rng_type());
@@ -466,7 +468,7 @@ static int run_experiment(const struct variance_opts *o,
 
 	rfx_err_clear(&err);
 	memset(&c, 0, sizeof(c));
-	d = atoi(o->dlist);
+	d = o->d;
 	if (parse_regimes(o->regime, regimes, &nreg, &err) ||
 	    rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
 	    rfx_proj_parse(o->projection, &c.proj, &err)) {
@@ -479,12 +481,23 @@ static int run_experiment(const struct variance_opts *o,
 				     gammas[k]);
 			goto out;
 		}
-	if (o->L < 2 || o->samples < 1 || o->mc < 0 || o->mc == 1 ||
-	    o->mc_pairs < 1) {
+	if (o->L < 2) {
+		rfx_cli_fail(RFX_EXIT_USAGE, "--L must be at least 2, got %d", o->L);
+		goto out;
+	}
+	if (o->samples < 1) {
+		rfx_cli_fail(RFX_EXIT_USAGE, "--samples must be positive, got %d",
+			     o->samples);
+		goto out;
+	}
+	if (o->mc < 0 || o->mc == 1) {
 		rfx_cli_fail(RFX_EXIT_USAGE,
-			     o->L < 2 ? "--L must be at least 2, got %d"
-				      : "--samples, --mc-pairs must be positive and --mc 0 or at least 2",
-			     o->L);
+			     "--mc needs 0 (none) or at least 2 draws, got %ld", o->mc);
+		goto out;
+	}
+	if (o->mc_pairs < 1) {
+		rfx_cli_fail(RFX_EXIT_USAGE, "--mc-pairs must be positive, got %ld",
+			     o->mc_pairs);
 		goto out;
 	}
 	for (k = 0; k < nreg; k++)
@@ -552,13 +565,58 @@ out:
 	return ret;
 }
 
+#define MODE_EXP 1u  /* experiment */
+#define MODE_PAIR 2u /* --x, --y */
+#define MODE_MAP 4u  /* --map */
+
+/*
+ * Options that belong to some modes only; passing one in another mode is a
+ * usage error rather than silently ignored (--x 1,2 --d 7 used to print
+ * d = 2).
+ */
+static const struct {
+	const char *name;
+	unsigned modes;
+} option_modes[] = {
+	{ "regime", MODE_EXP },	  { "gamma", MODE_EXP },
+	{ "L", MODE_EXP },	  { "samples", MODE_EXP },
+	{ "mc-pairs", MODE_EXP }, { "data", MODE_EXP },
+	{ "d", MODE_EXP | MODE_MAP },
+	{ "mc", MODE_EXP | MODE_PAIR },
+	{ "projection", MODE_EXP | MODE_PAIR },
+	{ "param", MODE_PAIR },	  { "steps", MODE_MAP },
+	{ "r-max", MODE_MAP },	  { "w-max", MODE_MAP },
+	{ "baseline", MODE_MAP },
+};
+
+static int check_modes(const struct rfx_opt *opts, unsigned mode)
+{
+	static const char *const names[] = { "", "the experiment mode",
+					     "pair mode (--x, --y)", "",
+					     "map mode (--map)" };
+	const struct rfx_opt *o;
+	size_t k;
+
+	for (o = opts; o->name; o++) {
+		if (!o->seen)
+			continue;
+		for (k = 0; k < sizeof(option_modes) / sizeof(option_modes[0]); k++)
+			if (!strcmp(o->name, option_modes[k].name) &&
+			    !(option_modes[k].modes & mode))
+				return rfx_cli_fail(RFX_EXIT_USAGE,
+						    "--%s does not apply to %s",
+						    o->name, names[mode]);
+	}
+	return RFX_EXIT_OK;
+}
+
 int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 {
 	struct variance_opts o;
 	struct rfx_err err;
 	const struct rfx_estimator_type *methods[MAX_METHODS];
 	const char *pos[1];
-	int nm, npos, help, ret, dflt_d;
+	int nm, npos, help, ret, dflt_d, features_seen;
 
 	memset(&o, 0, sizeof(o));
 	o.method = "all";
@@ -584,7 +642,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
 			  "input scales (default 0.1,0.2,...,1)", 0 },
 			{ "d", 0, RFX_OPT_STRING, &o.dlist, "N",
-			  "dimension (default 64; a list for --map sum)", 0 },
+			  "dimension (default 64; a list for --map sum, default 16,32,64,128)", 0 },
 			{ "L", 0, RFX_OPT_INT, &o.L, "N",
 			  "inputs per set (default 1024)", 0 },
 			{ "samples", 0, RFX_OPT_INT, &o.samples, "N",
@@ -634,15 +692,35 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			return RFX_EXIT_OK;
 		}
 		dflt_d = !opts[3].seen;
+		features_seen = opts[6].seen;
+		if (o.x && o.map)
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--map and --x/--y are different modes");
+		ret = check_modes(opts, o.map ? MODE_MAP
+					      : (o.x || o.y) ? MODE_PAIR : MODE_EXP);
+		if (ret)
+			return ret;
 	}
+	if (o.output && !*o.output)
+		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
 	if (rfx_estimator_parse_list(o.method, methods, MAX_METHODS, &nm, &err))
 		return usage_fail(&err);
-	if (o.features < 0 || (o.features == 0 && o.budget < 1))
+	{
+		enum rfx_proj proj;
+
+		if (rfx_proj_parse(o.projection, &proj, &err))
+			return usage_fail(&err);
+	}
+	if (features_seen && o.features < 1)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "--features must be positive, got %d", o.features);
+	if (o.budget < 1)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--budget must be positive, got %d", o.budget);
 	if (o.threads < 0)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--threads must be positive, got %d", o.threads);
+				    "--threads must be 0 (all cores) or more, got %d",
+				    o.threads);
 #ifdef _OPENMP
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);
@@ -667,6 +745,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 						    o.dlist);
 			return usage_fail(&err);
 		}
+		o.d = ds[0];
 		free(ds);
 		if (nd != 1)
 			return rfx_cli_fail(RFX_EXIT_USAGE,

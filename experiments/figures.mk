@@ -19,11 +19,16 @@ FIG_PLOTS = plots/fig6_4_nonpositive.png plots/fig6_4_nonpositive.pdf \
 
 figures-build: $(FIG_RESULTS) $(FIG_PLOTS)
 
-results/variance.h5: experiments/fig6_4.sh rfx
+# Results remember the scale they were made at; changing SCALE reruns them.
+results/.scale: FORCE
+	@mkdir -p results plots
+	@echo '$(SCALE)' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+results/variance.h5: experiments/fig6_4.sh rfx results/.scale
 	@echo '   ' RUN $@ >&2
 	@RFX=./rfx experiments/fig6_4.sh $@
 
-results/fig%.h5: experiments/fig%.sh rfx
+results/fig%.h5: experiments/fig%.sh rfx results/.scale
 	@echo '   ' RUN $@ >&2
 	@RFX=./rfx experiments/fig$*.sh $@
 
