@@ -61,7 +61,7 @@ struct variance_opts {
 
 struct pair_row {
 	char method[RFX_NAME_LEN];
-	char params[1024];
+	char params[4096];
 	int d, M;
 	double log_kernel;
 	double variance, log_variance;

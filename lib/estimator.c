@@ -4,6 +4,7 @@
  * shared by all of them (parsing "NAME=VALUE", printing, copying).
  */
 #include "estimator.h"
+#include "table.h"
 
 #include <errno.h>
 #include <math.h>
@@ -75,8 +76,13 @@ int rfx_estimator_parse_list(const char *list,
 
 	*n = 0;
 	if (!strcmp(list, "all")) {
-		for (; *all && count < max; all++)
+		/* Like an explicit list: too many is an error, not a truncation. */
+		for (; *all; all++) {
+			if (count == max)
+				return rfx_error(err, RFX_EINVAL,
+						 "too many methods in '%s'", list);
 			out[count++] = *all;
+		}
 		*n = count;
 		return RFX_OK;
 	}
@@ -333,6 +339,7 @@ size_t rfx_params_format(const struct rfx_params *p,
 {
 	size_t len = 0;
 	int id, l, w;
+	char a[32], b[32]; /* numbers in their shortest round-trip form */
 
 #define APPEND(...)                                                            \
 	do {                                                                   \
@@ -350,24 +357,30 @@ size_t rfx_params_format(const struct rfx_params *p,
 			APPEND(";");
 		switch (id) {
 		case RFX_PARAM_A:
+			rfx_table_format_double(p->A_re, a, sizeof(a));
+			rfx_table_format_double(p->A_im, b, sizeof(b));
 			if (e->flags & RFX_EST_COMPLEX)
-				APPEND("A=%.10g,%.10g", p->A_re, p->A_im);
+				APPEND("A=%s,%s", a, b);
 			else
-				APPEND("A=%.10g", p->A_re);
+				APPEND("A=%s", a);
 			break;
 		case RFX_PARAM_T:
 			APPEND("t=%d", p->t);
 			break;
 		case RFX_PARAM_LAMBDA:
-			APPEND("lambda=%.10g", p->lambda);
+			rfx_table_format_double(p->lambda, a, sizeof(a));
+			APPEND("lambda=%s", a);
 			break;
 		case RFX_PARAM_Q:
-			APPEND("q=%.10g", p->q);
+			rfx_table_format_double(p->q, a, sizeof(a));
+			APPEND("q=%s", a);
 			break;
 		case RFX_PARAM_C:
 			APPEND("c=");
-			for (l = 0; p->c && l < p->d; l++)
-				APPEND("%s%.10g", l ? "," : "", p->c[l]);
+			for (l = 0; p->c && l < p->d; l++) {
+				rfx_table_format_double(p->c[l], a, sizeof(a));
+				APPEND("%s%s", l ? "," : "", a);
+			}
 			break;
 		case RFX_PARAM_M1:
 			APPEND("m1=%d", p->m1);

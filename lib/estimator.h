@@ -164,7 +164,9 @@ int rfx_params_parse(struct rfx_params *p, const struct rfx_estimator_type *e,
 
 /*
  * Formats e's parameters as "A=-0.0312;t=1" into buf (size n); "-" when
- * it has none. Returns the length written (truncated at n - 1).
+ * it has none. Numbers are in their shortest round-trip form, so parsing
+ * the text back gives the same parameters. Returns the length written
+ * (truncated at n - 1).
  */
 size_t rfx_params_format(const struct rfx_params *p,
 			 const struct rfx_estimator_type *e, char *buf,

@@ -48,7 +48,11 @@ void rfx_mc_summarize(const double *logabs, const signed char *sgn, size_t R,
 	}
 	var = m2 / (double)(R - 1);
 	m4 /= (double)R;
-	res->mean = mean * exp(scale);
+	/*
+	 * Beyond e^709 the mean and its error overflow to +-inf (log_var is
+	 * still exact); an exact zero mean stays 0 rather than 0 * inf = NaN.
+	 */
+	res->mean = mean != 0.0 ? mean * exp(scale) : 0.0;
 	res->mean_se = sqrt(var / (double)R) * exp(scale);
 	if (!(var > 0.0)) {
 		res->log_var = -INFINITY;
@@ -56,7 +60,9 @@ void rfx_mc_summarize(const double *logabs, const signed char *sgn, size_t R,
 		return;
 	}
 	res->log_var = log(var) + 2.0 * scale;
-	se2 = (m4 - var * var * (double)(R - 3) / (double)(R - 1)) / (double)R;
+	/* R is unsigned: R - 3 must be formed in double (R = 2 is allowed). */
+	se2 = (m4 - var * var * ((double)R - 3.0) / ((double)R - 1.0)) /
+	      (double)R;
 	res->log_var_se = se2 > 0.0 ? sqrt(se2) / var : 0.0;
 }
 

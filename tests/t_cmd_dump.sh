@@ -141,7 +141,7 @@ version=$("$RFX" --version)
 	printf 'command\t%s\n' "$RFX variance --method trig,oprf --regime normal,sphere --gamma 0.5,1 --L 8 --samples 2 --seed 4242 -o v.h5"
 	echo "$version" | sed 's/^rfx \([^ ]*\) (commit \(.*\))$/rfx_commit\t\2/'
 	echo "$version" | sed 's/^rfx \([^ ]*\) (commit \(.*\))$/rfx_version\t\1/'
-	printf 'rng\tmt19937\n'
+	printf 'rng\txoshiro256**\n'
 	printf 'seed\t4242\n'
 } > want
 [ "$rc" -eq 0 ] && cmp -s "$tmp/out" want

@@ -101,7 +101,7 @@ run variance --L 24 --samples 1 --gamma 0.5,1 --regime normal,sphere --method al
 cp "$tmp/out" small.tsv
 is "$rc" 0 "experiment: exits 0"
 is "$(head -n 1 small.tsv)" "$HEADER" "experiment: documented header"
-is "$(cat "$tmp/err")" "rfx: seed 20221121, rng mt19937" \
+is "$(cat "$tmp/err")" "rfx: seed 20221121, rng xoshiro256**" \
 	"experiment: default seed and generator on stderr"
 for g in normal sphere; do
 	for gamma in 0.5 1; do
@@ -177,7 +177,7 @@ def s(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 assert s(a["command"]) == sys.argv[1], a["command"]
 assert int(a["seed"]) == 20221121, a["seed"]
-assert s(a["rng"]) == "mt19937", a["rng"]
+assert s(a["rng"]) == "xoshiro256**", a["rng"]
 v = f["variance"]
 assert v.shape == (90,), v.shape
 assert list(v.dtype.names) == ["method", "regime", "gamma", "d", "M", "n_pairs",
@@ -228,7 +228,7 @@ run dump --attrs out.h5
 	printf 'command\t%s\n' "$RFX variance --method all --regime heterogen -o out.h5 --L 16 --samples 1"
 	echo "$version" | sed 's/^rfx \([^ ]*\) (commit \(.*\))$/rfx_commit\t\2/'
 	echo "$version" | sed 's/^rfx \([^ ]*\) (commit \(.*\))$/rfx_version\t\1/'
-	printf 'rng\tmt19937\n'
+	printf 'rng\txoshiro256**\n'
 	printf 'seed\t20221121\n'
 } > want
 cmp -s "$tmp/out" want
@@ -363,12 +363,13 @@ awk -F'\t' -v re="$NUM" 'NR > 1 {
 	for (i = 9; i <= 13; i++)
 		if ($i !~ re && !(i == 12 && $i == "-inf" && $11 == 0)) bad = 1
 	if ($1 !~ /\+$/ && $12 !~ re) bad = 1
-	# the mean estimates K, the variance its closed form (3 se)
+	# the mean estimates K, the variance its closed form (4 se, the
+	# suite-wide tolerance: 14 checks at 3 se would fail ~4% of seeds)
 	e = $9 - exp($5); if (e < 0) e = -e
-	if ($10 > 0 && e > 3 * $10) { print "#     " $1 " mean " $9; bad = 1 }
+	if ($10 > 0 && e > 4 * $10) { print "#     " $1 " mean " $9; bad = 1 }
 	if ($1 ~ /^(trig|hyb|gerf|pois|geom|pos|oprf)$/) {
 		e = $12 - $7; if (e < 0) e = -e
-		if (e > 3 * $13) { print "#     " $1 " log var " $12 " vs " $7; bad = 1 } }
+		if (e > 4 * $13) { print "#     " $1 " log var " $12 " vs " $7; bad = 1 } }
 }
 END { exit bad }' pairmc.tsv
 ok $? "pair --mc 400: finite, and agrees with K and the closed forms" ||
