@@ -80,11 +80,12 @@ TEST_SH = $(wildcard tests/t_*.sh)
 TEST_BINS = $(patsubst tests/%.c,tests/bin/%,$(TEST_C)) \
 	    $(patsubst tests/%.sh,tests/bin/%,$(TEST_SH))
 
-BENCH_BINS = bench/bin/bench_featmap
+BENCH_BINS += bench/bin/bench_bessel
+BENCH_BINS += bench/bin/bench_featmap
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
-.PHONY: all check test deps figures figures-build bench clean FORCE
+.PHONY: all check test deps figures figures-build bench bench-run clean FORCE
 
 all: rfx
 

@@ -320,6 +320,14 @@ static int gerf_fit(struct rfx_params *p, const double *X, size_t nx,
 				"gerf: no finite-variance parameters found");
 		goto out;
 	}
+	/*
+	 * The simplex stops near Im A = 0 rather than on it when the real axis
+	 * is optimal; snap to it then, so the exact real-A form applies.
+	 */
+	if (best_im != 0.0 &&
+	    gerf_log_m2(best_re, 0.0, best_t, p->d, s,
+			rfx_setstats_mean_sum2(st, best_t)) <= best_f + 1e-12)
+		best_im = 0.0;
 	p->A_re = best_re;
 	p->A_im = best_im;
 	p->t = best_t;
@@ -361,7 +369,11 @@ static int gerf_draw(const gsl_rng *r, enum rfx_proj proj,
 
 /*
  * log f = log D + A|w|^2 + (t if side 2) B w.x + C|x|^2 - log(M)/2, its real
- * part the log-modulus and its imaginary part the phase.
+ * part the log-modulus and its imaginary part the phase. For real A and
+ * t = +1 (OPRF) B is real and the features are positive: the fused map of
+ * lib/featmap.c with b = B, column constants A|w_m|^2, c = C and
+ * e = log D - log(M)/2. Otherwise the log-moduli and phases are written in
+ * real arithmetic and converted by rfx_featmat_from_log.
  */
 static int gerf_features(const struct rfx_params *p, const struct rfx_draw *w,
 			 int side, const double *X, size_t n, int M,
@@ -370,6 +382,7 @@ static int gerf_features(const struct rfx_params *p, const struct rfx_draw *w,
 	struct gerf_consts k;
 	double complex bb;
 	double ls = -0.5 * log((double)M);
+	double br, bi, ldr, ldi;
 	size_t i;
 	int m, ret = gerf_check_a("gerf", p->A_re, p->A_im, err);
 
@@ -377,23 +390,33 @@ static int gerf_features(const struct rfx_params *p, const struct rfx_draw *w,
 		return ret;
 	gerf_consts_init(&k, p->A_re, p->A_im, p->t, p->d);
 	bb = side == 1 ? k.b : k.t * k.b;
+	rfx_draw_colnorms(w, 0, M, F->cwork);
+	if (k.real_pos) {
+		for (m = 0; m < M; m++)
+			F->cwork[m] *= p->A_re;
+		rfx_featmat_exp(F, w, X, n, M, creal(bb), F->cwork, k.c,
+				creal(k.log_d) + ls);
+		return RFX_OK;
+	}
+	br = creal(bb);
+	bi = cimag(bb);
+	ldr = creal(k.log_d) + ls;
+	ldi = cimag(k.log_d);
 	rfx_featmat_project(F, w, X, n, 0, M);
 	rfx_rownorms(X, n, w->d, F->work2);
-	rfx_draw_colnorms(w, 0, M, F->cwork);
 	for (i = 0; i < n; i++) {
 		double *pr = F->work + i * (size_t)M;
 		double *ph = F->im + i * (size_t)M;
+		double r0 = ldr + k.c * F->work2[i];
 
 		for (m = 0; m < M; m++) {
-			double complex lf = k.log_d +
-					    (p->A_re + I * p->A_im) * F->cwork[m] +
-					    bb * pr[m] + k.c * F->work2[i] + ls;
+			double cw = F->cwork[m];
 
-			pr[m] = creal(lf);
-			ph[m] = cimag(lf);
+			ph[m] = ldi + p->A_im * cw + bi * pr[m];
+			pr[m] = r0 + p->A_re * cw + br * pr[m];
 		}
 	}
-	rfx_featmat_from_log(F, n, M, F->work, k.real_pos ? NULL : F->im);
+	rfx_featmat_from_log(F, n, M, F->work, F->im);
 	return RFX_OK;
 }
 

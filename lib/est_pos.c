@@ -46,26 +46,18 @@ static int pos_draw(const gsl_rng *r, enum rfx_proj proj,
 			       w->pws, err);
 }
 
+/*
+ * log f = w.x - |x|^2 - log(M)/2: the fused map of lib/featmap.c with
+ * b = 1, no column constants, c = -1 and e = -log(M)/2.
+ */
 static int pos_features(const struct rfx_params *p, const struct rfx_draw *w,
 			int side, const double *X, size_t n, int M,
 			struct rfx_featmat *F, struct rfx_err *err)
 {
-	double ls = -0.5 * log((double)M);
-	size_t i;
-	int m;
-
 	(void)p;
 	(void)side;
 	(void)err;
-	rfx_featmat_project(F, w, X, n, 0, M);
-	rfx_rownorms(X, n, w->d, F->work2);
-	for (i = 0; i < n; i++) {
-		double *pr = F->work + i * (size_t)M;
-
-		for (m = 0; m < M; m++)
-			pr[m] += ls - F->work2[i];
-	}
-	rfx_featmat_from_log(F, n, M, F->work, NULL);
+	rfx_featmat_exp(F, w, X, n, M, 1.0, NULL, -1.0, -0.5 * log((double)M));
 	return RFX_OK;
 }
 

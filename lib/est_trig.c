@@ -45,25 +45,15 @@ static int trig_draw(const gsl_rng *r, enum rfx_proj proj,
 			       w->pws, err);
 }
 
+/* Fused projection and sincos, lib/featmap.c. */
 static int trig_features(const struct rfx_params *p, const struct rfx_draw *w,
 			 int side, const double *X, size_t n, int M,
 			 struct rfx_featmat *F, struct rfx_err *err)
 {
-	double sgn = side == 1 ? 1.0 : -1.0, ls = -0.5 * log((double)M);
-	size_t i, nm = n * (size_t)M;
-
 	(void)p;
 	(void)err;
-	rfx_featmat_project(F, w, X, n, 0, M);
-	for (i = 0; i < nm; i++) {
-		F->re[i] = cos(F->work[i]);
-		F->im[i] = sgn * sin(F->work[i]);
-	}
-	for (i = 0; i < n; i++)
-		F->lscale[i] = ls;
-	F->n = n;
-	F->D = M;
-	F->is_complex = 1;
+	rfx_featmat_trig(F, w, X, n, M, side == 1 ? 1.0 : -1.0,
+			 -0.5 * log((double)M));
 	return RFX_OK;
 }
 

@@ -1,13 +1,40 @@
 /*
  * Draws and feature matrices: allocation, the log-to-scaled conversion that
- * most estimators use, and the one pairwise estimate every Monte Carlo
+ * most estimators use, the fused projection-and-transform feature maps of
+ * TrigRF, PosRF and OPRF, and the one pairwise estimate every Monte Carlo
  * evaluation goes through.
+ *
+ * Speed. The element loops carry "#pragma omp simd" so that exp, sin and
+ * cos go to glibc's vector functions (lib/logmath.h) and are compiled for
+ * AVX-512, AVX2 and baseline x86-64 (chosen at run time). The fused maps
+ * work on blocks of rows small enough that the dgemm's output is still in
+ * L2 when it is transformed, so the L x M matrix crosses memory once
+ * (twice for the complex TrigRF: re and im) instead of once per pass.
  */
 #include "featmap.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "logmath.h"
+
+/*
+ * The clones of the element loops: RFX_SIMD_CLONES plus AVX-512, which
+ * halves the cost of libmvec's exp, sin and cos again where it exists.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+	!defined(__SANITIZE_ADDRESS__)
+#define FEATMAP_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FEATMAP_CLONES
+#endif
+
+/* Elements (rows x M) per block of the fused maps: 256 KiB per array. */
+#define BLOCK_ELEMS 32768
 
 struct rfx_draw *rfx_draw_alloc(int d, int cap)
 {
@@ -79,6 +106,10 @@ void rfx_featmat_free(struct rfx_featmat *F)
 	free(F);
 }
 
+/*
+ * Scalar on purpose: the generic path keeps glibc's scalar exp, cos and sin
+ * (correctly rounded in practice), which tests/t_featmap.c compares exactly.
+ */
 void rfx_featmat_from_log(struct rfx_featmat *F, size_t n, int D,
 			  const double *lmod, const double *ph)
 {
@@ -114,6 +145,168 @@ void rfx_featmat_from_log(struct rfx_featmat *F, size_t n, int D,
 			}
 		}
 	}
+}
+
+size_t rfx_featmat_block_rows(int M)
+{
+	size_t r = BLOCK_ELEMS / (size_t)(M > 0 ? M : 1);
+
+	if (r > 256)
+		r = 256;
+	r &= ~(size_t)7;
+	return r < 8 ? 8 : r;
+}
+
+/* What a fused map does to each block. */
+struct fused {
+	const struct rfx_draw *w;
+	const double *X;      /* n x d inputs */
+	int M;                /* features */
+	int trig;             /* 1: rfx_featmat_trig, 0: rfx_featmat_exp */
+	double sgn;           /* trig: sign of the sine */
+	double b;             /* exp: factor of the projection (dgemm alpha) */
+	const double *a;      /* exp: column constants or NULL */
+	double c, e;          /* exp: row constant c|x|^2 + e */
+	struct rfx_featmat *F;
+};
+
+/*
+ * cos and sgn * sin of the cnt projections in re, in place. Two loops: in
+ * one, GCC would fuse the calls into a scalar sincos, which has no vector
+ * version it can call.
+ */
+FEATMAP_CLONES
+static void trig_block(double *re, double *im, size_t cnt, double sgn)
+{
+	size_t k;
+
+#pragma omp simd
+	for (k = 0; k < cnt; k++)
+		im[k] = sgn * sin(re[k]);
+#pragma omp simd
+	for (k = 0; k < cnt; k++)
+		re[k] = cos(re[k]);
+}
+
+/*
+ * One row of rfx_featmat_exp: v = b w.x (from the dgemm) plus a, then
+ * exp(v - max v) in place; returns max v (0 if every v is -inf).
+ */
+FEATMAP_CLONES
+static double exp_row(double *v, const double *a, int M)
+{
+	double m = -INFINITY;
+	int j;
+
+	if (a) {
+#pragma omp simd reduction(max : m)
+		for (j = 0; j < M; j++) {
+			double t = v[j] + a[j];
+
+			v[j] = t;
+			m = t > m ? t : m;
+		}
+	} else {
+#pragma omp simd reduction(max : m)
+		for (j = 0; j < M; j++)
+			m = v[j] > m ? v[j] : m;
+	}
+	if (m == -INFINITY)
+		m = 0.0;
+#pragma omp simd
+	for (j = 0; j < M; j++)
+		v[j] = exp(v[j] - m);
+	return m;
+}
+
+/* Rows i0..i0+cnt-1: project into F->re, then transform in cache. */
+static void fused_block(const struct fused *f, size_t i0, size_t cnt)
+{
+	const struct rfx_draw *w = f->w;
+	struct rfx_featmat *F = f->F;
+	size_t M = (size_t)f->M, i;
+	double *re = F->re + i0 * M;
+
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)cnt, f->M,
+		    w->d, f->b, f->X + i0 * (size_t)w->d, w->d,
+		    w->omega, w->cap, 0.0, re, f->M);
+	if (f->trig) {
+		trig_block(re, F->im + i0 * M, cnt * M, f->sgn);
+		return;
+	}
+	for (i = 0; i < cnt; i++) {
+		const double *x = f->X + (i0 + i) * (size_t)w->d;
+		double xx = 0.0;
+		int l;
+
+		for (l = 0; l < w->d; l++)
+			xx += x[l] * x[l];
+		F->lscale[i0 + i] = exp_row(re + i * M, f->a, f->M) +
+				    f->c * xx + f->e;
+	}
+}
+
+/*
+ * Runs f over the n rows in blocks, each block's dgemm on one BLAS thread
+ * (see featmap.h). OpenBLAS on pthreads has a thread count of its own,
+ * set to 1 here for the duration. OpenBLAS on OpenMP runs single-threaded
+ * inside a parallel region by itself (and its openblas_set_num_threads
+ * would set OpenMP's count instead), so there every block runs in one,
+ * even a lone block.
+ */
+static void fused_run(const struct fused *f, size_t n)
+{
+	size_t B = rfx_featmat_block_rows(f->M), nb = (n + B - 1) / B, k;
+	int omp_blas = openblas_get_parallel() == OPENBLAS_OPENMP;
+	int saved = 1; /* OpenBLAS's thread count to restore */
+
+#ifdef _OPENMP
+	if (omp_in_parallel()) {
+		for (k = 0; k < nb; k++)
+			fused_block(f, k * B, n - k * B < B ? n - k * B : B);
+		return;
+	}
+#endif
+	if (!omp_blas) {
+		saved = openblas_get_num_threads();
+		if (saved != 1)
+			openblas_set_num_threads(1);
+	}
+	if (nb == 1 && !omp_blas)
+		fused_block(f, 0, n);
+	else {
+#pragma omp parallel for schedule(dynamic)
+		for (k = 0; k < nb; k++)
+			fused_block(f, k * B, n - k * B < B ? n - k * B : B);
+	}
+	if (saved != 1)
+		openblas_set_num_threads(saved);
+}
+
+void rfx_featmat_trig(struct rfx_featmat *F, const struct rfx_draw *w,
+		      const double *X, size_t n, int M, double sgn, double ls)
+{
+	struct fused f = { w, X, M, 1, sgn, 1.0, NULL, 0.0, 0.0, F };
+	size_t i;
+
+	fused_run(&f, n);
+	for (i = 0; i < n; i++)
+		F->lscale[i] = ls;
+	F->n = n;
+	F->D = M;
+	F->is_complex = 1;
+}
+
+void rfx_featmat_exp(struct rfx_featmat *F, const struct rfx_draw *w,
+		     const double *X, size_t n, int M, double b,
+		     const double *colconst, double c, double e)
+{
+	struct fused f = { w, X, M, 0, 1.0, b, colconst, c, e, F };
+
+	fused_run(&f, n);
+	F->n = n;
+	F->D = M;
+	F->is_complex = 0;
 }
 
 void rfx_featmat_estimate(const struct rfx_featmat *F1, size_t i,

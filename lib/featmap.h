@@ -79,6 +79,53 @@ void rfx_featmat_from_log(struct rfx_featmat *F, size_t n, int D,
 			  const double *lmod, const double *ph);
 
 /*
+ * The fused feature maps of the estimators whose features are a function
+ * of the projections omega_m . x_i alone (plus per-column and per-row
+ * constants). Each sets F to n rows of M features of the n inputs X
+ * (n x d) for Gaussian columns 0..M-1 of w, in one pass over blocks of
+ * rfx_featmat_block_rows(M) rows: a block is projected by one dgemm into
+ * F->re and transformed while it is in cache. F->work, F->work2 and
+ * F->cwork are not used (the oprf caller keeps its column constants in
+ * F->cwork).
+ *
+ * The blocks are fixed by row index and every block's dgemm runs on a
+ * single BLAS thread, so the values of a row do not depend on the number
+ * of threads. Called outside an OpenMP parallel region, they spread the
+ * blocks over the OpenMP threads and, for an OpenBLAS built on pthreads,
+ * set it to one thread for that time (restored on return; so no other
+ * thread may run BLAS meanwhile, which rfx never does). Called inside
+ * one, they run on the calling thread and leave OpenBLAS alone: the
+ * caller must have set it to one thread, as rfx_varexp_run does, or a
+ * multi-threaded dgemm may change the last bits (OpenBLAS's threads split
+ * a block differently).
+ */
+
+/* Rows per block of the fused feature maps for M features (at least 8). */
+size_t rfx_featmat_block_rows(int M);
+
+/*
+ * TrigRF-type features exp(i sgn omega_m . x_i) e^{ls} (sgn = +1 or -1):
+ * re = cos(omega_m . x_i), im = sgn sin(omega_m . x_i), lscale = ls for
+ * every row, is_complex = 1. Sine and cosine come from glibc's vector
+ * functions (within 4 ulp).
+ */
+void rfx_featmat_trig(struct rfx_featmat *F, const struct rfx_draw *w,
+		      const double *X, size_t n, int M, double sgn, double ls);
+
+/*
+ * Positive features exp(b omega_m . x_i + a_m + c |x_i|^2 + e), with the
+ * column constants a = colconst (M entries; NULL for all zero): the per-row
+ * scale is lscale[i] = u_i + c |x_i|^2 + e with u_i the row maximum of
+ * v_im = b omega_m . x_i + a_m, and re = exp(v_im - u_i), in [0, 1] with
+ * an exact 1 at the maximum (0 only where it underflows, v_im - u_i below
+ * about -745). is_complex = 0 and im is not written. colconst may be
+ * F->cwork.
+ */
+void rfx_featmat_exp(struct rfx_featmat *F, const struct rfx_draw *w,
+		     const double *X, size_t n, int M, double b,
+		     const double *colconst, double c, double e);
+
+/*
  * The estimate Re sum_j Phi1(x_i)_j Phi2(y_k)_j for row i of F1 and row k
  * of F2, as log|value| (-inf for 0) and sign (-1, 0, +1).
  */

@@ -1,0 +1,70 @@
+#!/bin/sh
+#
+# Runs rfx's benchmarks and prints one report (what each line means:
+# bench/README.md). Called by `make bench` from the top directory, after
+# rfx and bench/bin/* are built; takes about a minute and a half.
+#
+#   bench/run.sh            everything
+#   bench/run.sh --quick    skip the Fig 6.4 run (about 10 s)
+#
+# A missed target is reported, not an error: the exit status is non-zero
+# only when a benchmark itself fails.
+
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
+cd "$top" || exit 1
+
+quick=0
+case "${1-}" in
+--quick) quick=1 ;;
+"") ;;
+*) echo "usage: bench/run.sh [--quick]" >&2; exit 2 ;;
+esac
+
+FIG64_TARGET=60 # seconds, Fig 6.4 analytic run on 2 cores
+status=0
+
+cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- 2>/dev/null || commit="$commit-dirty"
+
+echo "# rfx benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit"
+echo "# machine: ${cpu:-unknown CPU}, $cores cores online, $(uname -sm)"
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" \
+	"(other load on the machine slows every line)"
+echo
+
+echo "## Feature maps against the projection dgemm (bench/bench_featmap)"
+bench/bin/bench_featmap || status=1
+echo
+
+echo "## log I0 sums of the geometric features' variance (bench/bench_bessel)"
+bench/bin/bench_bessel || status=1
+echo
+
+echo "## Fig 6.4: ./rfx variance --method all --regime all (defaults, analytic)"
+if [ "$quick" -eq 1 ]; then
+	echo "skipped (--quick)"
+else
+	err=$(mktemp) || exit 1
+	t0=$(date +%s.%N)
+	./rfx variance --method all --regime all >/dev/null 2>"$err"
+	rc=$?
+	t1=$(date +%s.%N)
+	if [ "$rc" -ne 0 ]; then
+		echo "failed (exit $rc):"
+		sed 's/^/  /' "$err"
+		status=1
+	else
+		awk -v t0="$t0" -v t1="$t1" -v target="$FIG64_TARGET" -v cores="$cores" 'BEGIN {
+			s = t1 - t0
+			printf "%-26s %10.1f s %8s %6d s %s\n", "wall time", s, "target <",
+			       target, s < target ? "ok" : "SLOW"
+			printf "# 4 regimes x 10 gammas x 5 samples x L = 1024 (1024^2 pairs each) x 9 methods, %s threads\n", cores
+		}'
+	fi
+	rm -f "$err"
+fi
+exit $status
