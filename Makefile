@@ -46,6 +46,7 @@ QUIET_GEN = @echo '   ' GEN $@;
 endif
 
 LIB_OBJS += lib/bessel.o
+LIB_OBJS += lib/blas.o
 LIB_OBJS += lib/block.o
 LIB_OBJS += lib/cancel.o
 LIB_OBJS += lib/dirf.o

@@ -12,6 +12,7 @@
  * (twice for the complex TrigRF: re and im) instead of once per pass.
  */
 #include "featmap.h"
+#include "blas.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -258,7 +259,7 @@ static void fused_run(const struct fused *f, size_t n)
 {
 	size_t B = rfx_featmat_block_rows(f->M), nb = (n + B - 1) / B, k;
 	int omp_blas = openblas_get_parallel() == OPENBLAS_OPENMP;
-	int saved = 1; /* OpenBLAS's thread count to restore */
+	int saved; /* OpenBLAS's thread count to restore */
 
 #ifdef _OPENMP
 	if (omp_in_parallel()) {
@@ -267,11 +268,7 @@ static void fused_run(const struct fused *f, size_t n)
 		return;
 	}
 #endif
-	if (!omp_blas) {
-		saved = openblas_get_num_threads();
-		if (saved != 1)
-			openblas_set_num_threads(1);
-	}
+	saved = rfx_blas_single_begin();
 	if (nb == 1 && !omp_blas)
 		fused_block(f, 0, n);
 	else {
@@ -279,8 +276,7 @@ static void fused_run(const struct fused *f, size_t n)
 		for (k = 0; k < nb; k++)
 			fused_block(f, k * B, n - k * B < B ? n - k * B : B);
 	}
-	if (saved != 1)
-		openblas_set_num_threads(saved);
+	rfx_blas_single_end(saved);
 }
 
 void rfx_featmat_trig(struct rfx_featmat *F, const struct rfx_draw *w,

@@ -9,7 +9,6 @@
  */
 #include "varexp.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <omp.h>
 #endif
 
+#include "blas.h"
 #include "block.h"
 #include "cancel.h"
 #include "montecarlo.h"
@@ -474,7 +474,7 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 		   struct rfx_varexp_row *rows, struct rfx_varexp_param *params,
 		   size_t *nparams, struct rfx_err *err)
 {
-	int ntask, nm = c->nmethods, t, done = 0, ret;
+	int ntask, nm = c->nmethods, t, done = 0, ret, blas_saved;
 	size_t blk = c->block ? c->block : DEFAULT_BLOCK;
 	struct task_out *outs;
 	int *status;
@@ -497,7 +497,7 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	}
 	/* Tasks are the parallel unit; one BLAS thread keeps results fixed. */
-	openblas_set_num_threads(1);
+	blas_saved = rfx_blas_single_begin();
 
 #pragma omp parallel
 	{
@@ -596,6 +596,7 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 					}
 				}
 	}
+	rfx_blas_single_end(blas_saved);
 	for (t = 0; t < ntask * nm; t++)
 		rfx_params_release(&outs[t].params);
 	free(outs);
