@@ -50,7 +50,7 @@ static const char summary[] =
 
 struct variance_opts {
 	const char *method, *regime, *gamma, *projection, *output, *x, *y;
-	const char *map, *baseline, *data, *dlist;
+	const char *map, *baseline, *data, *dlist, *mnist_norm;
 	int d;                 /* --d outside map mode, parsed */
 	int L, samples, features, budget, threads, steps;
 	long mc, mc_pairs;
@@ -415,6 +415,38 @@ out:
 	return ret;
 }
 
+/*
+ * Validates user-fixed parameters before any work: each fit checks the
+ * values it keeps, so a fit to a small stand-in pair reports them.
+ */
+static int check_given(const struct rfx_estimator_type **methods,
+		       const struct rfx_params *base, int nm,
+		       const struct variance_opts *o, struct rfx_err *err)
+{
+	double *v = malloc((size_t)o->d * sizeof(double));
+	int m, k, ret = RFX_OK;
+
+	if (!v)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	for (k = 0; k < o->d; k++)
+		v[k] = 0.1;
+	for (m = 0; m < nm && !ret; m++) {
+		struct rfx_params p;
+		int M = o->features > 0 ? o->features
+					: rfx_estimator_fair_features(methods[m], o->budget);
+
+		if (!base[m].given)
+			continue;
+		rfx_params_init(&p, o->d);
+		ret = rfx_params_copy(&p, &base[m], err);
+		if (!ret)
+			ret = methods[m]->fit(&p, v, 1, v, 1, M, err);
+		rfx_params_release(&p);
+	}
+	free(v);
+	return ret;
+}
+
 /* Loads the MNIST test images resized to k x k, k^2 = d. */
 static struct rfx_images *load_mnist(const struct variance_opts *o,
 				     const struct rfx_cli *cli, int d,
@@ -448,6 +480,8 @@ static struct rfx_images *load_mnist(const struct variance_opts *o,
 	}
 	im = rfx_images_resize_area(raw, k, err);
 	rfx_images_free(raw);
+	if (im && !strcmp(o->mnist_norm, "standard"))
+		rfx_images_standardize(im);
 	return im;
 }
 
@@ -461,14 +495,34 @@ static int run_experiment(const struct variance_opts *o,
 	struct rfx_varexp_row *rows = NULL;
 	struct rfx_varexp_param *params = NULL;
 	struct rfx_images *images = NULL;
+	struct rfx_params base[MAX_METHODS];
 	enum rfx_regime regimes[RFX_REGIME_COUNT];
 	double *gammas = NULL;
 	int nreg, ng, k, d, ret = RFX_EXIT_USAGE;
+	int used[64] = { 0 };
 	size_t np;
 
 	rfx_err_clear(&err);
 	memset(&c, 0, sizeof(c));
 	d = o->d;
+	for (k = 0; k < nm; k++)
+		rfx_params_init(&base[k], d);
+	for (k = 0; k < nm; k++)
+		if (apply_params(&o->params, methods[k], &base[k], used, &err)) {
+			usage_fail(&err);
+			goto out;
+		}
+	for (k = 0; k < o->params.n; k++)
+		if (!used[k]) {
+			rfx_cli_fail(RFX_EXIT_USAGE,
+				     "no listed method has parameter '%s'",
+				     o->params.item[k]);
+			goto out;
+		}
+	if (o->params.n && check_given(methods, base, nm, o, &err)) {
+		usage_fail(&err);
+		goto out;
+	}
 	if (parse_regimes(o->regime, regimes, &nreg, &err) ||
 	    rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
 	    rfx_proj_parse(o->projection, &c.proj, &err)) {
@@ -527,6 +581,7 @@ static int run_experiment(const struct variance_opts *o,
 	c.seed = o->seed;
 	c.nmethods = nm;
 	c.methods = methods;
+	c.base = base;
 	c.nregimes = nreg;
 	c.regimes = regimes;
 	c.ngammas = ng;
@@ -559,6 +614,8 @@ static int run_experiment(const struct variance_opts *o,
 out:
 	rfx_out_abort(&out);
 	rfx_images_free(images);
+	for (k = 0; k < nm; k++)
+		rfx_params_release(&base[k]);
 	free(rows);
 	free(params);
 	free(gammas);
@@ -581,10 +638,11 @@ static const struct {
 	{ "regime", MODE_EXP },	  { "gamma", MODE_EXP },
 	{ "L", MODE_EXP },	  { "samples", MODE_EXP },
 	{ "mc-pairs", MODE_EXP }, { "data", MODE_EXP },
+	{ "mnist-norm", MODE_EXP },
 	{ "d", MODE_EXP | MODE_MAP },
 	{ "mc", MODE_EXP | MODE_PAIR },
 	{ "projection", MODE_EXP | MODE_PAIR },
-	{ "param", MODE_PAIR },	  { "steps", MODE_MAP },
+	{ "param", MODE_EXP | MODE_PAIR }, { "steps", MODE_MAP },
 	{ "r-max", MODE_MAP },	  { "w-max", MODE_MAP },
 	{ "baseline", MODE_MAP },
 };
@@ -623,6 +681,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	o.regime = "all";
 	o.gamma = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1";
 	o.projection = "iid";
+	o.mnist_norm = "unit";
 	o.baseline = "pos";
 	o.dlist = "64";
 	o.L = 1024;
@@ -663,10 +722,12 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			  "OpenMP threads (default: all cores)", 0 },
 			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
 			  "data directory for MNIST (default: data/ next to rfx)", 0 },
+			{ "mnist-norm", 0, RFX_OPT_STRING, &o.mnist_norm, "N",
+			  "mnist pixels: unit ([0, 1]) or standard (z-scored per pixel) (default unit)", 0 },
 			{ "x", 0, RFX_OPT_STRING, &o.x, "LIST", "pair mode: x", 0 },
 			{ "y", 0, RFX_OPT_STRING, &o.y, "LIST", "pair mode: y", 0 },
 			{ "param", 0, RFX_OPT_MULTI, &o.params, "[M:]NAME=VALUE",
-			  "pair mode: fix a parameter (A, t, lambda, q, c, m1, m3)", 0 },
+			  "fix a parameter instead of fitting it (A, t, lambda, q, c, m1, m3)", 0 },
 			{ "map", 0, RFX_OPT_STRING, &o.map, "KIND",
 			  "analytic map: angle (Figs 4.1, 6.1) or sum (Fig 6.2)", 0 },
 			{ "steps", 0, RFX_OPT_INT, &o.steps, "N",
@@ -703,6 +764,10 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	}
 	if (o.output && !*o.output)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
+	if (strcmp(o.mnist_norm, "unit") && strcmp(o.mnist_norm, "standard"))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "unknown --mnist-norm '%s' (valid: unit, standard)",
+				    o.mnist_norm);
 	if (rfx_estimator_parse_list(o.method, methods, MAX_METHODS, &nm, &err))
 		return usage_fail(&err);
 	{

@@ -11,6 +11,7 @@ FIG_RESULTS = results/variance.h5 results/fig4_1.h5 results/fig6_1.h5 \
 
 FIG_PLOTS = plots/fig6_4_nonpositive.png plots/fig6_4_nonpositive.pdf \
 	    plots/fig6_4_positive.png plots/fig6_4_positive.pdf \
+	    plots/fig6_4_mc.png plots/fig6_4_mc.pdf \
 	    plots/fig4_1.png plots/fig4_1.pdf \
 	    plots/fig6_1.png plots/fig6_1.pdf \
 	    plots/fig6_2.png plots/fig6_2.pdf
@@ -33,7 +34,8 @@ results/fig%.h5: experiments/fig%.sh rfx results/.scale
 	@RFX=./rfx experiments/fig$*.sh $@
 
 plots/fig6_4_nonpositive.png plots/fig6_4_nonpositive.pdf \
-plots/fig6_4_positive.png plots/fig6_4_positive.pdf &: \
+plots/fig6_4_positive.png plots/fig6_4_positive.pdf \
+plots/fig6_4_mc.png plots/fig6_4_mc.pdf &: \
 		plots/fig6_4.gp plots/common.gp results/variance.h5 rfx
 	@echo '   ' PLOT fig6_4 >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='results/variance.h5'; out='plots/fig6_4'" plots/fig6_4.gp

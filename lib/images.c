@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,4 +379,26 @@ void rfx_images_free(struct rfx_images *im)
 		return;
 	free(im->pix);
 	free(im);
+}
+
+void rfx_images_standardize(struct rfx_images *im)
+{
+	size_t np = (size_t)im->rows * (size_t)im->cols, i, k;
+
+	for (k = 0; k < np; k++) {
+		double mean = 0.0, var = 0.0, sd;
+
+		for (i = 0; i < im->n; i++)
+			mean += im->pix[i * np + k];
+		mean /= (double)im->n;
+		for (i = 0; i < im->n; i++) {
+			double z = im->pix[i * np + k] - mean;
+
+			var += z * z;
+		}
+		sd = sqrt(var / (double)im->n);
+		for (i = 0; i < im->n; i++)
+			im->pix[i * np + k] = sd > 0.0 ? (im->pix[i * np + k] - mean) / sd
+						       : 0.0;
+	}
 }

@@ -33,6 +33,14 @@ struct rfx_images *rfx_images_load_idx(const char *path, struct rfx_err *err);
 struct rfx_images *rfx_images_resize_area(const struct rfx_images *src, int k,
 					  struct rfx_err *err);
 
+/*
+ * Standardises every pixel position across the set in place: subtracts its
+ * mean over the images and divides by its standard deviation (population
+ * form); positions that are constant across the set become 0. Used to
+ * study MNIST inputs that are not all non-negative.
+ */
+void rfx_images_standardize(struct rfx_images *im);
+
 void rfx_images_free(struct rfx_images *im);
 
 #endif

@@ -319,6 +319,9 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 		int M = method_features(c, e);
 
 		rfx_params_init(&out[m].params, c->d);
+		if (c->base && (ret = rfx_params_copy(&out[m].params, &c->base[m],
+						       err)))
+			return ret;
 		ret = e->fit(&out[m].params, w->X, L, w->Y, L, M, err);
 		if (ret)
 			return ret;

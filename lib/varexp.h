@@ -42,6 +42,11 @@ struct rfx_varexp_config {
 	uint64_t seed;         /* --seed */
 	int nmethods;
 	const struct rfx_estimator_type *const *methods;
+	/*
+	 * Parameters fixed by the user per method (the "given" bits of
+	 * base[m]), kept by every fit; NULL when all are fitted.
+	 */
+	const struct rfx_params *base;
 	int nregimes;
 	const enum rfx_regime *regimes;
 	int ngammas;

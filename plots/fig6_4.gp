@@ -30,3 +30,26 @@ do for [g in groups] {
 		set output
 	}
 }
+
+# Beyond the thesis: the closed form (lines) against Monte Carlo with the
+# run's draws (points) on the same pairs. Where the variance is dominated
+# by rare events the sample variance of a feasible number of draws falls
+# far below it: the estimator looks better than it is.
+mc_methods = "trig pos oprf gerf geom+"
+do for [t in "png pdf"] {
+	eval(t eq "png" ? png_term : pdf_term)
+	set output out."_mc.".t
+	set multiplot layout 2,2 title "closed form (lines) vs Monte Carlo (points) on the Monte Carlo pairs"
+	do for [r in regimes] {
+		set title sprintf("%s", r)
+		set xlabel "gamma"
+		set ylabel "mean log Var"
+		set key left bottom Left reverse
+		plot for [m in mc_methods] where("variance", "--where method=".m." --where regime=".r) \
+			using "gamma":"sub_logvar_mean" with lines lw 2 lc rgb color(m) title m, \
+		     for [m in mc_methods] where("variance", "--where method=".m." --where regime=".r) \
+			using "gamma":"mc_logvar_mean" with points pt 6 ps 1.2 lc rgb color(m) notitle
+	}
+	unset multiplot
+	set output
+}

@@ -493,7 +493,14 @@ fails 2 "--mc -5" variance $E --mc -5
 fails 2 "--mc-pairs 0" variance $E --mc 10 --mc-pairs 0
 fails 2 "--threads -1" variance $E --threads -1
 fails 2 "--seed -1" variance $E --seed -1
-fails 2 "--param outside pair mode" variance $E --param A=-0.1
+run variance --L 8 --samples 1 --gamma 0.5 --regime normal --method oprf,pos \
+	--param A=-0.05 -o fixed.h5
+[ "$rc" -eq 0 ] &&
+	[ "$("$RFX" dump fixed.h5 params --where param=A_re | awk -F'\t' 'NR > 1 { print $6 }' | sort -u)" = "-0.05" ]
+ok $? "--param in experiment mode fixes the parameter in every set (params table)"
+fails 2 "--param in map mode" variance --map sum --d 4 --steps 3 --method oprf --param A=-0.1 -o out.h5
+fails 2 "--param with an infinite-variance value, experiment mode" variance $E --method gerf --param A=0.2
+fails 2 "--param no listed method has, experiment mode" variance $E --method trig --param q=0.5
 fails 2 "--x and --y of different lengths" variance --x 1,2 --y 1 -o out.h5
 fails 2 "--x without --y" variance --x 1,2 -o out.h5
 fails 2 "nan in --x" variance --x nan,1 --y 1,2 -o out.h5
@@ -524,6 +531,12 @@ fails 2 "--param A=0.2 makes gerf's variance infinite" \
 	variance --x 1,2 --y 1,3 --param A=0.2 --method gerf -o out.h5
 grep -q 'infinite' "$tmp/err"
 ok $? "--param A=0.2: the message says why" || diag_file "$tmp/err"
+fails 2 "unknown --mnist-norm" variance --regime mnist --mnist-norm z $E
+# --mnist-norm standard z-scores each pixel over the 10000 images, so the
+# inputs have negative entries; unit keeps them in [0, gamma].
+run variance --regime mnist --L 8 --samples 1 --gamma 1 --method trig --mnist-norm standard
+[ "$rc" -eq 0 ] && [ "$(rows "$tmp/out")" -eq 1 ]
+ok $? "--mnist-norm standard runs"
 fails 2 "mnist regime with --d 10 (not a square)" \
 	variance --regime mnist --d 10 --L 8 --samples 1 --gamma 0.5 -o out.h5
 mkdir nodata
@@ -663,6 +676,7 @@ mc-pairs	(default 64)
 seed	(default 20221121)
 threads	(default: all cores)
 data	(default: data/ next to rfx)
+mnist-norm	(default unit)
 steps	(default 60)
 r-max	(default 2)
 w-max	(default 100)

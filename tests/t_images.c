@@ -475,6 +475,23 @@ static void test_damaged_gzip(const char *top)
 	free(buf);
 }
 
+/*
+ * Per-pixel standardisation, by hand: three 1 x 2 images with pixel 0 =
+ * 0, 1, 2 (mean 1, population sd sqrt(2/3)) and pixel 1 constant 5.
+ */
+static void test_standardize(void)
+{
+	double pix[6] = { 0, 5, 1, 5, 2, 5 };
+	struct rfx_images im = { 3, 1, 2, pix };
+	double z = 1.0 / sqrt(2.0 / 3.0);
+
+	rfx_images_standardize(&im);
+	ok(fabs(pix[0] + z) < 1e-15 && pix[2] == 0.0 && fabs(pix[4] - z) < 1e-15,
+	   "standardize: (0, 1, 2) becomes (-1, 0, 1)/sqrt(2/3)");
+	ok(pix[1] == 0.0 && pix[3] == 0.0 && pix[5] == 0.0,
+	   "standardize: a constant pixel becomes 0");
+}
+
 int main(void)
 {
 	const char *top = getenv("RFX_TOP");
@@ -495,6 +512,7 @@ int main(void)
 		return 1;
 	}
 
+	test_standardize();
 	test_mnist(top);
 	test_resize();
 	test_load_small();
