@@ -357,16 +357,6 @@ static int oprf_fit(struct rfx_params *p, const double *X, size_t nx,
 	return RFX_OK;
 }
 
-static int gerf_draw(const gsl_rng *r, enum rfx_proj proj,
-		     const struct rfx_params *p, int M, struct rfx_draw *w,
-		     struct rfx_err *err)
-{
-	(void)p;
-	w->ncols = M;
-	return rfx_proj_sample(r, proj, w->d, M, w->omega, (size_t)w->cap, 0,
-			       w->pws, err);
-}
-
 /*
  * log f = log D + A|w|^2 + (t if side 2) B w.x + C|x|^2 - log(M)/2, its real
  * part the log-modulus and its imaginary part the phase. For real A and
@@ -427,7 +417,7 @@ const struct rfx_estimator_type rfx_est_gerf = {
 	.params = RFX_P(RFX_PARAM_A) | RFX_P(RFX_PARAM_T),
 	.fit = gerf_fit,
 	.log_variance = gerf_log_variance,
-	.draw = gerf_draw,
+	.draw = rfx_draw_gaussian,
 	.features = gerf_features,
 };
 
@@ -438,6 +428,6 @@ const struct rfx_estimator_type rfx_est_oprf = {
 	.params = RFX_P(RFX_PARAM_A),
 	.fit = oprf_fit,
 	.log_variance = gerf_log_variance,
-	.draw = gerf_draw,
+	.draw = rfx_draw_gaussian,
 	.features = gerf_features,
 };

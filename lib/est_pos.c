@@ -36,16 +36,6 @@ static int pos_log_variance(const struct rfx_params *p,
 	return RFX_OK;
 }
 
-static int pos_draw(const gsl_rng *r, enum rfx_proj proj,
-		    const struct rfx_params *p, int M, struct rfx_draw *w,
-		    struct rfx_err *err)
-{
-	(void)p;
-	w->ncols = M;
-	return rfx_proj_sample(r, proj, w->d, M, w->omega, (size_t)w->cap, 0,
-			       w->pws, err);
-}
-
 /*
  * log f = w.x - |x|^2 - log(M)/2: the fused map of lib/featmap.c with
  * b = 1, no column constants, c = -1 and e = -log(M)/2.
@@ -68,6 +58,6 @@ const struct rfx_estimator_type rfx_est_pos = {
 	.params = 0,
 	.fit = pos_fit,
 	.log_variance = pos_log_variance,
-	.draw = pos_draw,
+	.draw = rfx_draw_gaussian,
 	.features = pos_features,
 };

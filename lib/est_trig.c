@@ -35,16 +35,6 @@ static int trig_log_variance(const struct rfx_params *p,
 	return RFX_OK;
 }
 
-static int trig_draw(const gsl_rng *r, enum rfx_proj proj,
-		     const struct rfx_params *p, int M, struct rfx_draw *w,
-		     struct rfx_err *err)
-{
-	(void)p;
-	w->ncols = M;
-	return rfx_proj_sample(r, proj, w->d, M, w->omega, (size_t)w->cap, 0,
-			       w->pws, err);
-}
-
 /* Fused projection and sincos, lib/featmap.c. */
 static int trig_features(const struct rfx_params *p, const struct rfx_draw *w,
 			 int side, const double *X, size_t n, int M,
@@ -64,6 +54,6 @@ const struct rfx_estimator_type rfx_est_trig = {
 	.params = 0,
 	.fit = trig_fit,
 	.log_variance = trig_log_variance,
-	.draw = trig_draw,
+	.draw = rfx_draw_gaussian,
 	.features = trig_features,
 };

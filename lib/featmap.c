@@ -58,6 +58,16 @@ struct rfx_draw *rfx_draw_alloc(int d, int cap)
 	return w;
 }
 
+int rfx_draw_gaussian(const gsl_rng *r, enum rfx_proj proj,
+		      const struct rfx_params *p, int M, struct rfx_draw *w,
+		      struct rfx_err *err)
+{
+	(void)p;
+	w->ncols = M;
+	return rfx_proj_sample(r, proj, w->d, M, w->omega, (size_t)w->cap, 0,
+			       w->pws, err);
+}
+
 void rfx_draw_free(struct rfx_draw *w)
 {
 	if (!w)

@@ -18,6 +18,7 @@
 #define RFX_FEATMAP_H
 
 #include <stddef.h>
+#include <gsl/gsl_rng.h>
 
 #include "err.h"
 #include "proj.h"
@@ -30,6 +31,16 @@ struct rfx_draw {
 	unsigned *k;            /* d x cap row-major discrete draws */
 	struct rfx_proj_ws *pws; /* QR workspace for block-orthogonal draws */
 };
+
+/*
+ * The draw of every estimator built on M Gaussian projections (TrigRF,
+ * PosRF, GERF, OPRF): columns 0..M-1 of w from projection kind proj. Has
+ * the signature of rfx_estimator_type.draw (p is unused).
+ */
+struct rfx_params;
+int rfx_draw_gaussian(const gsl_rng *r, enum rfx_proj proj,
+		      const struct rfx_params *p, int M, struct rfx_draw *w,
+		      struct rfx_err *err);
 
 /* Allocates a draw for dimension d and up to cap columns; NULL on OOM. */
 struct rfx_draw *rfx_draw_alloc(int d, int cap);
