@@ -48,6 +48,14 @@ double rfx_bessel_sum_log_i0_prod(const double *a, const double *b,
 				  double scale, size_t n);
 
 /*
+ * out[r] = sum_{k<n} log I0(scale |a_k B[r n + k]|) for the nr rows of B
+ * (nr x n row-major): the same sums as rfx_bessel_sum_log_i0_prod, row by
+ * row, with the final logs of many rows taken together (faster).
+ */
+void rfx_bessel_sum_log_i0_rows(const double *a, const double *B, size_t nr,
+				size_t n, double scale, double *out);
+
+/*
  * Kernels: rfx_bessel_sum_log_i0_prod is compiled for several instruction
  * sets ("generic": any CPU; "avx2": AVX2 and FMA; "avx512": AVX-512F and
  * FMA) and uses the best one this CPU runs. They agree to rounding (the

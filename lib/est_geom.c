@@ -161,9 +161,7 @@ static int geom_log_variance(const struct rfx_params *p,
 		const double *dd = b->dd + i * ny;
 		double *o = out + i * ny, c = lq - b->xx[i];
 
-		for (j = 0; j < ny; j++)
-			o[j] = rfx_bessel_sum_log_i0_prod(x, b->Y + j * (size_t)d,
-							  scale, (size_t)d);
+		rfx_bessel_sum_log_i0_rows(x, b->Y, ny, (size_t)d, scale, o);
 #pragma omp simd
 		for (j = 0; j < ny; j++)
 			o[j] = rfx_logsubexp(c + o[j] - yy[j], -dd[j]) - lm;

@@ -317,6 +317,36 @@ static void test_agree(const gsl_rng *r)
 	ok(worst <= 1e-14, "kernels agree to 1e-14");
 }
 
+/*
+ * The row form gives the sums of the per-call form: 150 rows (more than
+ * one chunk of 64) of d = 64, mixing small, medium and large z, and a
+ * row of zeros (sum exactly 0).
+ */
+static void test_rows(const gsl_rng *r)
+{
+	enum { NR = 150, D = 64 };
+	static double a[D], B[NR * D], out[NR];
+	double worst = 0.0;
+	int i, k;
+
+	for (k = 0; k < D; k++)
+		a[k] = gsl_ran_gaussian(r, 2.0);
+	for (i = 0; i < NR; i++)
+		for (k = 0; k < D; k++)
+			B[i * D + k] = i == 7 ? 0.0 : gsl_ran_gaussian(r, 0.5 + i % 5);
+	rfx_bessel_sum_log_i0_rows(a, B, NR, D, 3.0, out);
+	for (i = 0; i < NR; i++) {
+		double want = rfx_bessel_sum_log_i0_prod(a, B + i * D, 3.0, D);
+		double e = fabs(out[i] - want) / (want > 1.0 ? want : 1.0);
+
+		if (e > worst)
+			worst = e;
+	}
+	ok(worst < 1e-14 && out[7] == 0.0,
+	   "rows: equal to the per-call sums (worst relative %.2g), zero row exact",
+	   worst);
+}
+
 static void test_kernel_find(void)
 {
 	struct rfx_err err;
@@ -368,6 +398,7 @@ int main(void)
 		test_sums(kernel_names[i], fn, r);
 	}
 	test_agree(r);
+	test_rows(r);
 
 	gsl_rng_free(r);
 	return done_testing();
