@@ -647,6 +647,14 @@ static const struct {
 	{ "baseline", MODE_MAP },
 };
 
+static int opts_seen(const struct rfx_opt *opts, const char *name)
+{
+	for (; opts->name; opts++)
+		if (!strcmp(opts->name, name))
+			return opts->seen;
+	return 0;
+}
+
 static int check_modes(const struct rfx_opt *opts, unsigned mode)
 {
 	static const char *const names[] = { "", "the experiment mode",
@@ -687,7 +695,8 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	o.L = 1024;
 	o.samples = 5;
 	o.budget = 8;
-	o.mc_pairs = 64;
+	o.mc = -1; /* unset: the mode decides */
+	o.mc_pairs = 16;
 	o.seed = RFX_DEFAULT_SEED;
 	o.steps = 60;
 	o.r_max = 2.0;
@@ -713,9 +722,9 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			{ "projection", 0, RFX_OPT_STRING, &o.projection, "P",
 			  "iid or ort, for Monte Carlo (default iid)", 0 },
 			{ "mc", 0, RFX_OPT_LONG, &o.mc, "R",
-			  "Monte Carlo draws per pair, 0 for none (default 0)", 0 },
+			  "Monte Carlo draws per pair, 0 for none (default 1000; 0 in pair mode)", 0 },
 			{ "mc-pairs", 0, RFX_OPT_LONG, &o.mc_pairs, "P",
-			  "pairs per set pair checked by Monte Carlo (default 64)", 0 },
+			  "pairs per set pair checked by Monte Carlo (default 16)", 0 },
 			{ "seed", 0, RFX_OPT_U64, &o.seed, "S",
 			  "random seed (default 20221121)", 0 },
 			{ "threads", 0, RFX_OPT_INT, &o.threads, "T",
@@ -761,6 +770,12 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 					      : (o.x || o.y) ? MODE_PAIR : MODE_EXP);
 		if (ret)
 			return ret;
+		/*
+		 * The experiment shows Monte Carlo beside the closed forms unless
+		 * told not to; one pair gets it on request (--mc R).
+		 */
+		if (!opts_seen(opts, "mc"))
+			o.mc = (o.x || o.y) ? 0 : 1000;
 	}
 	if (o.output && !*o.output)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");

@@ -100,7 +100,9 @@ fails() {
 run variance --L 24 --samples 1 --gamma 0.5,1 --regime normal,sphere --method all
 cp "$tmp/out" small.tsv
 is "$rc" 0 "experiment: exits 0"
-is "$(head -n 1 small.tsv)" "$HEADER" "experiment: documented header"
+is "$(head -n 1 small.tsv)" "$MC_HEADER" "experiment: documented header, Monte Carlo on by default"
+run variance --L 8 --samples 1 --gamma 0.5 --regime normal --method trig --mc 0
+is "$(head -n 1 "$tmp/out")" "$HEADER" "experiment --mc 0: the analytic columns only"
 is "$(cat "$tmp/err")" "rfx: seed 20221121, rng xoshiro256**" \
 	"experiment: default seed and generator on stderr"
 for g in normal sphere; do
@@ -181,7 +183,9 @@ assert s(a["rng"]) == "xoshiro256**", a["rng"]
 v = f["variance"]
 assert v.shape == (90,), v.shape
 assert list(v.dtype.names) == ["method", "regime", "gamma", "d", "M", "n_pairs",
-    "n_zero", "logvar_mean", "logvar_std", "logvar_min", "logvar_max"], v.dtype.names
+    "n_zero", "logvar_mean", "logvar_std", "logvar_min", "logvar_max",
+    "projection", "mc_R", "mc_pairs", "sub_logvar_mean", "mc_logvar_mean",
+    "mc_logvar_std", "mc_logvar_se", "mc_zero"], v.dtype.names
 assert all(r.decode() == "heterogen" for r in v["regime"])
 print("h5py ok")
 EOF
@@ -192,7 +196,9 @@ import math
 import pandas as pd
 d = pd.read_hdf("out.h5", "variance")
 assert list(d.columns) == ["method", "regime", "gamma", "d", "M", "n_pairs",
-    "n_zero", "logvar_mean", "logvar_std", "logvar_min", "logvar_max"], list(d.columns)
+    "n_zero", "logvar_mean", "logvar_std", "logvar_min", "logvar_max",
+    "projection", "mc_R", "mc_pairs", "sub_logvar_mean", "mc_logvar_mean",
+    "mc_logvar_std", "mc_logvar_se", "mc_zero"], list(d.columns)
 assert len(d) == 90, len(d)
 assert sorted(set(d["gamma"])) == [k / 10 for k in range(1, 11)], sorted(set(d["gamma"]))
 assert all(math.isfinite(x) for x in d["logvar_mean"])
@@ -260,7 +266,7 @@ run variance --L 6 --samples 2 --gamma 0.5 --regime sphere --method trig --mc 10
 	--projection ort
 [ "$rc" -eq 0 ] && [ "$(col "$tmp/out" mc_pairs)" = 12 ] &&
 	[ "$(col "$tmp/out" projection)" = ort ]
-ok $? "--mc: default --mc-pairs 64 capped at L per sample; --projection ort recorded"
+ok $? "--mc: default --mc-pairs 16 capped at L per sample; --projection ort recorded"
 
 # ---------------------------------------------------------------------------
 # Reproducibility. The command line is part of the file (attribute
@@ -671,8 +677,8 @@ samples	(default 5)
 features	(default: fair counting)
 budget	(default 8)
 projection	(default iid)
-mc	(default 0)
-mc-pairs	(default 64)
+mc	(default 1000; 0 in pair mode)
+mc-pairs	(default 16)
 seed	(default 20221121)
 threads	(default: all cores)
 data	(default: data/ next to rfx)
