@@ -68,6 +68,7 @@ struct pair_row {
 	long mc_R;
 	double mc_mean, mc_mean_se, mc_variance, mc_log_variance,
 		mc_log_variance_se;
+	double mc_variance_lo, mc_variance_hi; /* 95% confidence interval */
 };
 
 #define COL(field, type)                                                       \
@@ -88,6 +89,8 @@ static const struct rfx_column pair_mc_cols[] = {
 	COL(mc_variance, RFX_COL_DOUBLE),
 	COL(mc_log_variance, RFX_COL_DOUBLE),
 	COL(mc_log_variance_se, RFX_COL_DOUBLE),
+	COL(mc_variance_lo, RFX_COL_DOUBLE),
+	COL(mc_variance_hi, RFX_COL_DOUBLE),
 };
 #undef COL
 
@@ -320,6 +323,12 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 			row->mc_variance = exp(mc.log_var);
 			row->mc_log_variance = mc.log_var;
 			row->mc_log_variance_se = mc.log_var_se;
+			/*
+			 * 95% interval for the variance: normal on the log scale
+			 * (delta method), so it never goes negative.
+			 */
+			row->mc_variance_lo = exp(mc.log_var - 1.96 * mc.log_var_se);
+			row->mc_variance_hi = exp(mc.log_var + 1.96 * mc.log_var_se);
 		}
 		rfx_params_release(&p);
 	}
@@ -444,6 +453,50 @@ static int check_given(const struct rfx_estimator_type **methods,
 		rfx_params_release(&p);
 	}
 	free(v);
+	return ret;
+}
+
+/*
+ * The run's settings as root attributes beside the command line, so that
+ * a table can be read without parsing it.
+ */
+static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
+		     int nm, const struct rfx_estimator_type **methods,
+		     struct rfx_err *err)
+{
+	char buf[512], num[32];
+	size_t len = 0;
+	int k, ret = RFX_OK;
+
+	if (!out->h5)
+		return RFX_OK;
+	buf[0] = '\0';
+	for (k = 0; k < nm; k++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+					k ? "," : "", methods[k]->name);
+	ret = rfx_h5out_attr(out->h5, "methods", buf, err);
+#define ATTR_INT(name, v)                                                      \
+	do {                                                                   \
+		snprintf(num, sizeof(num), "%ld", (long)(v));                  \
+		if (!ret)                                                      \
+			ret = rfx_h5out_attr(out->h5, name, num, err);         \
+	} while (0)
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "regimes", o->regime, err);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
+	ATTR_INT("d", o->d);
+	ATTR_INT("L", o->L);
+	ATTR_INT("samples", o->samples);
+	ATTR_INT("features", o->features);
+	ATTR_INT("budget", o->budget);
+	ATTR_INT("mc", o->mc);
+	ATTR_INT("mc_pairs", o->mc_pairs);
+#undef ATTR_INT
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "projection", o->projection, err);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "mnist_norm", o->mnist_norm, err);
 	return ret;
 }
 
@@ -601,6 +654,10 @@ static int run_experiment(const struct variance_opts *o,
 	}
 	fprintf(stderr, "rfx: seed %llu, rng %s\n", (unsigned long long)o->seed,
 		rfx_rng_type()->name);
+	if (run_attrs(&out, o, nm, methods, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
 	if (rfx_varexp_run(&c, rows, params, &np, &err) ||
 	    rfx_out_provenance(&out, cli, o->seed, &err) ||
 	    rfx_out_table(&out, c.mc_R ? &rfx_varexp_mc_schema : &rfx_varexp_schema,
