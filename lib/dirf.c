@@ -38,6 +38,31 @@ int rfx_dirf_fit_shift(struct rfx_params *p, const char *name,
 	return ret;
 }
 
+int rfx_dirf_fit_begin(struct rfx_params *p, const char *name, int shifted,
+		       enum rfx_param id, const double *X, size_t nx,
+		       const double *Y, size_t ny, int M,
+		       struct rfx_setstats **st, struct rfx_err *err)
+{
+	int ret = rfx_params_check_dim(p, name, X, nx, Y, ny, M, err);
+
+	*st = NULL;
+	if (ret)
+		return ret;
+	if (shifted && (ret = rfx_dirf_fit_shift(p, name, X, nx, Y, ny, err)))
+		return ret;
+	if (p->given & RFX_P(id))
+		return RFX_OK;
+	*st = rfx_setstats_alloc(p->d);
+	if (!*st)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	ret = rfx_setstats_compute(*st, X, nx, Y, ny, shifted ? p->c : NULL, err);
+	if (ret) {
+		rfx_setstats_free(*st);
+		*st = NULL;
+	}
+	return ret;
+}
+
 void rfx_dirf_features(struct rfx_featmat *F, const struct rfx_draw *w,
 		       const double *X, size_t n, int M, const double *shift,
 		       double base, double g, const double *colconst)

@@ -31,6 +31,20 @@ int rfx_dirf_fit_shift(struct rfx_params *p, const char *name,
 		       const double *X, size_t nx, const double *Y, size_t ny,
 		       struct rfx_err *err);
 
+struct rfx_setstats;
+
+/*
+ * The part of fitting PoisRF(+) and GeomRF(+) they share: checks the
+ * inputs, fits the shift c of the "+" variants (shifted != 0), and, unless
+ * parameter id was given by the user (then *st = NULL and the caller only
+ * validates it), computes the statistics of the (shifted) sets into a new
+ * *st for the caller to fit from and free.
+ */
+int rfx_dirf_fit_begin(struct rfx_params *p, const char *name, int shifted,
+		       enum rfx_param id, const double *X, size_t nx,
+		       const double *Y, size_t ny, int M,
+		       struct rfx_setstats **st, struct rfx_err *err);
+
 /*
  * Fills F with the M DIRF features of the n inputs X (shifted by shift when
  * not NULL) for the draws stored as doubles in w->omega (d x cap):

@@ -103,24 +103,18 @@ static int geom_fit_common(struct rfx_params *p, const char *name, int shifted,
 			   size_t ny, int M, struct rfx_err *err)
 {
 	struct rfx_setstats *st;
-	int ret = rfx_params_check_dim(p, name, X, nx, Y, ny, M, err);
+	int ret = rfx_dirf_fit_begin(p, name, shifted, RFX_PARAM_Q, X, nx, Y, ny,
+				     M, &st, err);
 
 	if (ret)
 		return ret;
-	rfx_bessel_init();
-	if (shifted && (ret = rfx_dirf_fit_shift(p, name, X, nx, Y, ny, err)))
-		return ret;
-	if (p->given & RFX_P(RFX_PARAM_Q))
+	if (!st)
 		return p->q > 0.0 && p->q < 1.0
 			       ? RFX_OK
 			       : rfx_error(err, RFX_EINVAL,
 					   "%s: q must be in (0, 1)", name);
-	st = rfx_setstats_alloc(p->d);
-	if (!st)
-		return rfx_error(err, RFX_ENOMEM, "out of memory");
-	ret = rfx_setstats_compute(st, X, nx, Y, ny, shifted ? p->c : NULL, err);
-	if (!ret)
-		ret = geom_minimize(p->d, st->mean_absxy, &p->q, err);
+	rfx_bessel_init();
+	ret = geom_minimize(p->d, st->mean_absxy, &p->q, err);
 	rfx_setstats_free(st);
 	return ret;
 }

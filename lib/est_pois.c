@@ -34,28 +34,21 @@ static int pois_fit_common(struct rfx_params *p, const char *name, int shifted,
 			   size_t ny, int M, struct rfx_err *err)
 {
 	struct rfx_setstats *st;
-	int ret = rfx_params_check_dim(p, name, X, nx, Y, ny, M, err);
+	int ret = rfx_dirf_fit_begin(p, name, shifted, RFX_PARAM_LAMBDA, X, nx,
+				     Y, ny, M, &st, err);
 
 	if (ret)
 		return ret;
-	if (shifted && (ret = rfx_dirf_fit_shift(p, name, X, nx, Y, ny, err)))
-		return ret;
-	if (p->given & RFX_P(RFX_PARAM_LAMBDA))
+	if (!st)
 		return p->lambda > 0.0 && isfinite(p->lambda)
 			       ? RFX_OK
 			       : rfx_error(err, RFX_EINVAL,
 					   "%s: lambda must be positive", name);
-	st = rfx_setstats_alloc(p->d);
-	if (!st)
-		return rfx_error(err, RFX_ENOMEM, "out of memory");
-	ret = rfx_setstats_compute(st, X, nx, Y, ny, shifted ? p->c : NULL, err);
-	if (!ret) {
-		p->lambda = sqrt(st->mean_x2y2 / p->d);
-		if (p->lambda < LAMBDA_MIN)
-			p->lambda = LAMBDA_MIN;
-	}
+	p->lambda = sqrt(st->mean_x2y2 / p->d);
+	if (p->lambda < LAMBDA_MIN)
+		p->lambda = LAMBDA_MIN;
 	rfx_setstats_free(st);
-	return ret;
+	return RFX_OK;
 }
 
 static int pois_fit(struct rfx_params *p, const double *X, size_t nx,
