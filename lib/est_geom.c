@@ -4,8 +4,12 @@
  *   f(omega, x) = q^{-d/2} e^{-|x|^2/2} prod_l x_l^{omega_l} (1-q)^{-omega_l/2} (omega_l!)^{-1/2}.
  * Since sum_k q (1-q)^k c^{2k} (1-q)^{-2k} / (k!)^2 = q I0(2|c|/sqrt(1-q)),
  *   E (f(x) f(y))^2 = q^{-d} e^{-|x|^2-|y|^2} prod_l I0(2 (1-q)^{-1/2} |x_l y_l|)
- * (Theorem 17, eq. 6.19, re-derived), and log Var = log(that - K^2) - log M,
- * the product of I0's summed in logs by lib/bessel.c. q is fitted by Brent
+ * (Theorem 17, eq. 6.19, re-derived), so
+ *   Var = K^2 (q^{-d} e^{-2 x.y} prod_l I0(...) - 1)
+ * and log Var = -|x-y|^2 + log expm1(-d log q - 2 x.y + sum_l log I0(...))
+ * - log M (the exponent is >= 0 since Var >= 0), the product of I0's summed
+ * in logs by lib/bessel.c. Factoring K^2 out keeps the result accurate
+ * where |x|^2 + |y|^2 dwarfs the difference of the two terms. q is fitted by Brent
  * minimisation (GSL, 100 iterations as in sec. 6.6.1) of the q-dependent
  * part -d log q + sum_l log I0(2 a_l/sqrt(1-q)), a_l the mean of |x_l y_l|
  * over pairs (eq. 6.20), after a grid search brackets the minimum.
@@ -151,14 +155,17 @@ static int geom_log_variance(const struct rfx_params *p,
 	scale = 2.0 / sqrt(1.0 - q);
 	lq = -d * log(q);
 	for (i = 0; i < b->nx; i++) {
-		const double *x = b->X + i * (size_t)d, *yy = b->yy;
+		const double *x = b->X + i * (size_t)d, *xy = b->xy + i * ny;
 		const double *dd = b->dd + i * ny;
-		double *o = out + i * ny, c = lq - b->xx[i];
+		double *o = out + i * ny;
 
 		rfx_bessel_sum_log_i0_rows(x, b->Y, ny, (size_t)d, scale, o);
 #pragma omp simd
-		for (j = 0; j < ny; j++)
-			o[j] = rfx_logsubexp(c + o[j] - yy[j], -dd[j]) - lm;
+		for (j = 0; j < ny; j++) {
+			double e = lq + o[j] - 2.0 * xy[j];
+
+			o[j] = -dd[j] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
+		}
 	}
 	return RFX_OK;
 }

@@ -102,9 +102,7 @@ static int gerf_log_variance(const struct rfx_params *p,
 	gerf_consts_init(&k, p->A_re, p->A_im, p->t, p->d);
 	for (i = 0; i < b->nx; i++) {
 		const double *dd = b->dd + i * ny, *ss = b->ss + i * ny;
-		const double *yy = b->yy;
 		double *o = out + i * ny;
-		double xx = b->xx[i];
 
 		if (k.real_pos) {
 			double la1 = creal(k.log_a1), c2 = creal(k.a2) - 1.0;
@@ -117,20 +115,25 @@ static int gerf_log_variance(const struct rfx_params *p,
 				o[j] = -dd[j] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
 			}
 		} else {
+			/*
+			 * Relative to K^2 = e^{-|x-y|^2}: with v = |x + t y|^2,
+			 * -(t+1)(|x|^2+|y|^2) + |x-y|^2 = -t v, so
+			 * Var = K^2 (Re e^{T1} + e^{T3} - 1) with
+			 * T1 = log a1 - log 2 + (a2 - t) v, T3 likewise with a3, a4.
+			 */
 			double l1r = creal(k.log_a1) - RFX_LN2, l1i = cimag(k.log_a1);
-			double a2r = creal(k.a2), a2i = cimag(k.a2);
-			double l3 = k.log_a3 - RFX_LN2, a4 = k.a4, tp1 = k.t + 1;
+			double a2r = creal(k.a2) - k.t, a2i = cimag(k.a2);
+			double l3 = k.log_a3 - RFX_LN2, a4 = k.a4 - k.t;
 			const double *vv = k.t == 1 ? ss : dd;
 
 #pragma omp simd
 			for (j = 0; j < ny; j++) {
-				double s = tp1 * (xx + yy[j]);
 				double cs = cos(l1i + a2i * vv[j]);
-				double l0 = l1r + a2r * vv[j] - s + log(fabs(cs));
+				double l0 = l1r + a2r * vv[j] + log(fabs(cs));
 				double s0 = cs > 0.0 ? 1.0 : (cs < 0.0 ? -1.0 : 0.0);
 
-				o[j] = rfx_logsum3(l0, s0, l3 + a4 * vv[j] - s, 1.0,
-						   -dd[j], -1.0) - lm;
+				o[j] = -dd[j] + rfx_logsum3(l0, s0, l3 + a4 * vv[j], 1.0,
+							    0.0, -1.0) - lm;
 			}
 		}
 	}
@@ -158,12 +161,15 @@ static double gerf_log_m2(double a_re, double a_im, int t, int d, double s,
 	return -(t + 1) * s - RFX_LN2 + L3 + log(r);
 }
 
-/* OPRF's rho* (eq. 6.14) in the cancellation-free form. */
+/*
+ * OPRF's rho* (eq. 6.14) in the cancellation-free form, with b factored
+ * out of the square root so that b^2 cannot overflow for huge v.
+ */
 static double oprf_rho(double v, int d)
 {
 	double b = 2.0 * v + d;
 
-	return 2.0 * d / (b + sqrt(b * b + 8.0 * v * d));
+	return 2.0 * d / (b * (1.0 + sqrt(1.0 + 8.0 * v * d / b / b)));
 }
 
 static double oprf_a(double v, int d)
@@ -212,8 +218,14 @@ static int gerf_minimize(struct gerf_obj *o, double a_re, double a_im,
 	gsl_vector_set(x, 1, a_im);
 	gsl_vector_set(step, 0, 0.5);
 	gsl_vector_set(step, 1, 0.05);
-	if (gsl_multimin_fminimizer_set(mz, &fn, x, step)) {
-		ret = rfx_error(err, RFX_ENUMERIC, "gerf: cannot start the minimiser");
+	/*
+	 * A start whose simplex meets an infinite objective (far outside the
+	 * useful range for extreme statistics) is skipped; the fit fails only
+	 * if no start works.
+	 */
+	if (!isfinite(gsl_vector_get(x, 0)) ||
+	    gsl_multimin_fminimizer_set(mz, &fn, x, step)) {
+		ret = RFX_OK;
 		goto out;
 	}
 	for (it = 0; it < 2000 && status == GSL_CONTINUE; it++) {

@@ -5,9 +5,12 @@
  * the same map for x and y. With E c^omega = exp(lambda (c - 1)),
  *   E (f(x) f(y))^2 = exp(lambda d + lambda^{-1} sum_l x_l^2 y_l^2 - |x|^2 - |y|^2)
  * (Theorem 16, eq. 6.17, re-derived), so
- *   log Var = log(e^{lambda d + S/lambda - |x|^2 - |y|^2} - K^2) - log M,
- * S = sum_l x_l^2 y_l^2 (one dgemm per block). The exponent minus log K^2 is
- * >= 0 by Cauchy-Schwarz, so the difference is evaluated with log1mexp.
+ *   Var = e^{lambda d + S/lambda - |x|^2 - |y|^2} - K^2
+ *       = K^2 (e^{lambda d + S/lambda - 2 x.y} - 1),
+ * S = sum_l x_l^2 y_l^2 (one dgemm per block); the exponent is >= 0 by
+ * Cauchy-Schwarz, and log Var = -|x-y|^2 + log expm1(...) - log M keeps
+ * its accuracy when |x|^2 + |y|^2 is so large that subtracting K^2 in the
+ * first form would lose everything.
  * lambda* = sqrt(S/d) minimises it; fitted on sets with S the mean of
  * eq. 6.18.
  *
@@ -76,13 +79,16 @@ static int pois_log_variance(const struct rfx_params *p,
 		return rfx_error(err, RFX_EINVAL, "pois: lambda not fitted");
 	for (i = 0; i < b->nx; i++) {
 		const double *x2y2 = b->x2y2 + i * ny, *dd = b->dd + i * ny;
-		const double *yy = b->yy;
+		const double *xy = b->xy + i * ny;
 		double *o = out + i * ny;
-		double c = lam * p->d - b->xx[i];
+		double c = lam * p->d;
 
 #pragma omp simd
-		for (j = 0; j < ny; j++)
-			o[j] = rfx_logsubexp(c + x2y2[j] / lam - yy[j], -dd[j]) - lm;
+		for (j = 0; j < ny; j++) {
+			double e = c + x2y2[j] / lam - 2.0 * xy[j];
+
+			o[j] = -dd[j] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
+		}
 	}
 	return RFX_OK;
 }

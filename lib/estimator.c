@@ -414,12 +414,18 @@ int rfx_params_check_dim(const struct rfx_params *p, const char *name,
 	if (nx == 0 || ny == 0)
 		return rfx_error(err, RFX_EINVAL, "%s: empty input set", name);
 	for (i = 0; i < nx * (size_t)p->d; i++)
-		if (!isfinite(X[i]))
+		if (!(fabs(X[i]) <= RFX_INPUT_MAX))
 			return rfx_error(err, RFX_EINVAL,
-					 "%s: input x has a non-finite value", name);
+					 isfinite(X[i])
+						 ? "%s: input x has a coordinate beyond %g"
+						 : "%s: input x has a non-finite value",
+					 name, RFX_INPUT_MAX);
 	for (i = 0; i < ny * (size_t)p->d; i++)
-		if (!isfinite(Y[i]))
+		if (!(fabs(Y[i]) <= RFX_INPUT_MAX))
 			return rfx_error(err, RFX_EINVAL,
-					 "%s: input y has a non-finite value", name);
+					 isfinite(Y[i])
+						 ? "%s: input y has a coordinate beyond %g"
+						 : "%s: input y has a non-finite value",
+					 name, RFX_INPUT_MAX);
 	return RFX_OK;
 }

@@ -173,8 +173,18 @@ size_t rfx_params_format(const struct rfx_params *p,
 			 size_t n);
 
 /*
+ * The valid range of input coordinates: |x_l| <= 1e75 keeps every squared
+ * quantity the closed forms need (|x|^2, x_l^2 y_l^2 and their sums over
+ * d <= 10^6 coordinates) inside double range. Results are finite for
+ * every input in range; differences |x - y| below ~1e-150 underflow and
+ * count as 0 (TrigRF's variance is then exactly 0, log -inf).
+ */
+#define RFX_INPUT_MAX 1e75
+
+/*
  * Validators shared by the estimators' fit functions: each returns RFX_OK
- * or RFX_EINVAL naming the estimator and the valid range.
+ * or RFX_EINVAL naming the estimator and the valid range; inputs must be
+ * finite with every |coordinate| <= RFX_INPUT_MAX.
  */
 int rfx_params_check_dim(const struct rfx_params *p, const char *name,
 			 const double *X, size_t nx, const double *Y,
