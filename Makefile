@@ -56,6 +56,7 @@ LIB_OBJS += lib/est_geom.o
 LIB_OBJS += lib/est_hyb.o
 LIB_OBJS += lib/est_pois.o
 LIB_OBJS += lib/est_pos.o
+LIB_OBJS += lib/est_posh.o
 LIB_OBJS += lib/est_trig.o
 LIB_OBJS += lib/estimator.o
 LIB_OBJS += lib/featmap.o

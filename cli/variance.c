@@ -283,8 +283,7 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 		if (apply_params(&o->params, e, &p, used, &err) ||
 		    e->fit(&p, x, 1, y, 1, M, &err) ||
 		    rfx_estimator_block(e, &p, b, x, 1, y, 1, &err) ||
-		    e->log_variance(&p, b, rfx_estimator_features(e, &p, M),
-				    &row->log_variance, &err)) {
+		    e->log_variance(&p, b, M, &row->log_variance, &err)) {
 			rfx_params_release(&p);
 			rfx_block_free(b);
 			ret = usage_fail(&err);

@@ -1,58 +1,103 @@
 /*
- * HybRF, the hybrid of TrigRF and PosRF weighted by an angle estimate
- * (thesis sec. 6.2, eqs. 6.4-6.8, Theorem 12), in the shared-projection
- * variant hyb-2 (omega^(1,m) = omega^(2,m)) that the thesis adopts.
+ * Hybrid random features: lambda P + (1 - lambda) T, a random-feature
+ * estimate lambda^ of a weight between a positive estimator P, accurate
+ * for opposite inputs, and TrigRF T, accurate for close ones. Four kinds,
+ * one file:
  *
- * With u = (1 + a)/2, a the mean of M3 products sign(w3.x) sign(w3.y)
- * (E a = 1 - 2 theta/pi, Var a = 4 theta(pi - theta)/(M3 pi^2), eq. 6.5),
- * T the M1-feature TrigRF estimate and P the M1-feature PosRF estimate on
- * the same projections, the estimator is u T + (1 - u) P. With p = 1 -
- * theta/pi, q = theta/pi, v = Var u = pq/M3 and u independent of (T, P):
+ *   hyb        the thesis' HybRF (sec. 6.2): P = PosRF exp(w.x), angular
+ *              lambda, T and P on shared projections (hyb-2, Theorem 12);
+ *   ang        the HRF paper's angular hybrid (eqs. 12, 19): P = HRF's
+ *              positive cosh estimator (lib/est_posh.c), shared projections
+ *              (Theorem 3.1, eq. 23; Theorem D.1, eq. 46);
+ *   ang-ind    the same on independent projections (eq. 22; eq. 45);
+ *   gauss-hyb  the normalised bipolar Gaussian hybrid (HRF appendix F,
+ *              eqs. 67-79): lambda = (1 - exp(-sigma^2 |x-y|^2/2))/rho
+ *              estimated by trigonometric features of sigma x, P = cosh,
+ *              shared projections.
  *
- *   Var = (p^2 + v) Var T + (q^2 + v) Var P + 2 (pq - v) Cov(T, P)
+ * Angular lambda (eq. 19, thesis eq. 6.4): lambda^ = (1 - a)/2 with a the
+ * mean of m3 products sign(w.x) sign(w.y), so E lambda^ = q = theta/pi and
+ * Var lambda^ = q(1-q)/m3 (Lemma 3.2). If x or y is 0 the signs vanish and
+ * lambda^ = 1/2 exactly. Gaussian lambda (eq. 69): lambda^ = 1/rho -
+ * (1/(m3 rho)) sum_k cos(sigma t_k.(x - y)), so E lambda^ = lambda and
+ * Var lambda^ = (1 - e^{-sigma^2|x-y|^2})^2/(2 m3 rho^2) (eqs. 72-75).
  *
- * and for shared projections Cov(T, P) = K^2 (cos(|x|^2 - |y|^2) - 1)/M1,
- * from E[cos(w.(x-y)) exp(w.(x+y))] = exp(2 x.y) cos(|x|^2 - |y|^2). This is
- * Theorem 12 (eqs. 6.9-6.10) with Var T = (1 - K^2)^2/(2 M1) and
- * Var P = (e^{4x.y} - K^2)/M1; the theorem's "where" clause drops the square
- * of (1 - K^2) and writes K for K^2 (docs/ERRATA.md).
+ * Variance. lambda^ is independent of (T, P), both unbiased, so (HRF
+ * appendix C; thesis Theorem 12, re-derived)
+ *   Var = E lambda^2 Var P + E(1 - lambda)^2 Var T + 2 E[lambda(1 - lambda)] Cov(T, P)
+ * with Var T = (1 - K^2)^2/(2 m1), Var P = K^2 (e^{|x+y|^2} - 1)/m1 for
+ * PosRF and K^2 e^{|x+y|^2}(1 - e^{-|x+y|^2})^2/(2 m1) for cosh, and, for
+ * shared projections, Cov(T, P) = K^2 (cos(|x|^2 - |y|^2) - 1)/m1 for both
+ * positive kinds (E[cos(w.(x-y)) e^{+-w.(x+y)}] = e^{2x.y} cos(|x|^2-|y|^2));
+ * 0 for independent ones. In HRF units (the softmax kernel) every term is
+ * e^{|x|^2+|y|^2} times this.
  *
- * Feature map (eqs. 6.6-6.7): [T, a (x) T, P, i a (x) P] / sqrt(2), of
- * dimension (M3 + 1)(M1 + M2) with M2 = M1 (eq. 6.6 prints
- * (M1 + 1)(M2 + M3), which agrees only when M1 = M3). The thesis' fair
- * counting (sec. 6.6.1) uses M1 = M2 = M3 = m, i.e. 2m(m + 1) features; a
- * budget of M gives the largest such m unless m1/m3 are given.
+ * Feature maps (thesis eqs. 6.6-6.8, HRF Lemma 2.3 / eq. 11), m1 base
+ * projections, m3 lambda features, Pc = m1 (PosRF) or 2 m1 (cosh):
+ *   angular   [T, a (x) T, P, i a (x) P] / sqrt 2, a = sign(w.x)/sqrt(m3),
+ *             (m3 + 1)(m1 + Pc) entries (eq. 6.6 prints (M1+1)(M2+M3));
+ *   Gaussian  [sqrt(a0) P, i sqrt(a0 - 1) T, r (x) P, i r (x) T], a0 = 1/rho,
+ *             r = i (sin, cos)(sigma t.x)/sqrt(m3 rho), (2 m3 + 1)(m1 + Pc)
+ *             entries, so that the dot product is
+ *             a0 P + (1 - a0) T + (r.r)(P - T) = lambda^ P + (1 - lambda^) T.
  *
- * If x or y is 0 the sign features vanish, u = 1/2 exactly: p = q = 1/2,
- * v = 0.
+ * Counts: m1 and m3 (HRF's m and n) are given, or both the largest m whose
+ * map fits the budget M, at least 1 (the thesis' fair counting M = 4 gives
+ * m1 = m3 = 1 for hyb). The Gaussian hybrid's sigma defaults to 1 and rho
+ * is fitted as 1 - exp(-2 sigma^2 r^2) with r^2 the mean of |x|^2 and |y|^2
+ * over the sets (eq. 68 for inputs of length r).
  */
 #include <math.h>
 
 #include "estimator.h"
 #include "logmath.h"
+#include "setstats.h"
 
-static void hyb_counts(const struct rfx_params *p, int M, int *m1, int *m3)
+struct hyb_kind {
+	const char *name;
+	int posh;   /* P is the cosh estimator (HRF), not PosRF (thesis) */
+	int shared; /* T and P on the same projections */
+	int gauss;  /* Gaussian lambda rather than angular */
+};
+
+static const struct hyb_kind kind_hyb = { "hyb", 0, 1, 0 };
+static const struct hyb_kind kind_ang = { "ang", 1, 1, 0 };
+static const struct hyb_kind kind_ang_ind = { "ang-ind", 1, 0, 0 };
+static const struct hyb_kind kind_gauss = { "gauss-hyb", 1, 1, 1 };
+
+/* Entries of the map for counts m1, m3. */
+static int hyb_dim(const struct hyb_kind *k, int m1, int m3)
 {
-	int m = 0;
+	int pc = k->posh ? 2 * m1 : m1;
 
-	while (2 * (m + 1) * (m + 2) <= M)
+	return (k->gauss ? 2 * m3 + 1 : m3 + 1) * (m1 + pc);
+}
+
+static void hyb_counts(const struct hyb_kind *k, const struct rfx_params *p,
+		       int M, int *m1, int *m3)
+{
+	int m = 1;
+
+	while (hyb_dim(k, m + 1, m + 1) <= M)
 		m++;
 	*m1 = (p->given & RFX_P(RFX_PARAM_M1)) || p->m1 > 0 ? p->m1 : m;
 	*m3 = (p->given & RFX_P(RFX_PARAM_M3)) || p->m3 > 0 ? p->m3 : m;
 }
 
-static int hyb_features_used(const struct rfx_params *p, int M)
+static int kind_used(const struct hyb_kind *k, const struct rfx_params *p,
+		    int M)
 {
 	int m1, m3;
 
-	hyb_counts(p, M, &m1, &m3);
-	return 2 * (m3 + 1) * m1;
+	hyb_counts(k, p, M, &m1, &m3);
+	return hyb_dim(k, m1, m3);
 }
 
-static int hyb_fit(struct rfx_params *p, const double *X, size_t nx,
-		   const double *Y, size_t ny, int M, struct rfx_err *err)
+static int kind_fit(const struct hyb_kind *k, struct rfx_params *p,
+		   const double *X, size_t nx, const double *Y, size_t ny,
+		   int M, struct rfx_err *err)
 {
-	int ret = rfx_params_check_dim(p, "hyb", X, nx, Y, ny, M, err);
+	int ret = rfx_params_check_dim(p, k->name, X, nx, Y, ny, M, err);
 	int m1, m3;
 
 	if (ret)
@@ -61,135 +106,278 @@ static int hyb_fit(struct rfx_params *p, const double *X, size_t nx,
 		p->m1 = 0;
 	if (!(p->given & RFX_P(RFX_PARAM_M3)))
 		p->m3 = 0;
-	hyb_counts(p, M, &m1, &m3);
-	if (m1 < 1 || m3 < 1)
-		return rfx_error(err, RFX_EINVAL,
-				 "hyb needs at least 4 features (M1 = M2 = M3 = 1), got %d",
-				 M);
+	hyb_counts(k, p, M, &m1, &m3);
 	p->m1 = m1;
 	p->m3 = m3;
+	if (!k->gauss)
+		return RFX_OK;
+	if (!(p->given & RFX_P(RFX_PARAM_SIGMA)))
+		p->sigma = 1.0;
+	if (!(p->given & RFX_P(RFX_PARAM_RHO))) {
+		struct rfx_setstats *st = rfx_setstats_alloc(p->d);
+
+		if (!st)
+			return rfx_error(err, RFX_ENOMEM, "out of memory");
+		ret = rfx_setstats_compute(st, X, nx, Y, ny, NULL, err);
+		if (!ret)
+			p->rho = -expm1(-p->sigma * p->sigma *
+					(st->mean_xx + st->mean_yy));
+		rfx_setstats_free(st);
+		if (ret)
+			return ret;
+	}
+	/* rho = 0 (all inputs 0) would divide by zero; lambda is moot there. */
+	if (!(p->rho > 0.0))
+		p->rho = 1.0;
 	return RFX_OK;
 }
 
+/*
+ * log Var for one pair in Gaussian-kernel units. lm1 = log m1, im3 = 1/m3;
+ * the remaining arguments are the block's per-pair quantities.
+ */
 static inline __attribute__((always_inline)) double
-hyb_log_var1(double xx, double yy, double xy, double dd, double ss, double lm1,
-	     double m3)
+hyb_log_var1(int posh, int shared, int gauss, double xx, double yy, double xy,
+	     double dd, double ss, double lm1, double im3, double sigma2,
+	     double rho)
 {
-	/*
-	 * No short-circuits and no division under a condition (GCC will not
-	 * speculate a trapping operation), so that the loop vectorises.
-	 */
-	int nz = (xx > 0.0) & (yy > 0.0);
-	double den = sqrt(xx * yy);
-	double c = (nz ? xy : 0.0) / (nz ? den : 1.0); /* pi/2 for x or y = 0 */
-	double cc = c < -1.0 ? -1.0 : (c > 1.0 ? 1.0 : c);
-	double qq = acos(cc) / RFX_PI;
-	double pp = 1.0 - qq;
-	double v0 = pp * qq / m3;
-	double v = nz ? v0 : 0.0;
-	/* 1 - cos(D) = 2 sin^2(D/2), exact for small D = |x|^2 - |y|^2. */
-	double half = fabs(sin(0.5 * (xx - yy)));
-	double w = pp * qq - v;
-	double l0 = log(pp * pp + v) + 2.0 * rfx_log1mexp(-dd) - lm1 - RFX_LN2;
-	double l1 = log(qq * qq + v) - dd + rfx_logexpm1(ss) - lm1;
-	/* A vanishing covariance term has log -inf (log 0), not a branch. */
-	double l2 = log(4.0 * (w > 0.0 ? w : 0.0) * half * half) - dd - lm1;
+	double q, wl2, wt2, wc, lt, lp, lc, sgn_c;
 
-	return rfx_logsum3(l0, 1.0, l1, 1.0, l2, -1.0);
+	if (gauss) {
+		double e1 = exp(-0.5 * sigma2 * dd), e2 = exp(-sigma2 * dd);
+		double v = 0.5 * im3 * (1.0 - e2) * (1.0 - e2) / (rho * rho);
+
+		q = (1.0 - e1) / rho;
+		wl2 = q * q + v;
+		wt2 = (1.0 - q) * (1.0 - q) + v;
+		wc = 2.0 * (q * (1.0 - q) - v);
+	} else {
+		/*
+		 * theta from |x - y|^2 or |x + y|^2, whichever is smaller, both
+		 * accurate for close or opposite points (block.c): with
+		 * l = |x| - |y|, 1 -+ cos(theta) = (|x -+ y|^2 - l^2)/(2|x||y|),
+		 * so theta = 2 asin(sqrt(|x - y|^2 - l^2)/(2 sqrt(|x||y|))) near 0
+		 * and pi minus the same with |x + y|^2 near pi; acos of x.y/(|x||y|)
+		 * would lose half the digits there. No short-circuits and no
+		 * division under a condition (GCC will not speculate a trapping
+		 * operation), so that the loop vectorises.
+		 */
+		int nz = (xx > 0.0) & (yy > 0.0);
+		double nx = sqrt(xx), nyy = sqrt(yy);
+		double l = (xx - yy) / (nz ? nx + nyy : 1.0), l2 = l * l;
+		double a0 = dd - l2, a1 = ss - l2;
+		double den = 2.0 * sqrt(nx * nyy);
+		double s0 = sqrt(a0 > 0.0 ? a0 : 0.0) / (nz ? den : 1.0);
+		double s1 = sqrt(a1 > 0.0 ? a1 : 0.0) / (nz ? den : 1.0);
+		double t0 = 2.0 * asin(s0 < 1.0 ? s0 : 1.0);
+		double t1 = RFX_PI - 2.0 * asin(s1 < 1.0 ? s1 : 1.0);
+		double th = nz ? (dd < ss ? t0 : t1) : 0.5 * RFX_PI;
+		double v0, v;
+
+		(void)xy;
+		q = th / RFX_PI;
+		v0 = q * (1.0 - q) * im3;
+		v = nz ? v0 : 0.0;
+		wl2 = q * q + v;
+		wt2 = (1.0 - q) * (1.0 - q) + v;
+		wc = 2.0 * (q * (1.0 - q) - v);
+	}
+	lt = 2.0 * rfx_log1mexp(-dd) - lm1 - RFX_LN2;
+	lp = posh ? -dd + ss + 2.0 * rfx_log1mexp(-ss) - lm1 - RFX_LN2
+		  : -dd + rfx_logexpm1(ss) - lm1;
+	/*
+	 * Cov(T, P) = -K^2 (1 - cos D)/m1 = -2 K^2 sin^2(D/2)/m1, exact for
+	 * small D = |x|^2 - |y|^2; a vanishing term has log -inf, not a
+	 * branch.
+	 */
+	{
+		double half = fabs(sin(0.5 * (xx - yy)));
+		double awc = fabs(wc);
+
+		lc = log(2.0 * awc * half * half) - dd - lm1;
+		sgn_c = shared ? (wc > 0.0 ? -1.0 : 1.0) : 0.0;
+		lc = shared ? lc : -INFINITY;
+	}
+	return rfx_logsum3(log(wt2) + lt, 1.0, log(wl2) + lp, 1.0, lc, sgn_c);
 }
 
 RFX_SIMD_CLONES
-static int hyb_log_variance(const struct rfx_params *p,
-			    const struct rfx_block *b, int M, double *out,
-			    struct rfx_err *err)
+static int hyb_log_variance_kind(const struct hyb_kind *k,
+				 const struct rfx_params *p,
+				 const struct rfx_block *b, int M, double *out,
+				 struct rfx_err *err)
 {
-	int m1, m3;
+	int m1, m3, posh = k->posh, shared = k->shared, gauss = k->gauss;
 	size_t i, j, ny = b->ny;
+	double lm1, im3, sigma2 = p->sigma * p->sigma, rho = p->rho;
 
-	hyb_counts(p, M, &m1, &m3);
+	hyb_counts(k, p, M, &m1, &m3);
 	if (m1 < 1 || m3 < 1)
-		return rfx_error(err, RFX_EINVAL,
-				 "hyb needs at least 4 features (M1 = M2 = M3 = 1), got %d",
-				 M);
-	for (i = 0; i < b->nx; i++) {
-		const double *xy = b->xy + i * ny, *dd = b->dd + i * ny;
-		const double *ss = b->ss + i * ny, *yy = b->yy;
-		double *o = out + i * ny, xx = b->xx[i], lm1 = log((double)m1);
-
-#pragma omp simd
-		for (j = 0; j < ny; j++)
-			o[j] = hyb_log_var1(xx, yy[j], xy[j], dd[j], ss[j], lm1, m3);
+		return rfx_error(err, RFX_EINVAL, "%s: m1 and m3 must be positive",
+				 k->name);
+	if (gauss && !(rho > 0.0 && p->sigma > 0.0))
+		return rfx_error(err, RFX_EINVAL, "%s: sigma and rho not fitted",
+				 k->name);
+	lm1 = log((double)m1);
+	im3 = 1.0 / m3;
+	/*
+	 * One loop per kind with the kind's flags as constants, so that GCC
+	 * drops the other branches and vectorises (it does not unswitch at -O2).
+	 */
+#define HYB_LOOP(POSH, SHARED, GAUSS)                                          \
+	for (i = 0; i < b->nx; i++) {                                          \
+		const double *xy = b->xy + i * ny, *dd = b->dd + i * ny;       \
+		const double *ss = b->ss + i * ny, *yy = b->yy;                \
+		double *o = out + i * ny, xx = b->xx[i];                       \
+                                                                               \
+		_Pragma("omp simd")                                            \
+		for (j = 0; j < ny; j++)                                       \
+			o[j] = hyb_log_var1(POSH, SHARED, GAUSS, xx, yy[j],    \
+					    xy[j], dd[j], ss[j], lm1, im3,     \
+					    sigma2, rho);                      \
 	}
+	if (gauss)
+		HYB_LOOP(1, 1, 1)
+	else if (!posh)
+		HYB_LOOP(0, 1, 0)
+	else if (shared)
+		HYB_LOOP(1, 1, 0)
+	else
+		HYB_LOOP(1, 0, 0)
+#undef HYB_LOOP
 	return RFX_OK;
 }
 
-static int hyb_draw(const gsl_rng *r, enum rfx_proj proj,
-		    const struct rfx_params *p, int M, struct rfx_draw *w,
-		    struct rfx_err *err)
+/*
+ * Columns: T's m1 projections, then P's own m1 if not shared, then the m3
+ * lambda projections (all independent blocks of one projection kind).
+ */
+static int hyb_draw_kind(const struct hyb_kind *k, const gsl_rng *r,
+			 enum rfx_proj proj, const struct rfx_params *p, int M,
+			 struct rfx_draw *w, struct rfx_err *err)
 {
-	int m1, m3, ret;
+	int m1, m3, nb, ret;
 
-	hyb_counts(p, M, &m1, &m3);
-	if (m1 + m3 > w->cap)
-		return rfx_error(err, RFX_EINVAL, "hyb: draw capacity too small");
-	w->ncols = m1 + m3;
-	/* The shared trig/pos projections and the angular ones are independent. */
+	hyb_counts(k, p, M, &m1, &m3);
+	nb = k->shared ? m1 : 2 * m1;
+	if (nb + m3 > w->cap)
+		return rfx_error(err, RFX_EINVAL, "%s: draw capacity too small",
+				 k->name);
+	w->ncols = nb + m3;
 	ret = rfx_proj_sample(r, proj, w->d, m1, w->omega, (size_t)w->cap, 0,
 			      w->pws, err);
-	if (ret)
-		return ret;
-	return rfx_proj_sample(r, proj, w->d, m3, w->omega, (size_t)w->cap,
-			       (size_t)m1, w->pws, err);
+	if (!ret && !k->shared)
+		ret = rfx_proj_sample(r, proj, w->d, m1, w->omega, (size_t)w->cap,
+				      (size_t)m1, w->pws, err);
+	if (!ret)
+		ret = rfx_proj_sample(r, proj, w->d, m3, w->omega, (size_t)w->cap,
+				      (size_t)nb, w->pws, err);
+	return ret;
 }
 
-static int hyb_features(const struct rfx_params *p, const struct rfx_draw *w,
-			int side, const double *X, size_t n, int M,
-			struct rfx_featmat *F, struct rfx_err *err)
+/* The P entries of a row: log-moduli (phases 0), Pc of them. */
+static int p_entries(int posh, const double *pp, int m1, double xx, double *lm)
 {
-	int m1, m3, D, nc, m, k;
-	double sgn = side == 1 ? 1.0 : -1.0;
-	double l_t, l_at;
+	int j;
+
+	if (!posh) {
+		for (j = 0; j < m1; j++)
+			lm[j] = pp[j] - xx - 0.5 * log((double)m1);
+		return m1;
+	}
+	for (j = 0; j < m1; j++) {
+		lm[2 * j] = pp[j] - xx - 0.5 * log(2.0 * m1);
+		lm[2 * j + 1] = -pp[j] - xx - 0.5 * log(2.0 * m1);
+	}
+	return 2 * m1;
+}
+
+static int hyb_features_kind(const struct hyb_kind *k,
+			     const struct rfx_params *p,
+			     const struct rfx_draw *w, int side,
+			     const double *X, size_t n, int M,
+			     struct rfx_featmat *F, struct rfx_err *err)
+{
+	int m1, m3, D, nc, nb, pc, j, l, e;
+	double sgn = side == 1 ? 1.0 : -1.0, half_pi = 0.5 * RFX_PI;
 	size_t i;
 
-	hyb_counts(p, M, &m1, &m3);
-	D = 2 * (m3 + 1) * m1;
-	nc = m1 + m3;
-	if (D > F->cap_D)
-		return rfx_error(err, RFX_EINVAL, "hyb: feature capacity too small");
-	l_t = -0.5 * log(2.0 * m1);
-	l_at = -0.5 * log(2.0 * m1 * m3);
+	hyb_counts(k, p, M, &m1, &m3);
+	D = hyb_dim(k, m1, m3);
+	nb = k->shared ? m1 : 2 * m1;
+	nc = nb + m3;
+	pc = k->posh ? 2 * m1 : m1;
+	if (D > F->cap_D || pc > F->cap_D)
+		return rfx_error(err, RFX_EINVAL, "%s: feature capacity too small",
+				 k->name);
 	rfx_featmat_project(F, w, X, n, 0, nc);
 	rfx_rownorms(X, n, w->d, F->work2);
 	/* Log-moduli go to re, phases to im; rfx_featmat_from_log allows that. */
 	for (i = 0; i < n; i++) {
 		const double *pr = F->work + i * (size_t)nc;
-		double *lm = F->re + i * (size_t)D;
-		double *ph = F->im + i * (size_t)D;
-		double xx = F->work2[i];
-		int j = 0;
+		const double *pt = pr, *pp = pr + (k->shared ? 0 : m1);
+		const double *pl = pr + nb;
+		double *lm = F->re + i * (size_t)D, *ph = F->im + i * (size_t)D;
+		double *plm = F->cwork; /* the row's P log-moduli, pc of them */
+		double xx = F->work2[i], lt = -0.5 * log((double)m1);
 
-		for (m = 0; m < m1; m++, j++) {
-			lm[j] = l_t;
-			ph[j] = sgn * pr[m];
-		}
-		for (k = 0; k < m3; k++) {
-			double s = pr[m1 + k];
+		e = 0;
+		p_entries(k->posh, pp, m1, xx, plm);
+		if (!k->gauss) {
+			double la = -0.5 * log((double)m3) - 0.5 * RFX_LN2;
 
-			for (m = 0; m < m1; m++, j++) {
-				lm[j] = s != 0.0 ? l_at : -INFINITY;
-				ph[j] = sgn * pr[m] + (s < 0.0 ? RFX_PI : 0.0);
+			for (j = 0; j < m1; j++, e++) {
+				lm[e] = lt - 0.5 * RFX_LN2;
+				ph[e] = sgn * pt[j];
 			}
-		}
-		for (m = 0; m < m1; m++, j++) {
-			lm[j] = pr[m] - xx + l_t;
-			ph[j] = 0.0;
-		}
-		for (k = 0; k < m3; k++) {
-			double s = pr[m1 + k];
+			for (l = 0; l < m3; l++)
+				for (j = 0; j < m1; j++, e++) {
+					lm[e] = pl[l] != 0.0 ? lt + la : -INFINITY;
+					ph[e] = sgn * pt[j] + (pl[l] < 0.0 ? RFX_PI : 0.0);
+				}
+			for (j = 0; j < pc; j++, e++) {
+				lm[e] = plm[j] - 0.5 * RFX_LN2;
+				ph[e] = 0.0;
+			}
+			for (l = 0; l < m3; l++)
+				for (j = 0; j < pc; j++, e++) {
+					lm[e] = pl[l] != 0.0 ? plm[j] + la : -INFINITY;
+					ph[e] = half_pi + (pl[l] < 0.0 ? RFX_PI : 0.0);
+				}
+		} else {
+			double a0 = 1.0 / p->rho;
+			double lr = -0.5 * log(m3 * p->rho);
 
-			for (m = 0; m < m1; m++, j++) {
-				lm[j] = s != 0.0 ? pr[m] - xx + l_at : -INFINITY;
-				ph[j] = 0.5 * RFX_PI + (s < 0.0 ? RFX_PI : 0.0);
+			for (j = 0; j < pc; j++, e++) {
+				lm[e] = plm[j] + 0.5 * log(a0);
+				ph[e] = 0.0;
+			}
+			for (j = 0; j < m1; j++, e++) {
+				lm[e] = lt + 0.5 * log(a0 - 1.0);
+				ph[e] = half_pi + sgn * pt[j];
+			}
+			/* r (x) P, then i r (x) T; r = i (sin, cos)(sigma t.x)/sqrt(m3 rho) */
+			for (l = 0; l < 2 * m3; l++) {
+				double u = p->sigma * pl[l / 2];
+				double v = (l & 1) ? cos(u) : sin(u);
+				double lv = v != 0.0 ? log(fabs(v)) + lr : -INFINITY;
+				double pv = half_pi + (v < 0.0 ? RFX_PI : 0.0);
+
+				for (j = 0; j < pc; j++, e++) {
+					lm[e] = lv + plm[j];
+					ph[e] = pv;
+				}
+			}
+			for (l = 0; l < 2 * m3; l++) {
+				double u = p->sigma * pl[l / 2];
+				double v = (l & 1) ? cos(u) : sin(u);
+				double lv = v != 0.0 ? log(fabs(v)) + lr : -INFINITY;
+				double pv = RFX_PI + (v < 0.0 ? RFX_PI : 0.0);
+
+				for (j = 0; j < m1; j++, e++) {
+					lm[e] = lv + lt;
+					ph[e] = pv + sgn * pt[j];
+				}
 			}
 		}
 	}
@@ -197,14 +385,162 @@ static int hyb_features(const struct rfx_params *p, const struct rfx_draw *w,
 	return RFX_OK;
 }
 
-const struct rfx_estimator_type rfx_est_hyb = {
-	.name = "hyb",
-	.title = "HybRF",
-	.flags = RFX_EST_COMPLEX,
-	.params = RFX_P(RFX_PARAM_M1) | RFX_P(RFX_PARAM_M3),
-	.fit = hyb_fit,
-	.log_variance = hyb_log_variance,
-	.features_used = hyb_features_used,
-	.draw = hyb_draw,
-	.features = hyb_features,
-};
+/*
+ * The estimate of each pair from the projections: lambda^ P + (1 - lambda^) T,
+ * with P in logs (it spans any range) and T in [-1, 1].
+ */
+static int hyb_estimate_kind(const struct hyb_kind *k,
+			     const struct rfx_params *p,
+			     const struct rfx_draw *w, const double *X,
+			     const double *Y, size_t P, int M, double *logabs,
+			     signed char *sign, struct rfx_err *err)
+{
+	int m1, m3, nb, nc, j, l, d = w->d;
+	size_t q;
+
+	hyb_counts(k, p, M, &m1, &m3);
+	nb = k->shared ? m1 : 2 * m1;
+	nc = nb + m3;
+	for (q = 0; q < P; q++) {
+		const double *x = X + q * (size_t)d, *y = Y + q * (size_t)d;
+		double T = 0.0, lam, mp = -INFINITY, sp = 0.0, lp, xx = 0.0, yy = 0.0;
+		double t1, t2, v;
+		int c, s1, s2;
+
+		for (l = 0; l < d; l++) {
+			xx += x[l] * x[l];
+			yy += y[l] * y[l];
+		}
+		/* Two passes over the P terms: their maximum, then the sum. */
+		for (c = 0; c < 2; c++)
+			for (j = 0; j < m1; j++) {
+				int col = (k->shared ? 0 : m1) + j, sgnp;
+				double px = 0.0, py = 0.0;
+
+				for (l = 0; l < d; l++) {
+					px += w->omega[(size_t)l * (size_t)w->cap + col] * x[l];
+					py += w->omega[(size_t)l * (size_t)w->cap + col] * y[l];
+				}
+				for (sgnp = 1; sgnp >= (k->posh ? -1 : 1); sgnp -= 2) {
+					double t = sgnp * (px + py);
+
+					if (c == 0)
+						mp = t > mp ? t : mp;
+					else
+						sp += exp(t - mp);
+				}
+			}
+		lp = mp + log(sp / (k->posh ? 2.0 * m1 : (double)m1)) - xx - yy;
+		for (j = 0; j < m1; j++) {
+			double px = 0.0, py = 0.0;
+
+			for (l = 0; l < d; l++) {
+				px += w->omega[(size_t)l * (size_t)w->cap + j] * x[l];
+				py += w->omega[(size_t)l * (size_t)w->cap + j] * y[l];
+			}
+			T += cos(px - py) / m1;
+		}
+		lam = k->gauss ? 1.0 / p->rho : 0.0;
+		for (l = 0; l < m3; l++) {
+			double px = 0.0, py = 0.0;
+			int col = nb + l, r;
+
+			for (r = 0; r < d; r++) {
+				px += w->omega[(size_t)r * (size_t)w->cap + col] * x[r];
+				py += w->omega[(size_t)r * (size_t)w->cap + col] * y[r];
+			}
+			if (k->gauss)
+				lam -= cos(p->sigma * (px - py)) / (m3 * p->rho);
+			else
+				lam += (1.0 - (double)((px > 0) - (px < 0)) *
+						      (double)((py > 0) - (py < 0))) /
+				       (2.0 * m3);
+		}
+		(void)nc;
+		/* lambda^ P + (1 - lambda^) T as a signed sum of two logs. */
+		s1 = (lam > 0.0) - (lam < 0.0);
+		t1 = s1 ? log(fabs(lam)) + lp : -INFINITY;
+		v = (1.0 - lam) * T;
+		s2 = (v > 0.0) - (v < 0.0);
+		t2 = s2 ? log(fabs(v)) : -INFINITY;
+		{
+			double m = t1 > t2 ? t1 : t2, acc;
+
+			if (m == -INFINITY) {
+				logabs[q] = -INFINITY;
+				sign[q] = 0;
+				continue;
+			}
+			acc = s1 * exp(t1 - m) + s2 * exp(t2 - m);
+			sign[q] = (signed char)((acc > 0.0) - (acc < 0.0));
+			logabs[q] = acc != 0.0 ? m + log(fabs(acc)) : -INFINITY;
+		}
+	}
+	(void)err;
+	return RFX_OK;
+}
+
+/* One registry entry per kind: thin wrappers that pass the kind along. */
+#define HYB_ENTRY(id, kind, name_, title_, flags_, params_)                    \
+	static int id##_fit(struct rfx_params *p, const double *X, size_t nx,  \
+			    const double *Y, size_t ny, int M,                 \
+			    struct rfx_err *err)                               \
+	{                                                                      \
+		return kind_fit(&kind, p, X, nx, Y, ny, M, err);                \
+	}                                                                      \
+	static int id##_log_variance(const struct rfx_params *p,               \
+				     const struct rfx_block *b, int M,         \
+				     double *out, struct rfx_err *err)         \
+	{                                                                      \
+		return hyb_log_variance_kind(&kind, p, b, M, out, err);        \
+	}                                                                      \
+	static int id##_used(const struct rfx_params *p, int M)                \
+	{                                                                      \
+		return kind_used(&kind, p, M);                                  \
+	}                                                                      \
+	static int id##_draw(const gsl_rng *r, enum rfx_proj proj,             \
+			     const struct rfx_params *p, int M,                \
+			     struct rfx_draw *w, struct rfx_err *err)          \
+	{                                                                      \
+		return hyb_draw_kind(&kind, r, proj, p, M, w, err);            \
+	}                                                                      \
+	static int id##_estimate(const struct rfx_params *p,                   \
+				 const struct rfx_draw *w, const double *X,    \
+				 const double *Y, size_t P, int M,             \
+				 double *logabs, signed char *sign,            \
+				 struct rfx_err *err)                          \
+	{                                                                      \
+		return hyb_estimate_kind(&kind, p, w, X, Y, P, M, logabs,      \
+					 sign, err);                           \
+	}                                                                      \
+	static int id##_features(const struct rfx_params *p,                   \
+				 const struct rfx_draw *w, int side,           \
+				 const double *X, size_t n, int M,             \
+				 struct rfx_featmat *F, struct rfx_err *err)   \
+	{                                                                      \
+		return hyb_features_kind(&kind, p, w, side, X, n, M, F, err);  \
+	}                                                                      \
+	const struct rfx_estimator_type rfx_est_##id = {                       \
+		.name = name_,                                                 \
+		.title = title_,                                               \
+		.flags = flags_,                                               \
+		.params = params_,                                             \
+		.fit = id##_fit,                                               \
+		.log_variance = id##_log_variance,                             \
+		.features_used = id##_used,                                    \
+		.draw = id##_draw,                                             \
+		.estimate = id##_estimate,                                     \
+		.features = id##_features,                                     \
+	}
+
+#define HYB_PARAMS (RFX_P(RFX_PARAM_M1) | RFX_P(RFX_PARAM_M3))
+
+HYB_ENTRY(hyb, kind_hyb, "hyb", "HybRF", RFX_EST_COMPLEX, HYB_PARAMS);
+HYB_ENTRY(ang, kind_ang, "ang", "HRF angular hybrid", RFX_EST_COMPLEX,
+	  HYB_PARAMS);
+HYB_ENTRY(ang_ind, kind_ang_ind, "ang-ind",
+	  "HRF angular hybrid, independent projections", RFX_EST_COMPLEX,
+	  HYB_PARAMS);
+HYB_ENTRY(gauss_hyb, kind_gauss, "gauss-hyb", "HRF Gaussian hybrid",
+	  RFX_EST_COMPLEX,
+	  HYB_PARAMS | RFX_P(RFX_PARAM_SIGMA) | RFX_P(RFX_PARAM_RHO));

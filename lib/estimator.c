@@ -13,8 +13,9 @@
 #include <string.h>
 
 /*
- * Non-positive estimators first, then positive ones, as the panels of
- * thesis Fig 6.4 group them.
+ * The thesis' nine first, non-positive then positive as the panels of its
+ * Fig 6.4 group them; then the HRF paper's estimators. New entries go at
+ * the end: Monte Carlo streams are keyed by the position here.
  */
 static const struct rfx_estimator_type *const registry[] = {
 	&rfx_est_trig,
@@ -26,6 +27,10 @@ static const struct rfx_estimator_type *const registry[] = {
 	&rfx_est_oprf,
 	&rfx_est_pois_plus,
 	&rfx_est_geom_plus,
+	&rfx_est_posh,
+	&rfx_est_ang,
+	&rfx_est_ang_ind,
+	&rfx_est_gauss_hyb,
 	NULL
 };
 
@@ -124,9 +129,17 @@ int rfx_estimator_features(const struct rfx_estimator_type *e,
 	return e->features_used ? e->features_used(p, M) : M;
 }
 
+int rfx_estimator_feature_dim(const struct rfx_estimator_type *e,
+			      const struct rfx_params *p, int M)
+{
+	return e->feature_dim ? e->feature_dim(p, M)
+			      : rfx_estimator_features(e, p, M);
+}
+
 int rfx_estimator_fair_features(const struct rfx_estimator_type *e, int budget)
 {
-	int m = (e->flags & RFX_EST_COMPLEX) ? budget / 2 : budget;
+	int m = (e->flags & (RFX_EST_COMPLEX | RFX_EST_PAIRED)) ? budget / 2
+								  : budget;
 
 	return m > 0 ? m : 1;
 }
@@ -145,7 +158,7 @@ int rfx_estimator_block(const struct rfx_estimator_type *e,
 }
 
 static const char *const param_names[RFX_PARAM_COUNT] = {
-	"A", "t", "lambda", "q", "c", "m1", "m3"
+	"A", "t", "lambda", "q", "c", "m1", "m3", "sigma", "rho"
 };
 
 const char *rfx_param_name(enum rfx_param id)
@@ -326,6 +339,20 @@ int rfx_params_parse(struct rfx_params *p, const struct rfx_estimator_type *e,
 		else
 			p->m3 = (int)v[0];
 		break;
+	case RFX_PARAM_SIGMA:
+		if (parse_nums(eq, v, 1) != 1 || !(v[0] > 0.0))
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: sigma must be a positive number, got '%s'",
+					 e->name, eq);
+		p->sigma = v[0];
+		break;
+	case RFX_PARAM_RHO:
+		if (parse_nums(eq, v, 1) != 1 || !(v[0] > 0.0 && v[0] <= 1.0))
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: rho must be in (0, 1], got '%s'",
+					 e->name, eq);
+		p->rho = v[0];
+		break;
 	default:
 		break;
 	}
@@ -387,6 +414,14 @@ size_t rfx_params_format(const struct rfx_params *p,
 			break;
 		case RFX_PARAM_M3:
 			APPEND("m3=%d", p->m3);
+			break;
+		case RFX_PARAM_SIGMA:
+			rfx_table_format_double(p->sigma, a, sizeof(a));
+			APPEND("sigma=%s", a);
+			break;
+		case RFX_PARAM_RHO:
+			rfx_table_format_double(p->rho, a, sizeof(a));
+			APPEND("rho=%s", a);
 			break;
 		default:
 			break;

@@ -31,6 +31,7 @@
 #define RFX_EST_DISCRETE 0x04u /* omega is discrete: --projection n/a */
 #define RFX_EST_SHIFTED  0x08u /* acts on x - c, y - c (param c) */
 #define RFX_EST_X2Y2     0x10u /* log_variance reads block->x2y2 */
+#define RFX_EST_PAIRED   0x20u /* two real features per unit of M (HRF's ++) */
 
 /* Parameters an estimator may have; bit RFX_P(id) in a mask. */
 enum rfx_param {
@@ -41,6 +42,8 @@ enum rfx_param {
 	RFX_PARAM_C,      /* shift vector c (d entries) of PoisRF+/GeomRF+ */
 	RFX_PARAM_M1,     /* HybRF M1 = M2, features per base estimator */
 	RFX_PARAM_M3,     /* HybRF M3, angular features */
+	RFX_PARAM_SIGMA,  /* Gaussian hybrid bandwidth sigma > 0 */
+	RFX_PARAM_RHO,    /* Gaussian hybrid normaliser 0 < rho <= 1 */
 	RFX_PARAM_COUNT
 };
 #define RFX_P(id) (1u << (id))
@@ -54,6 +57,8 @@ struct rfx_params {
 	double q;        /* geometric parameter */
 	double *c;       /* shift, d entries, owned; NULL until set */
 	int m1, m3;      /* hybrid feature counts */
+	double sigma;    /* Gaussian hybrid bandwidth */
+	double rho;      /* Gaussian hybrid normaliser */
 	unsigned given;  /* RFX_P() bits of values the user fixed: fit keeps them */
 };
 
@@ -72,6 +77,11 @@ struct rfx_estimator_type {
 		   const double *Y, size_t ny, int M, struct rfx_err *err);
 
 	/*
+	 * Every hook below takes the same budget M as fit (the number of
+	 * features in the estimator's own unit: complex features for TrigRF,
+	 * projections for PosRF, the whole structure for the hybrids, see
+	 * features_used); how many feature columns that makes is feature_dim.
+	 *
 	 * Writes log Var of the M-feature estimator (iid projections) for every
 	 * pair of block b into out (b->nx * b->ny entries, pair (i, j) at
 	 * i * ny + j); -inf where the variance is exactly zero. b is computed
@@ -84,10 +94,28 @@ struct rfx_estimator_type {
 	/* Number of features actually used for a budget of M (NULL: M). */
 	int (*features_used)(const struct rfx_params *p, int M);
 
+	/*
+	 * Number of feature columns (and Gaussian projection columns at most)
+	 * for a budget of M (NULL: features_used).
+	 */
+	int (*feature_dim)(const struct rfx_params *p, int M);
+
 	/* Draws the randomness of one M-feature estimator into w. */
 	int (*draw)(const gsl_rng *r, enum rfx_proj proj,
 		    const struct rfx_params *p, int M, struct rfx_draw *w,
 		    struct rfx_err *err);
+
+	/*
+	 * Optional fast path for Monte Carlo: the estimates of the P pairs
+	 * (X[k], Y[k]) for draw w, as log|value| and sign, computed from the
+	 * projections without forming the feature maps (for the hybrids, whose
+	 * maps have (n+1)(...) entries but whose estimate needs only n + m
+	 * projections). Must equal Re sum_j Phi1_j Phi2_j up to rounding
+	 * (tests check it). NULL: Monte Carlo goes through the features.
+	 */
+	int (*estimate)(const struct rfx_params *p, const struct rfx_draw *w,
+			const double *X, const double *Y, size_t P, int M,
+			double *logabs, signed char *sign, struct rfx_err *err);
 
 	/*
 	 * Computes the feature maps f^(side) (side 1 for x's, 2 for y's) of the
@@ -108,6 +136,10 @@ extern const struct rfx_estimator_type rfx_est_pois;
 extern const struct rfx_estimator_type rfx_est_geom;
 extern const struct rfx_estimator_type rfx_est_pois_plus;
 extern const struct rfx_estimator_type rfx_est_geom_plus;
+extern const struct rfx_estimator_type rfx_est_posh;
+extern const struct rfx_estimator_type rfx_est_ang;
+extern const struct rfx_estimator_type rfx_est_ang_ind;
+extern const struct rfx_estimator_type rfx_est_gauss_hyb;
 
 /* The registry, NULL-terminated, in the order tables and plots list them. */
 const struct rfx_estimator_type *const *rfx_estimator_list(void);
@@ -131,9 +163,14 @@ int rfx_estimator_parse_list(const char *list,
 int rfx_estimator_features(const struct rfx_estimator_type *e,
 			   const struct rfx_params *p, int M);
 
+/* Feature columns for budget M (feature_dim, or rfx_estimator_features). */
+int rfx_estimator_feature_dim(const struct rfx_estimator_type *e,
+			      const struct rfx_params *p, int M);
+
 /*
  * The thesis' fair default (sec. 6.6.1): a complex feature counts as two
- * real ones, so for a budget of B real features complex estimators get B/2.
+ * real ones, so for a budget of B real features complex estimators (and
+ * paired ones, two real features per unit) get B/2.
  */
 int rfx_estimator_fair_features(const struct rfx_estimator_type *e, int budget);
 
@@ -151,7 +188,7 @@ void rfx_params_release(struct rfx_params *p);
 int rfx_params_copy(struct rfx_params *dst, const struct rfx_params *src,
 		    struct rfx_err *err);
 
-/* Name of a parameter ("A", "t", "lambda", "q", "c", "m1", "m3"). */
+/* Name of a parameter ("A", "t", "lambda", "q", "c", "m1", "m3", ...). */
 const char *rfx_param_name(enum rfx_param id);
 
 /*

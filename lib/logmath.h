@@ -31,6 +31,8 @@ double log1p(double);
 #pragma omp declare simd notinbranch
 double acos(double);
 #pragma omp declare simd notinbranch
+double asin(double);
+#pragma omp declare simd notinbranch
 double cos(double);
 #pragma omp declare simd notinbranch
 double sin(double);

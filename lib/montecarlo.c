@@ -66,11 +66,11 @@ void rfx_mc_summarize(const double *logabs, const signed char *sgn, size_t R,
 	res->log_var_se = se2 > 0.0 ? sqrt(se2) / var : 0.0;
 }
 
-int rfx_mc_pairs(const struct rfx_estimator_type *e,
-		 const struct rfx_params *p, enum rfx_proj proj, int M,
-		 const double *X, const double *Y, size_t P, long R,
-		 const gsl_rng *r, struct rfx_mc_result *res,
-		 struct rfx_err *err)
+static int mc_pairs(const struct rfx_estimator_type *e,
+		    const struct rfx_params *p, enum rfx_proj proj, int M,
+		    const double *X, const double *Y, size_t P, long R,
+		    const gsl_rng *r, struct rfx_mc_result *res, int via_features,
+		    struct rfx_err *err)
 {
 	struct rfx_draw *w = NULL;
 	struct rfx_featmat *F1 = NULL, *F2 = NULL;
@@ -85,7 +85,7 @@ int rfx_mc_pairs(const struct rfx_estimator_type *e,
 				 "Monte Carlo needs at least 2 draws, got %ld", R);
 	if (P == 0)
 		return rfx_error(err, RFX_EINVAL, "Monte Carlo needs pairs");
-	D = rfx_estimator_features(e, p, M);
+	D = rfx_estimator_feature_dim(e, p, M);
 	if (D < 1)
 		return rfx_error(err, RFX_EINVAL, "%s: no features for M = %d",
 				 e->name, M);
@@ -108,6 +108,13 @@ int rfx_mc_pairs(const struct rfx_estimator_type *e,
 		ret = e->draw(r, proj, p, M, w, err);
 		if (ret)
 			goto out;
+		if (e->estimate && !via_features) {
+			ret = e->estimate(p, w, X, Y, P, M, labs + (size_t)q * P,
+					  sg + (size_t)q * P, err);
+			if (ret)
+				goto out;
+			continue;
+		}
 		ret = e->features(p, w, 1, X, P, M, F1, err);
 		if (ret)
 			goto out;
@@ -132,4 +139,22 @@ out:
 	free(labs);
 	free(sg);
 	return ret;
+}
+
+int rfx_mc_pairs(const struct rfx_estimator_type *e,
+		 const struct rfx_params *p, enum rfx_proj proj, int M,
+		 const double *X, const double *Y, size_t P, long R,
+		 const gsl_rng *r, struct rfx_mc_result *res,
+		 struct rfx_err *err)
+{
+	return mc_pairs(e, p, proj, M, X, Y, P, R, r, res, 0, err);
+}
+
+int rfx_mc_pairs_features(const struct rfx_estimator_type *e,
+			  const struct rfx_params *p, enum rfx_proj proj,
+			  int M, const double *X, const double *Y, size_t P,
+			  long R, const gsl_rng *r, struct rfx_mc_result *res,
+			  struct rfx_err *err)
+{
+	return mc_pairs(e, p, proj, M, X, Y, P, R, r, res, 1, err);
 }

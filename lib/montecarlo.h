@@ -51,4 +51,14 @@ int rfx_mc_pairs(const struct rfx_estimator_type *e,
 		 const gsl_rng *r, struct rfx_mc_result *res,
 		 struct rfx_err *err);
 
+/*
+ * rfx_mc_pairs through the feature maps even where the estimator has a
+ * faster estimate hook: tests use it to check the maps.
+ */
+int rfx_mc_pairs_features(const struct rfx_estimator_type *e,
+			  const struct rfx_params *p, enum rfx_proj proj,
+			  int M, const double *X, const double *Y, size_t P,
+			  long R, const gsl_rng *r, struct rfx_mc_result *res,
+			  struct rfx_err *err);
+
 #endif

@@ -174,7 +174,8 @@ struct task_out {
 	struct summary sub;    /* analytic on the Monte Carlo pairs */
 	struct summary mc;     /* Monte Carlo on those pairs */
 	double mc_se_sum;      /* sum of the pairs' MC standard errors */
-	int M;                 /* features used */
+	int M;                 /* the budget M handed to every hook */
+	int M_used;            /* features used, for the table */
 	struct rfx_params params;
 };
 
@@ -325,7 +326,8 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 		ret = e->fit(&out[m].params, w->X, L, w->Y, L, M, err);
 		if (ret)
 			return ret;
-		out[m].M = rfx_estimator_features(e, &out[m].params, M);
+		out[m].M = M;
+		out[m].M_used = rfx_estimator_features(e, &out[m].params, M);
 		summary_init(&out[m].an);
 		summary_init(&out[m].sub);
 		summary_init(&out[m].mc);
@@ -402,7 +404,7 @@ size_t rfx_varexp_nrows(const struct rfx_varexp_config *c)
 
 size_t rfx_varexp_max_params(const struct rfx_varexp_config *c)
 {
-	return rfx_varexp_nrows(c) * (size_t)c->samples * 3;
+	return rfx_varexp_nrows(c) * (size_t)c->samples * 4;
 }
 
 static int check_config(const struct rfx_varexp_config *c, struct rfx_err *err)
@@ -470,6 +472,10 @@ static void record_params(struct rfx_varexp_param *pr, size_t *np,
 	if (e->params & RFX_P(RFX_PARAM_M1)) {
 		add_param(pr, np, e->name, regime, gamma, s, "m1", p->m1);
 		add_param(pr, np, e->name, regime, gamma, s, "m3", p->m3);
+	}
+	if (e->params & RFX_P(RFX_PARAM_SIGMA)) {
+		add_param(pr, np, e->name, regime, gamma, s, "sigma", p->sigma);
+		add_param(pr, np, e->name, regime, gamma, s, "rho", p->rho);
 	}
 }
 
@@ -581,7 +587,7 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 					row->gamma = c->gammas[gi];
 					row->d = c->d;
 					row->M = outs[(size_t)((ri * c->ngammas + gi) *
-							       c->samples) * nm + m].M;
+							       c->samples) * nm + m].M_used;
 					row->n_pairs = (long)an.n;
 					row->n_zero = an.zero;
 					row->logvar_mean = an.mean;

@@ -98,7 +98,7 @@ extern const struct rfx_schema rfx_varexp_param_schema;
 /* Rows of rfx_varexp_run: nmethods * nregimes * ngammas. */
 size_t rfx_varexp_nrows(const struct rfx_varexp_config *c);
 
-/* Parameter rows: at most nrows * samples * 3. */
+/* Parameter rows: at most nrows * samples * 4. */
 size_t rfx_varexp_max_params(const struct rfx_varexp_config *c);
 
 /*

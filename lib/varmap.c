@@ -69,7 +69,7 @@ static int pair_log_var(const struct rfx_estimator_type *e,
 		ret = rfx_estimator_block(e, &p, b, x, 1, y, 1, err);
 	if (!ret) {
 		*Mused = rfx_estimator_features(e, &p, M);
-		ret = e->log_variance(&p, b, *Mused, lv, err);
+		ret = e->log_variance(&p, b, M, lv, err);
 	}
 	rfx_params_release(&p);
 	return ret;

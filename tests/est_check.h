@@ -61,7 +61,7 @@ static inline int check_estimator_mc(const struct rfx_estimator_type *e,
 		gsl_rng_free(r);
 		return 1;
 	}
-	lv = check_log_var(e, p, x, y, rfx_estimator_features(e, p, M));
+	lv = check_log_var(e, p, x, y, M);
 	if (rfx_mc_pairs(e, p, RFX_PROJ_IID, M, x, y, 1, R, r, &mc, &err)) {
 		ok(0, "%s %s: monte carlo (%s)", e->name, label, err.msg);
 		gsl_rng_free(r);

@@ -28,7 +28,8 @@ fi
 # MNIST comes from data/ next to rfx unless the environment says otherwise.
 unset RFX_DATA
 
-METHODS="trig hyb gerf pois geom pos oprf pois+ geom+"
+METHODS="trig hyb gerf pois geom pos oprf pois+ geom+ posh ang ang-ind gauss-hyb"
+NMETHODS=13
 HEADER=$(printf 'method\tregime\tgamma\td\tM\tn_pairs\tn_zero\tlogvar_mean\tlogvar_std\tlogvar_min\tlogvar_max')
 MC_HEADER=$(printf '%s\tprojection\tmc_R\tmc_pairs\tsub_logvar_mean\tmc_logvar_mean\tmc_logvar_std\tmc_logvar_se\tmc_zero' "$HEADER")
 PAIR_HEADER=$(printf 'method\tparams\td\tM\tlog_kernel\tvariance\tlog_variance')
@@ -126,9 +127,17 @@ awk -F'\t' 'function abs(v) { return v < 0 ? -v : v }
 	if (!($10 - e <= $8 && $8 <= $11 + e && $9 >= 0 && $4 == 64)) bad = 1 }
 	END { exit bad }' small.tsv
 ok $? "experiment: min <= mean <= max, std >= 0, default d 64"
-awk -F'\t' 'NR > 1 && $5 != ($1 ~ /^(trig|hyb|gerf)$/ ? 4 : 8) { bad = 1 }
+# Budget 8: 4 complex features (trig, gerf, hyb's 2 m (m + 1) with m = 1) or
+# 4 paired projections (posh), 8 real ones; the HRF hybrids use m = n = 1,
+# (n + 1)(m + 2m) = 6 features (angular) or (2n + 1)(m + 2m) = 9 (Gaussian).
+awk -F'\t' 'function want(m) {
+		if (m ~ /^(trig|hyb|gerf|posh)$/) return 4
+		if (m ~ /^ang/) return 6
+		if (m == "gauss-hyb") return 9
+		return 8 }
+	NR > 1 && $5 != want($1) { bad = 1 }
 	END { exit bad }' small.tsv
-ok $? "experiment: default budget 8 (4 complex or 8 real features)"
+ok $? "experiment: default budget 8 (4 complex or paired features or 8 real ones)"
 # At gamma 1 in d = 64 the pairs are far apart, K ~ 0, and trig's variance
 # (1 - K^2)^2 / (2M) is 1 / (2M).
 awk -F'\t' 'NR > 1 && $1 == "trig" && $2 == "normal" && $3 == 1 {
@@ -160,7 +169,7 @@ ok $? "rfx variance --method oprf: finite, all oprf, L * L pairs"
 run variance --method all --regime heterogen -o out.h5 --L 16 --samples 1
 cp "$tmp/out" het.tsv
 is "$rc" 0 "rfx variance --method all --regime heterogen -o out.h5: exits 0"
-is "$(rows het.tsv)" 90 "-o: 9 methods x 10 gammas rows on stdout"
+is "$(rows het.tsv)" $((NMETHODS * 10)) "-o: $NMETHODS methods x 10 gammas rows on stdout"
 h5dump -H out.h5 > h5dump.txt 2>&1
 ok $? "-o: h5dump -H reads the file" || diag_file h5dump.txt
 grep -q 'DATASET "variance"' h5dump.txt && grep -q 'DATASET "params"' h5dump.txt
@@ -181,7 +190,7 @@ assert s(a["command"]) == sys.argv[1], a["command"]
 assert int(a["seed"]) == 20221121, a["seed"]
 assert s(a["rng"]) == "xoshiro256**", a["rng"]
 v = f["variance"]
-assert v.shape == (90,), v.shape
+assert v.shape == (130,), v.shape
 assert list(v.dtype.names) == ["method", "regime", "gamma", "d", "M", "n_pairs",
     "n_zero", "logvar_mean", "logvar_std", "logvar_min", "logvar_max",
     "projection", "mc_R", "mc_pairs", "sub_logvar_mean", "mc_logvar_mean",
@@ -199,14 +208,14 @@ assert list(d.columns) == ["method", "regime", "gamma", "d", "M", "n_pairs",
     "n_zero", "logvar_mean", "logvar_std", "logvar_min", "logvar_max",
     "projection", "mc_R", "mc_pairs", "sub_logvar_mean", "mc_logvar_mean",
     "mc_logvar_std", "mc_logvar_se", "mc_zero"], list(d.columns)
-assert len(d) == 90, len(d)
+assert len(d) == 130, len(d)
 assert sorted(set(d["gamma"])) == [k / 10 for k in range(1, 11)], sorted(set(d["gamma"]))
 assert all(math.isfinite(x) for x in d["logvar_mean"])
 p = pd.read_hdf("out.h5", "params")
 assert list(p.columns) == ["method", "regime", "gamma", "sample", "param", "value"]
 print("pandas ok")
 EOF
-	ok $? "-o: pandas.read_hdf(path, 'variance') gives the columns and 90 rows" ||
+	ok $? "-o: pandas.read_hdf(path, 'variance') gives the columns and 130 rows" ||
 		diag_file pd.txt
 else
 	skip "/usr/bin/python3 with h5py, pandas and tables not available"
@@ -248,7 +257,7 @@ run variance --L 24 --samples 1 --gamma 0.5 --regime normal,sphere --method all 
 cp "$tmp/out" mc.tsv
 is "$rc" 0 "--mc 200 --mc-pairs 4: exits 0"
 is "$(head -n 1 mc.tsv)" "$MC_HEADER" "--mc: the Monte Carlo columns follow the analytic ones"
-is "$(rows mc.tsv)" 18 "--mc: one row per method x regime"
+is "$(rows mc.tsv)" $((NMETHODS * 2)) "--mc: one row per method x regime"
 finite mc.tsv 3 11 && finite mc.tsv 13 19
 ok $? "--mc: every numeric column is finite"
 awk -F'\t' 'NR > 1 && ($13 != 200 || $14 != 4 || $19 != 0 ||

@@ -22,13 +22,16 @@
 #include "varexp.h"
 
 /*
- * The registry in the order of thesis Fig 6.4's panels: non-positive
- * estimators, then positive ones. The order is part of the interface:
- * rfx_varexp keys each method's Monte Carlo stream by its registry index.
+ * The registry: the thesis' nine in the order of its Fig 6.4 panels
+ * (non-positive estimators, then positive ones), then the HRF paper's.
+ * The order is part of the interface: rfx_varexp keys each method's Monte
+ * Carlo stream by its registry index, so new entries are appended.
  */
 static const char *const expect_names[] = {
 	"trig", "hyb", "gerf", "pois", "geom", "pos", "oprf", "pois+", "geom+",
+	"posh", "ang", "ang-ind", "gauss-hyb",
 };
+#define NTHESIS 9
 #define NEST ((int)(sizeof(expect_names) / sizeof(expect_names[0])))
 
 static int in(const char *name, const char *const *set)
@@ -41,8 +44,10 @@ static int in(const char *name, const char *const *set)
 
 static void test_registry(void)
 {
-	static const char *const positive[] = { "pos", "oprf", "pois+", "geom+", NULL };
-	static const char *const complex_[] = { "trig", "hyb", "gerf", NULL };
+	static const char *const positive[] = { "pos", "oprf", "pois+", "geom+",
+						"posh", NULL };
+	static const char *const complex_[] = { "trig", "hyb", "gerf", "ang",
+						"ang-ind", "gauss-hyb", NULL };
 	static const char *const discrete[] = { "pois", "geom", "pois+", "geom+", NULL };
 	static const char *const shifted[] = { "pois+", "geom+", NULL };
 	const struct rfx_estimator_type *const *all = rfx_estimator_list();
@@ -55,7 +60,7 @@ static void test_registry(void)
 	for (i = 0; i < n && i < NEST; i++)
 		if (strcmp(all[i]->name, expect_names[i]))
 			order = 0;
-	ok(order, "registry order: trig, hyb, gerf, pois, geom, pos, oprf, pois+, geom+");
+	ok(order, "registry order: trig, hyb, gerf, pois, geom, pos, oprf, pois+, geom+, posh, ang, ang-ind, gauss-hyb");
 	for (i = 0; i < n; i++) {
 		const struct rfx_estimator_type *e = all[i];
 		int pos_ = (e->flags & RFX_EST_POSITIVE) != 0;
@@ -81,16 +86,20 @@ static void test_registry(void)
 		for (j = 0; j < i; j++)
 			if (!strcmp(all[j]->name, e->name) || all[j] == e)
 				unique = 0;
-		/* Fig 6.4's grouping: no positive estimator before a signed one. */
-		if (i > 0 && (all[i - 1]->flags & RFX_EST_POSITIVE) && !pos_)
+		/*
+		 * Fig 6.4's grouping of the thesis' nine: no positive estimator
+		 * before a signed one.
+		 */
+		if (i > 0 && i < NTHESIS &&
+		    (all[i - 1]->flags & RFX_EST_POSITIVE) && !pos_)
 			order = 0;
 	}
 	ok(complete, "every entry has name, title, fit, log_variance, draw, features");
 	ok(unique, "names and entries are unique");
 	ok(names_fit, "every name fits a table row (< %d bytes)", RFX_NAME_LEN);
-	ok(order, "positive estimators come after the signed ones");
-	ok(flags_pos, "RFX_EST_POSITIVE exactly for pos, oprf, pois+, geom+");
-	ok(flags_cx, "RFX_EST_COMPLEX exactly for trig, hyb, gerf");
+	ok(order, "the thesis' positive estimators come after its signed ones");
+	ok(flags_pos, "RFX_EST_POSITIVE exactly for pos, oprf, pois+, geom+, posh");
+	ok(flags_cx, "RFX_EST_COMPLEX exactly for trig, hyb, gerf, ang, ang-ind, gauss-hyb");
 	ok(flags_disc, "RFX_EST_DISCRETE exactly for pois, geom, pois+, geom+");
 	ok(flags_shift, "RFX_EST_SHIFTED and parameter c exactly for pois+, geom+");
 	ok((rfx_est_pois.flags & RFX_EST_X2Y2) && (rfx_est_pois_plus.flags & RFX_EST_X2Y2) &&
@@ -253,6 +262,8 @@ static void test_params_roundtrip(void)
 		p.c[2] = -3141.592654;
 		p.m1 = 7;
 		p.m3 = 12;
+		p.sigma = 0.75;
+		p.rho = 0.3125;
 		len = rfx_params_format(&p, e, buf, sizeof(buf));
 		ok(len == strlen(buf) && parse_all(&q, e, buf, &err) == 0 &&
 			   same_params(&p, &q, e->params) && q.given == e->params,
@@ -417,20 +428,25 @@ static void test_features_count(void)
 
 	/* Sec. 6.6.1: M = 128 real, M = 64 complex for a budget of 128. */
 	for (i = 0; all[i]; i++) {
-		int cx = (all[i]->flags & RFX_EST_COMPLEX) != 0;
+		/* Paired estimators (two real features per unit) count as complex. */
+		int cx = (all[i]->flags & (RFX_EST_COMPLEX | RFX_EST_PAIRED)) != 0;
 
 		if (rfx_estimator_fair_features(all[i], 128) != (cx ? 64 : 128) ||
 		    rfx_estimator_fair_features(all[i], 9) != (cx ? 4 : 9) ||
 		    rfx_estimator_fair_features(all[i], 1) != 1)
 			fair = 0;
 	}
-	ok(fair, "fair features: budget B gives B for real, floor(B/2) for complex, at least 1");
+	ok(fair, "fair features: budget B gives B for real, floor(B/2) for complex and paired, at least 1");
 	rfx_params_init(&p, 3);
 	for (i = 0; all[i]; i++)
-		if (all[i] != &rfx_est_hyb &&
+		if (all[i] != &rfx_est_hyb && all[i] != &rfx_est_ang &&
+		    all[i] != &rfx_est_ang_ind && all[i] != &rfx_est_gauss_hyb &&
 		    rfx_estimator_features(all[i], &p, 17) != 17)
 			plain = 0;
-	ok(plain, "every estimator but hyb uses exactly M features");
+	ok(plain, "every estimator but the hybrids uses exactly M features");
+	ok(rfx_estimator_feature_dim(&rfx_est_posh, &p, 17) == 34 &&
+		   rfx_estimator_feature_dim(&rfx_est_pos, &p, 17) == 17,
+	   "posh has two feature columns per projection, pos one");
 	/* HybRF: 2 m (m + 1) for the largest m fitting the budget. */
 	ok(rfx_estimator_features(&rfx_est_hyb, &p, 64) == 60 &&
 		   rfx_estimator_features(&rfx_est_hyb, &p, 4) == 4 &&
@@ -506,7 +522,7 @@ static void test_positive_features(void)
 			ok(0, "%s: fit failed: %s", e->name, err.msg);
 			continue;
 		}
-		D = rfx_estimator_features(e, &p, M);
+		D = rfx_estimator_feature_dim(e, &p, M);
 		w = rfx_draw_alloc(d, D > M ? D : M);
 		F1 = rfx_featmat_alloc(L, D > M ? D : M);
 		F2 = rfx_featmat_alloc(L, D > M ? D : M);
@@ -545,7 +561,7 @@ static void test_positive_features(void)
 		rfx_featmat_free(F2);
 		rfx_params_release(&p);
 	}
-	ok(npos == 4, "four estimators were checked for positivity");
+	ok(npos == 5, "five estimators were checked for positivity");
 	gsl_rng_free(r);
 }
 
@@ -579,8 +595,9 @@ static int ident_char(char c)
 
 /*
  * Does text mention estimator name: as its C symbol rfx_est_<name> with
- * '+' spelled "_plus" (not followed by more identifier characters, so pois
- * is not found in rfx_est_pois_plus), or as the quoted CLI name?
+ * '+' spelled "_plus" and '-' spelled '_' (not followed by more identifier
+ * characters, so pois is not found in rfx_est_pois_plus), or as the quoted
+ * CLI name?
  */
 static int mentions(const char *text, const char *name)
 {
@@ -593,6 +610,8 @@ static int mentions(const char *text, const char *name)
 		if (*s == '+') {
 			memcpy(sym + k, "_plus", 5);
 			k += 5;
+		} else if (*s == '-') {
+			sym[k++] = '_';
 		} else {
 			sym[k++] = *s;
 		}

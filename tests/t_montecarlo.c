@@ -269,11 +269,11 @@ static void test_pairs_errors(void)
 			&err) == RFX_EINVAL &&
 		   strstr(err.msg, "pairs"),
 	   "P = 0 is RFX_EINVAL: %s", err.msg);
-	/* HybRF has no features below a budget of 4 (2 m (m + 1) with m >= 1). */
+	/* PosRF with a budget of 0 has no features. */
 	rfx_err_clear(&err);
-	ok(rfx_mc_pairs(&rfx_est_hyb, &p, RFX_PROJ_IID, 3, x, y, 1, 100, r, &res,
+	ok(rfx_mc_pairs(&rfx_est_pos, &p, RFX_PROJ_IID, 0, x, y, 1, 100, r, &res,
 			&err) == RFX_EINVAL &&
-		   strstr(err.msg, "hyb"),
+		   strstr(err.msg, "pos"),
 	   "an estimator with no features for M is RFX_EINVAL: %s", err.msg);
 	ok(rfx_mc_pairs(&rfx_est_pos, &p, RFX_PROJ_IID, 4, x, y, 1, 2, r, &res,
 			&err) == RFX_OK && res.R == 2,

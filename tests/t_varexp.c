@@ -36,8 +36,8 @@ static void base_config(struct rfx_varexp_config *c)
 	c->M = 0;
 	c->proj = RFX_PROJ_IID;
 	c->seed = 20240611;
-	while (all[c->nmethods])
-		c->nmethods++;
+	/* The thesis' nine, first in the registry. */
+	c->nmethods = 9;
 	c->methods = all;
 	c->nregimes = 2;
 	c->regimes = regimes;
@@ -158,7 +158,7 @@ static void test_row_independence(const struct run *big)
 	const struct rfx_estimator_type *const *all = rfx_estimator_list();
 	int m, same = 1;
 
-	for (m = 0; all[m]; m++) {
+	for (m = 0; m < 9; m++) {
 		struct rfx_varexp_config c;
 		struct run one;
 		const struct rfx_estimator_type *meth[1] = { all[m] };
