@@ -16,5 +16,6 @@ fast) scale="--L 128 --samples 2 --mc 500 --mc-pairs 4" ;;
 *) echo "fig6_4.sh: SCALE must be full or fast" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2086
-"$RFX" variance --method all --regime all --d 64 --seed 20221121 $scale \
+"$RFX" variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ \
+	--regime all --d 64 --seed 20221121 $scale \
 	-o "$out" >/dev/null
