@@ -52,6 +52,7 @@ LIB_OBJS += lib/cancel.o
 LIB_OBJS += lib/dirf.o
 LIB_OBJS += lib/err.o
 LIB_OBJS += lib/est_gerf.o
+LIB_OBJS += lib/est_cexp.o
 LIB_OBJS += lib/est_geom.o
 LIB_OBJS += lib/est_hyb.o
 LIB_OBJS += lib/est_pois.o

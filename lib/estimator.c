@@ -31,6 +31,8 @@ static const struct rfx_estimator_type *const registry[] = {
 	&rfx_est_ang,
 	&rfx_est_ang_ind,
 	&rfx_est_gauss_hyb,
+	&rfx_est_cexp,
+	&rfx_est_cexp_c,
 	NULL
 };
 
@@ -158,7 +160,7 @@ int rfx_estimator_block(const struct rfx_estimator_type *e,
 }
 
 static const char *const param_names[RFX_PARAM_COUNT] = {
-	"A", "t", "lambda", "q", "c", "m1", "m3", "sigma", "rho"
+	"A", "t", "lambda", "q", "c", "m1", "m3", "sigma", "rho", "a"
 };
 
 const char *rfx_param_name(enum rfx_param id)
@@ -176,23 +178,46 @@ void rfx_params_init(struct rfx_params *p, int d)
 void rfx_params_release(struct rfx_params *p)
 {
 	free(p->c);
-	p->c = NULL;
+	free(p->a_re);
+	free(p->a_im);
+	p->c = p->a_re = p->a_im = NULL;
+}
+
+/* A copy of v (d entries), or NULL for NULL; *fail set when out of memory. */
+static double *dup_vec(const double *v, int d, int *fail)
+{
+	double *c;
+
+	if (!v)
+		return NULL;
+	c = malloc((size_t)d * sizeof(double));
+	if (!c) {
+		*fail = 1;
+		return NULL;
+	}
+	memcpy(c, v, (size_t)d * sizeof(double));
+	return c;
 }
 
 int rfx_params_copy(struct rfx_params *dst, const struct rfx_params *src,
 		    struct rfx_err *err)
 {
-	double *c = NULL;
+	int fail = 0;
+	double *c = dup_vec(src->c, src->d, &fail);
+	double *ar = dup_vec(src->a_re, src->d, &fail);
+	double *ai = dup_vec(src->a_im, src->d, &fail);
 
-	if (src->c) {
-		c = malloc((size_t)src->d * sizeof(double));
-		if (!c)
-			return rfx_error(err, RFX_ENOMEM, "out of memory");
-		memcpy(c, src->c, (size_t)src->d * sizeof(double));
+	if (fail) {
+		free(c);
+		free(ar);
+		free(ai);
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	}
-	free(dst->c);
+	rfx_params_release(dst);
 	*dst = *src;
 	dst->c = c;
+	dst->a_re = ar;
+	dst->a_im = ai;
 	return RFX_OK;
 }
 
@@ -243,6 +268,39 @@ static int parse_nums(const char *s, double *out, int max)
 		size_t len = comma ? (size_t)(comma - s) : strlen(s);
 
 		if (n == max || parse_num(s, len, &out[n]))
+			return -1;
+		n++;
+		if (!comma)
+			return n;
+		s = comma + 1;
+	}
+}
+
+/*
+ * Parses up to max comma-separated complex numbers "re" or "re:im", none
+ * zero (A must be invertible), into re[], im[]; returns the count or -1.
+ */
+static int parse_complex_list(const char *s, double *re, double *im, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		const char *colon = memchr(s, ':', len);
+
+		if (n == max)
+			return -1;
+		if (colon) {
+			if (parse_num(s, (size_t)(colon - s), &re[n]) ||
+			    parse_num(colon + 1, len - (size_t)(colon - s) - 1, &im[n]))
+				return -1;
+		} else {
+			if (parse_num(s, len, &re[n]))
+				return -1;
+			im[n] = 0.0;
+		}
+		if (re[n] == 0.0 && im[n] == 0.0)
 			return -1;
 		n++;
 		if (!comma)
@@ -339,6 +397,26 @@ int rfx_params_parse(struct rfx_params *p, const struct rfx_estimator_type *e,
 		else
 			p->m3 = (int)v[0];
 		break;
+	case RFX_PARAM_DIAG: {
+		double *ar = malloc((size_t)p->d * sizeof(double));
+		double *ai = malloc((size_t)p->d * sizeof(double));
+		int k = ar && ai ? parse_complex_list(eq, ar, ai, p->d) : -2;
+
+		if (k != p->d) {
+			free(ar);
+			free(ai);
+			if (k == -2)
+				return rfx_error(err, RFX_ENOMEM, "out of memory");
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: a must be %d comma-separated nonzero numbers re or re:im",
+					 e->name, p->d);
+		}
+		free(p->a_re);
+		free(p->a_im);
+		p->a_re = ar;
+		p->a_im = ai;
+		break;
+	}
 	case RFX_PARAM_SIGMA:
 		if (parse_nums(eq, v, 1) != 1 || !(v[0] > 0.0))
 			return rfx_error(err, RFX_EINVAL,
@@ -422,6 +500,17 @@ size_t rfx_params_format(const struct rfx_params *p,
 		case RFX_PARAM_RHO:
 			rfx_table_format_double(p->rho, a, sizeof(a));
 			APPEND("rho=%s", a);
+			break;
+		case RFX_PARAM_DIAG:
+			APPEND("a=");
+			for (l = 0; p->a_re && l < p->d; l++) {
+				rfx_table_format_double(p->a_re[l], a, sizeof(a));
+				rfx_table_format_double(p->a_im[l], b, sizeof(b));
+				if (p->a_im[l] != 0.0)
+					APPEND("%s%s:%s", l ? "," : "", a, b);
+				else
+					APPEND("%s%s", l ? "," : "", a);
+			}
 			break;
 		default:
 			break;

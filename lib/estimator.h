@@ -44,6 +44,7 @@ enum rfx_param {
 	RFX_PARAM_M3,     /* HybRF M3, angular features */
 	RFX_PARAM_SIGMA,  /* Gaussian hybrid bandwidth sigma > 0 */
 	RFX_PARAM_RHO,    /* Gaussian hybrid normaliser 0 < rho <= 1 */
+	RFX_PARAM_DIAG,   /* complex exponential: diagonal of A, d complex */
 	RFX_PARAM_COUNT
 };
 #define RFX_P(id) (1u << (id))
@@ -59,6 +60,8 @@ struct rfx_params {
 	int m1, m3;      /* hybrid feature counts */
 	double sigma;    /* Gaussian hybrid bandwidth */
 	double rho;      /* Gaussian hybrid normaliser */
+	double *a_re;    /* diagonal of A (complex exponential), d entries, owned */
+	double *a_im;    /* its imaginary parts, d entries, owned */
 	unsigned given;  /* RFX_P() bits of values the user fixed: fit keeps them */
 };
 
@@ -140,6 +143,8 @@ extern const struct rfx_estimator_type rfx_est_posh;
 extern const struct rfx_estimator_type rfx_est_ang;
 extern const struct rfx_estimator_type rfx_est_ang_ind;
 extern const struct rfx_estimator_type rfx_est_gauss_hyb;
+extern const struct rfx_estimator_type rfx_est_cexp;
+extern const struct rfx_estimator_type rfx_est_cexp_c;
 
 /* The registry, NULL-terminated, in the order tables and plots list them. */
 const struct rfx_estimator_type *const *rfx_estimator_list(void);

@@ -29,7 +29,7 @@
  */
 static const char *const expect_names[] = {
 	"trig", "hyb", "gerf", "pois", "geom", "pos", "oprf", "pois+", "geom+",
-	"posh", "ang", "ang-ind", "gauss-hyb",
+	"posh", "ang", "ang-ind", "gauss-hyb", "cexp", "cexp-c",
 };
 #define NTHESIS 9
 #define NEST ((int)(sizeof(expect_names) / sizeof(expect_names[0])))
@@ -47,7 +47,8 @@ static void test_registry(void)
 	static const char *const positive[] = { "pos", "oprf", "pois+", "geom+",
 						"posh", NULL };
 	static const char *const complex_[] = { "trig", "hyb", "gerf", "ang",
-						"ang-ind", "gauss-hyb", NULL };
+						"ang-ind", "gauss-hyb", "cexp-c",
+						NULL };
 	static const char *const discrete[] = { "pois", "geom", "pois+", "geom+", NULL };
 	static const char *const shifted[] = { "pois+", "geom+", NULL };
 	const struct rfx_estimator_type *const *all = rfx_estimator_list();
@@ -229,6 +230,17 @@ static int same_params(const struct rfx_params *a, const struct rfx_params *b,
 			if (a->c[l] != b->c[l])
 				return 0;
 	}
+	if ((mask & RFX_P(RFX_PARAM_SIGMA)) && a->sigma != b->sigma)
+		return 0;
+	if ((mask & RFX_P(RFX_PARAM_RHO)) && a->rho != b->rho)
+		return 0;
+	if (mask & RFX_P(RFX_PARAM_DIAG)) {
+		if (!a->a_re || !b->a_re || !a->a_im || !b->a_im)
+			return 0;
+		for (l = 0; l < a->d; l++)
+			if (a->a_re[l] != b->a_re[l] || a->a_im[l] != b->a_im[l])
+				return 0;
+	}
 	return 1;
 }
 
@@ -264,6 +276,14 @@ static void test_params_roundtrip(void)
 		p.m3 = 12;
 		p.sigma = 0.75;
 		p.rho = 0.3125;
+		p.a_re = malloc(3 * sizeof(double));
+		p.a_im = malloc(3 * sizeof(double));
+		p.a_re[0] = 0.5;
+		p.a_im[0] = 0.0;
+		p.a_re[1] = -1.25;
+		p.a_im[1] = 2.0;
+		p.a_re[2] = 0.0;
+		p.a_im[2] = 3e-5;
 		len = rfx_params_format(&p, e, buf, sizeof(buf));
 		ok(len == strlen(buf) && parse_all(&q, e, buf, &err) == 0 &&
 			   same_params(&p, &q, e->params) && q.given == e->params,

@@ -1,0 +1,183 @@
+/*
+ * Complex exponential estimators (HRF sec. 2.3 and appendix H): the closed
+ * form against Monte Carlo for real and complex diagonal A, the special
+ * cases A = iI (TrigRF) and A = I (PosRF), the zero-variance condition of
+ * eqs. 17-18, and the fitted diagonals against eqs. 85-88.
+ */
+#include <math.h>
+#include <string.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_min.h>
+
+#include "tap.h"
+#include "est_check.h"
+#include "logmath.h"
+
+static const double x3[3] = { 0.31, -0.22, 0.47 };
+static const double y3[3] = { 0.12, 0.38, -0.26 };
+
+static void test_mc(void)
+{
+	struct rfx_params p;
+
+	rfx_params_init(&p, 3);
+	check_estimator_mc(&rfx_est_cexp, &p, x3, y3, 4, 40000, 101,
+			   "fitted real A");
+	rfx_params_release(&p);
+	rfx_params_init(&p, 3);
+	rfx_params_parse(&p, &rfx_est_cexp_c, "a=0.8:0.3,1.2:-0.5,0.4:0.9", NULL);
+	check_estimator_mc(&rfx_est_cexp_c, &p, x3, y3, 4, 40000, 102,
+			   "a complex A");
+	rfx_params_release(&p);
+	rfx_params_init(&p, 3);
+	rfx_params_parse(&p, &rfx_est_cexp, "a=1.5,0.7,2", NULL);
+	check_estimator_mc(&rfx_est_cexp, &p, x3, y3, 2, 40000, 103,
+			   "a real A, M = 2");
+	rfx_params_release(&p);
+}
+
+/*
+ * A = iI gives TrigRF, A = I gives PosRF (HRF sec. 2.3): the same closed
+ * forms (each estimator's own code) for two pairs.
+ */
+static void test_special_cases(void)
+{
+	static const double xs[3] = { 0.9, -0.4, 1.3 }, ys[3] = { -0.7, 0.35, 0.8 };
+	struct rfx_params p, q;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		const double *x = k ? xs : x3, *y = k ? ys : y3;
+
+		rfx_params_init(&p, 3);
+		rfx_params_init(&q, 3);
+		rfx_params_parse(&p, &rfx_est_cexp_c, "a=0:1,0:1,0:1", NULL);
+		is_approx(check_log_var(&rfx_est_cexp_c, &p, x, y, 3),
+			  check_log_var(&rfx_est_trig, &q, x, y, 3), 1e-10,
+			  "A = iI is TrigRF (pair %d)", k);
+		rfx_params_parse(&p, &rfx_est_cexp, "a=1,1,1", NULL);
+		is_approx(check_log_var(&rfx_est_cexp, &p, x, y, 3),
+			  check_log_var(&rfx_est_pos, &q, x, y, 3), 1e-10,
+			  "A = I is PosRF (pair %d)", k);
+		rfx_params_release(&p);
+		rfx_params_release(&q);
+	}
+}
+
+/*
+ * Eqs. 17-18: zero variance when A x + A^{-1} y = 0. cexp-c fitted to a
+ * pair with x_l y_l of both signs solves it exactly (eqs. 85-87); the real
+ * fit (eq. 88) cannot where x_l y_l > 0. The estimates of every draw then
+ * coincide.
+ */
+static void test_zero_variance(void)
+{
+	struct rfx_params p;
+	struct rfx_err err;
+	struct rfx_mc_result mc;
+	gsl_rng *r = rfx_rng_alloc_stream(104, 0, 0, 0);
+	double lv, K = exp(rfx_kernel_gauss_log(x3, y3, 3));
+
+	rfx_params_init(&p, 3);
+	ok(!rfx_est_cexp_c.fit(&p, x3, 1, y3, 1, 8, &err), "cexp-c fits the pair");
+	ok(p.a_re[0] == 0.0 && fabs(p.a_im[0] - sqrt(0.12 / 0.31)) < 1e-15 &&
+		   fabs(p.a_re[1] - sqrt(0.38 / 0.22)) < 1e-15 && p.a_im[1] == 0.0,
+	   "eqs. 86-87: a = i sqrt(y/x) when x y > 0, sqrt(-y/x) when x y < 0");
+	lv = check_log_var(&rfx_est_cexp_c, &p, x3, y3, 8);
+	ok(lv < 2 * log(K) - 60.0, "zero variance at the fitted pair (log Var %.1f, rounding)",
+	   lv);
+	rfx_mc_pairs(&rfx_est_cexp_c, &p, RFX_PROJ_IID, 8, x3, y3, 1, 1000, r, &mc,
+		     &err);
+	ok(fabs(mc.mean - K) < 1e-13 * K && mc.log_var < 2 * log(K) - 60.0,
+	   "Monte Carlo: every estimate is K = %.12g (sample log Var %.1f)", K,
+	   mc.log_var);
+	rfx_params_release(&p);
+	rfx_params_init(&p, 3);
+	ok(!rfx_est_cexp.fit(&p, x3, 1, y3, 1, 8, &err), "cexp (real A) fits the pair");
+	lv = check_log_var(&rfx_est_cexp, &p, x3, y3, 8);
+	ok(lv > 2 * log(K) - 20.0,
+	   "the real diagonal leaves a variance (log Var %.2f): x_0 y_0 > 0", lv);
+	rfx_params_release(&p);
+	gsl_rng_free(r);
+}
+
+/* l(a) = (a x + y/a)^2 for one coordinate, for the Brent search below. */
+struct loss_arg {
+	double x, y;
+};
+
+static double loss(double la, void *par)
+{
+	const struct loss_arg *o = par;
+	double a = exp(la), z = a * o->x + o->y / a;
+
+	return z * z;
+}
+
+/*
+ * Eq. 88: the real a minimising |A x + A^{-1} y|^2 coordinate by coordinate
+ * is sqrt(|y/x|); checked against Brent's method on log a, for the centres
+ * of two sets.
+ */
+static void test_real_fit(void)
+{
+	static const double X[6] = { 0.5, -1.2, 0.3, 0.7, -0.8, 0.9 };
+	static const double Y[6] = { 0.4, 0.6, 0.2, 0.1, 0.5, 1.1 };
+	struct rfx_params p;
+	struct rfx_err err;
+	double worst = 0.0;
+	int l;
+
+	rfx_params_init(&p, 3);
+	ok(!rfx_est_cexp.fit(&p, X, 2, Y, 2, 4, &err), "cexp fits two sets");
+	for (l = 0; l < 3; l++) {
+		struct loss_arg o = { 0.5 * (X[l] + X[3 + l]), 0.5 * (Y[l] + Y[3 + l]) };
+		gsl_function F = { loss, &o };
+		gsl_min_fminimizer *mz = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
+		int it;
+
+		gsl_min_fminimizer_set(mz, &F, log(0.9), log(1e-3), log(1e3));
+		for (it = 0; it < 200; it++) {
+			gsl_min_fminimizer_iterate(mz);
+			if (gsl_min_test_interval(gsl_min_fminimizer_x_lower(mz),
+						  gsl_min_fminimizer_x_upper(mz),
+						  1e-10, 0.0) == GSL_SUCCESS)
+				break;
+		}
+		if (fabs(loss(log(p.a_re[l]), &o) -
+			 loss(gsl_min_fminimizer_x_minimum(mz), &o)) > worst)
+			worst = fabs(loss(log(p.a_re[l]), &o) -
+				     loss(gsl_min_fminimizer_x_minimum(mz), &o));
+		gsl_min_fminimizer_free(mz);
+	}
+	ok(worst < 1e-9,
+	   "eq. 88 at the centres is the minimum of l(A) over real diagonals (Brent, max difference %.2g)",
+	   worst);
+	rfx_params_release(&p);
+}
+
+static void test_errors(void)
+{
+	struct rfx_params p;
+	struct rfx_err err;
+
+	rfx_params_init(&p, 3);
+	ok(rfx_params_parse(&p, &rfx_est_cexp, "a=1,0,2", &err) == RFX_EINVAL,
+	   "a zero diagonal entry (A singular) is rejected: %s", err.msg);
+	ok(rfx_params_parse(&p, &rfx_est_cexp, "a=1,2", &err) == RFX_EINVAL,
+	   "a of the wrong length is rejected: %s", err.msg);
+	ok(rfx_params_parse(&p, &rfx_est_cexp_c, "a=1:x,2,3", &err) == RFX_EINVAL,
+	   "a malformed entry is rejected: %s", err.msg);
+	rfx_params_release(&p);
+}
+
+int main(void)
+{
+	gsl_set_error_handler_off();
+	test_mc();
+	test_special_cases();
+	test_zero_variance();
+	test_real_fit();
+	test_errors();
+	return done_testing();
+}
