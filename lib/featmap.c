@@ -375,3 +375,34 @@ void rfx_rownorms(const double *X, size_t n, int d, double *out)
 		out[i] = s;
 	}
 }
+
+int rfx_featmat_to_real(const struct rfx_featmat *F, int side,
+			struct rfx_featmat *dst, struct rfx_err *err)
+{
+	int D = F->D, Dr = F->is_complex ? 2 * F->D : F->D, j;
+	double sg = side == 2 ? -1.0 : 1.0;
+	size_t i;
+
+	if (side != 1 && side != 2)
+		return rfx_error(err, RFX_EINVAL, "feature map side must be 1 or 2");
+	if (dst->cap_n < F->n || dst->cap_D < Dr)
+		return rfx_error(err, RFX_EINVAL,
+				 "real feature map needs %zu x %d, capacity is %zu x %d",
+				 F->n, Dr, dst->cap_n, dst->cap_D);
+	for (i = 0; i < F->n; i++) {
+		const double *re = F->re + i * (size_t)D;
+		const double *im = F->im + i * (size_t)D;
+		double *o = dst->re + i * (size_t)Dr;
+
+		for (j = 0; j < D; j++)
+			o[j] = re[j];
+		if (F->is_complex)
+			for (j = 0; j < D; j++)
+				o[D + j] = sg * im[j];
+		dst->lscale[i] = F->lscale[i];
+	}
+	dst->n = F->n;
+	dst->D = Dr;
+	dst->is_complex = 0;
+	return RFX_OK;
+}

@@ -144,4 +144,16 @@ void rfx_featmat_estimate(const struct rfx_featmat *F1, size_t i,
 			  const struct rfx_featmat *F2, size_t k,
 			  double *logabs, int *sign);
 
+/*
+ * The real feature map of F for side 1 (x's) or 2 (y's) into dst: a
+ * complex F of D features becomes 2D real features, [Re Phi, Im Phi] for
+ * side 1 and [Re Phi, -Im Phi] for side 2, so that the plain dot product
+ * of the two real maps is the estimate Re sum_j Phi1_j Phi2_j; a real F is
+ * copied. The per-row scales carry over. dst needs capacity F->n rows and
+ * 2 F->D (or F->D) features; RFX_EINVAL otherwise. This is the form a
+ * linear-attention layer takes (HRF Lemma 2.3).
+ */
+int rfx_featmat_to_real(const struct rfx_featmat *F, int side,
+			struct rfx_featmat *dst, struct rfx_err *err);
+
 #endif

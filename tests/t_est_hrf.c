@@ -85,8 +85,10 @@ static void test_estimate_equals_features(void)
 		struct rfx_draw *w = rfx_draw_alloc(3, 512);
 		struct rfx_featmat *F1 = rfx_featmat_alloc(2, 512);
 		struct rfx_featmat *F2 = rfx_featmat_alloc(2, 512);
+		struct rfx_featmat *R1 = rfx_featmat_alloc(2, 1024);
+		struct rfx_featmat *R2 = rfx_featmat_alloc(2, 1024);
 		gsl_rng *r = rfx_rng_alloc_stream(11, k, 0, 0);
-		double worst = 0.0;
+		double worst = 0.0, worst_real = 0.0;
 		int rep, q;
 
 		rfx_params_init(&p, 3);
@@ -101,23 +103,37 @@ static void test_estimate_equals_features(void)
 			es[k]->features(&p, w, 1, X, 2, 0, F1, &err);
 			es[k]->features(&p, w, 2, Y, 2, 0, F2, &err);
 			es[k]->estimate(&p, w, X, Y, 2, 0, la, sg, &err);
+			rfx_featmat_to_real(F1, 1, R1, &err);
+			rfx_featmat_to_real(F2, 2, R2, &err);
 			for (q = 0; q < 2; q++) {
-				double lf, e1, e2;
-				int s;
+				double lf, e1, e2, e3 = 0.0;
+				int s, j;
 
 				rfx_featmat_estimate(F1, q, F2, q, &lf, &s);
 				e1 = s * exp(lf);
 				e2 = sg[q] * exp(la[q]);
 				if (fabs(e1 - e2) > worst)
 					worst = fabs(e1 - e2);
+				/* The real maps' plain dot product, by hand. */
+				for (j = 0; j < R1->D; j++)
+					e3 += R1->re[q * (size_t)R1->D + j] *
+					      R2->re[q * (size_t)R2->D + j];
+				e3 *= exp(R1->lscale[q] + R2->lscale[q]);
+				if (fabs(e3 - e2) > worst_real)
+					worst_real = fabs(e3 - e2);
 			}
 		}
 		ok(worst < 1e-13, "%s: feature maps and estimate agree for 30 draws (max difference %.2g)",
 		   es[k]->name, worst);
+		ok(worst_real < 1e-13 && R1->D == R2->D,
+		   "%s: the dot product of the real maps (%d features) is the estimate from its parts (max difference %.2g)",
+		   es[k]->name, R1->D, worst_real);
 		gsl_rng_free(r);
 		rfx_draw_free(w);
 		rfx_featmat_free(F1);
 		rfx_featmat_free(F2);
+		rfx_featmat_free(R1);
+		rfx_featmat_free(R2);
 		rfx_params_release(&p);
 	}
 }

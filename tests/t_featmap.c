@@ -253,6 +253,54 @@ static void test_estimate(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * Real feature maps: Phi1 = (1, i) e^{0.5}, Phi2 = (2, 3i) e^{-0.25} give
+ * [1, 1] and [2, -3] with the row scales, so that the plain dot product
+ * -1 e^{0.25} is Re(Phi1 . Phi2) computed by hand; bad sides and a small
+ * destination are errors.
+ */
+static void test_to_real(void)
+{
+	double a1[2] = { 0.0, 0.0 }, ph1[2] = { 0.0, RFX_TEST_PI / 2 };
+	double a2[2] = { log(2.0), log(3.0) }, ph2[2] = { 0.0, RFX_TEST_PI / 2 };
+	struct rfx_featmat *A = rfx_featmat_alloc(1, 2), *B = rfx_featmat_alloc(1, 2);
+	struct rfx_featmat *RA = rfx_featmat_alloc(1, 4), *RB = rfx_featmat_alloc(1, 4);
+	struct rfx_featmat *small = rfx_featmat_alloc(1, 3);
+	struct rfx_err err;
+	double la;
+	int sign;
+
+	rfx_featmat_from_log(A, 1, 2, a1, ph1);
+	rfx_featmat_from_log(B, 1, 2, a2, ph2);
+	A->lscale[0] += 0.5;
+	B->lscale[0] -= 0.25;
+	ok(!rfx_featmat_to_real(A, 1, RA, &err) && !rfx_featmat_to_real(B, 2, RB, &err),
+	   "complex maps convert");
+	ok(RA->D == 4 && !RA->is_complex && fabs(RA->re[0] - 1.0) < 1e-15 &&
+		   fabs(RA->re[1]) < 1e-15 && fabs(RA->re[2]) < 1e-15 &&
+		   fabs(RA->re[3] - 1.0) < 1e-15 && RA->lscale[0] == A->lscale[0],
+	   "side 1: (1, i) becomes [Re, Im] = [1, 0, 0, 1]");
+	ok(fabs(RB->re[0] * exp(RB->lscale[0]) - 2.0 * exp(-0.25)) < 1e-14 &&
+		   fabs(RB->re[3] * exp(RB->lscale[0]) + 3.0 * exp(-0.25)) < 1e-14,
+	   "side 2: (2, 3i) becomes [Re, -Im] = [2, 0, 0, -3]");
+	rfx_featmat_estimate(RA, 0, RB, 0, &la, &sign);
+	ok(sign == -1 && fabs(la - 0.25) < 1e-14,
+	   "the real dot product is Re((1, i) . (2, 3i)) e^{0.25} = -e^{0.25}");
+	ok(rfx_featmat_to_real(A, 1, small, &err) == RFX_EINVAL,
+	   "a destination with too few columns is refused: %s", err.msg);
+	ok(rfx_featmat_to_real(A, 3, RA, &err) == RFX_EINVAL, "side 3 is refused: %s",
+	   err.msg);
+	rfx_featmat_from_log(A, 1, 2, a2, NULL);
+	ok(!rfx_featmat_to_real(A, 2, small, &err) && small->D == 2 &&
+		   fabs(small->re[1] * exp(small->lscale[0]) - 3.0) < 1e-14,
+	   "a real map is copied, not negated");
+	rfx_featmat_free(A);
+	rfx_featmat_free(B);
+	rfx_featmat_free(RA);
+	rfx_featmat_free(RB);
+	rfx_featmat_free(small);
+}
+
 static void test_project_and_norms(void)
 {
 	const int d = 5, cap = 9, col0 = 2, nc = 4;
@@ -340,6 +388,7 @@ int main(void)
 	gsl_set_error_handler_off();
 	test_from_log();
 	test_estimate();
+	test_to_real();
 	test_project_and_norms();
 	return done_testing();
 }
