@@ -48,29 +48,7 @@ static int posh_feature_dim(const struct rfx_params *p, int M)
 	return 2 * M;
 }
 
-/* M projections in columns 0..M-1 and their negatives in M..2M-1. */
-static int posh_draw(const gsl_rng *r, enum rfx_proj proj,
-		     const struct rfx_params *p, int M, struct rfx_draw *w,
-		     struct rfx_err *err)
-{
-	int ret, l, m;
-
-	if (2 * M > w->cap)
-		return rfx_error(err, RFX_EINVAL, "posh: draw capacity too small");
-	ret = rfx_draw_gaussian(r, proj, p, M, w, err);
-	if (ret)
-		return ret;
-	for (l = 0; l < w->d; l++) {
-		double *row = w->omega + (size_t)l * (size_t)w->cap;
-
-		for (m = 0; m < M; m++)
-			row[M + m] = -row[m];
-	}
-	w->ncols = 2 * M;
-	return RFX_OK;
-}
-
-/* exp(+-w.x - |x|^2) / sqrt(2M): the fused map over the 2M columns. */
+/* exp(+-w.x - |x|^2) / sqrt(2M) from the M projections. */
 static int posh_features(const struct rfx_params *p, const struct rfx_draw *w,
 			 int side, const double *X, size_t n, int M,
 			 struct rfx_featmat *F, struct rfx_err *err)
@@ -78,8 +56,7 @@ static int posh_features(const struct rfx_params *p, const struct rfx_draw *w,
 	(void)p;
 	(void)side;
 	(void)err;
-	rfx_featmat_exp(F, w, X, n, 2 * M, 1.0, NULL, -1.0,
-			-0.5 * log(2.0 * M));
+	rfx_featmat_exp_paired(F, w, X, n, M, -1.0, -0.5 * log(2.0 * M));
 	return RFX_OK;
 }
 
@@ -91,6 +68,6 @@ const struct rfx_estimator_type rfx_est_posh = {
 	.fit = posh_fit,
 	.log_variance = posh_log_variance,
 	.feature_dim = posh_feature_dim,
-	.draw = posh_draw,
+	.draw = rfx_draw_gaussian,
 	.features = posh_features,
 };

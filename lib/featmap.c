@@ -173,6 +173,7 @@ struct fused {
 	const struct rfx_draw *w;
 	const double *X;      /* n x d inputs */
 	int M;                /* features */
+	int paired;           /* exp: features j and P + j from column j, P = M/2 */
 	int trig;             /* 1: rfx_featmat_trig, 0: rfx_featmat_exp */
 	double sgn;           /* trig: sign of the sine */
 	double b;             /* exp: factor of the projection (dgemm alpha) */
@@ -238,9 +239,19 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt)
 	size_t M = (size_t)f->M, i;
 	double *re = F->re + i0 * M;
 
-	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)cnt, f->M,
+	int P = f->paired ? f->M / 2 : f->M;
+
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)cnt, P,
 		    w->d, f->b, f->X + i0 * (size_t)w->d, w->d,
 		    w->omega, w->cap, 0.0, re, f->M);
+	if (f->paired)
+		for (i = 0; i < cnt; i++) {
+			double *v = re + i * M;
+			int j;
+
+			for (j = 0; j < P; j++)
+				v[P + j] = -v[j];
+		}
 	if (f->trig) {
 		trig_block(re, F->im + i0 * M, cnt * M, f->sgn);
 		return;
@@ -292,7 +303,7 @@ static void fused_run(const struct fused *f, size_t n)
 void rfx_featmat_trig(struct rfx_featmat *F, const struct rfx_draw *w,
 		      const double *X, size_t n, int M, double sgn, double ls)
 {
-	struct fused f = { w, X, M, 1, sgn, 1.0, NULL, 0.0, 0.0, F };
+	struct fused f = { w, X, M, 0, 1, sgn, 1.0, NULL, 0.0, 0.0, F };
 	size_t i;
 
 	fused_run(&f, n);
@@ -307,11 +318,23 @@ void rfx_featmat_exp(struct rfx_featmat *F, const struct rfx_draw *w,
 		     const double *X, size_t n, int M, double b,
 		     const double *colconst, double c, double e)
 {
-	struct fused f = { w, X, M, 0, 1.0, b, colconst, c, e, F };
+	struct fused f = { w, X, M, 0, 0, 1.0, b, colconst, c, e, F };
 
 	fused_run(&f, n);
 	F->n = n;
 	F->D = M;
+	F->is_complex = 0;
+}
+
+void rfx_featmat_exp_paired(struct rfx_featmat *F, const struct rfx_draw *w,
+			    const double *X, size_t n, int M, double c,
+			    double e)
+{
+	struct fused f = { w, X, 2 * M, 1, 0, 1.0, 1.0, NULL, c, e, F };
+
+	fused_run(&f, n);
+	F->n = n;
+	F->D = 2 * M;
 	F->is_complex = 0;
 }
 

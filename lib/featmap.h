@@ -137,6 +137,17 @@ void rfx_featmat_exp(struct rfx_featmat *F, const struct rfx_draw *w,
 		     const double *colconst, double c, double e);
 
 /*
+ * Paired positive features (HRF's exp(+w.x) and exp(-w.x) halves): for
+ * Gaussian columns 0..M-1 of w, the 2M features exp(+-omega_m . x_i +
+ * c |x_i|^2 + e), the + half in columns 0..M-1 and the - half in M..2M-1,
+ * from M projections (one dgemm over M columns). Scaled as in
+ * rfx_featmat_exp, with the row maximum of |omega_m . x_i|.
+ */
+void rfx_featmat_exp_paired(struct rfx_featmat *F, const struct rfx_draw *w,
+			    const double *X, size_t n, int M, double c,
+			    double e);
+
+/*
  * The estimate Re sum_j Phi1(x_i)_j Phi2(y_k)_j for row i of F1 and row k
  * of F2, as log|value| (-inf for 0) and sign (-1, 0, +1).
  */

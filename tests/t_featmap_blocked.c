@@ -216,7 +216,8 @@ static void test_block_rows(void)
 static void test_direct(const gsl_rng *r, size_t n, int d, int M)
 {
 	struct rfx_draw *w = rfx_draw_alloc(d, M);
-	struct rfx_featmat *F = rfx_featmat_alloc(n, M);
+	struct rfx_featmat *F = rfx_featmat_alloc(n, M), *F2 = NULL;
+	struct rfx_draw *w2 = NULL;
 	double *X = make_inputs(r, n, d), *a = malloc((size_t)M * sizeof(*a));
 	char label[96];
 	size_t k;
@@ -252,9 +253,30 @@ static void test_direct(const gsl_rng *r, size_t n, int d, int M)
 		 d, M);
 	rfx_featmat_exp(F, w, X, n, M, 0.83, a, -1.0, 1.7);
 	check_exp(label, F, w, X, n, M, 0.83, a, -1.0, 1.7);
+
+	/* Paired: the reference is the plain map on [omega, -omega]. */
+	w2 = rfx_draw_alloc(d, 2 * M);
+	F2 = rfx_featmat_alloc(n, 2 * M);
+	if (!w2 || !F2) {
+		ok(0, "allocation");
+		goto out;
+	}
+	for (k = 0; k < (size_t)d; k++)
+		for (m = 0; m < M; m++) {
+			w2->omega[k * (size_t)w2->cap + (size_t)m] =
+				w->omega[k * (size_t)w->cap + (size_t)m];
+			w2->omega[k * (size_t)w2->cap + (size_t)(M + m)] =
+				-w->omega[k * (size_t)w->cap + (size_t)m];
+		}
+	w2->ncols = 2 * M;
+	snprintf(label, sizeof(label), "exp paired c=-1 n=%zu d=%d M=%d", n, d, M);
+	rfx_featmat_exp_paired(F2, w, X, n, M, -1.0, 0.3);
+	check_exp(label, F2, w2, X, n, 2 * M, 1.0, NULL, -1.0, 0.3);
 out:
 	rfx_draw_free(w);
+	rfx_draw_free(w2);
 	rfx_featmat_free(F);
+	rfx_featmat_free(F2);
 	free(X);
 	free(a);
 }
