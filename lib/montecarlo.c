@@ -66,23 +66,21 @@ void rfx_mc_summarize(const double *logabs, const signed char *sgn, size_t R,
 	res->log_var_se = se2 > 0.0 ? sqrt(se2) / var : 0.0;
 }
 
-static int mc_pairs(const struct rfx_estimator_type *e,
-		    const struct rfx_params *p, enum rfx_proj proj, int M,
-		    const double *X, const double *Y, size_t P, long R,
-		    const gsl_rng *r, struct rfx_mc_result *res, int via_features,
-		    struct rfx_err *err)
+static int mc_estimates(const struct rfx_estimator_type *e,
+			const struct rfx_params *p, enum rfx_proj proj, int M,
+			const double *X, const double *Y, size_t P, long R,
+			const gsl_rng *r, double *labs, signed char *sg,
+			int via_features, struct rfx_err *err)
 {
 	struct rfx_draw *w = NULL;
 	struct rfx_featmat *F1 = NULL, *F2 = NULL;
-	double *labs = NULL;
-	signed char *sg = NULL;
 	int ret = RFX_ENOMEM, D;
 	long q;
 	size_t k;
 
-	if (R < 2)
+	if (R < 1)
 		return rfx_error(err, RFX_EINVAL,
-				 "Monte Carlo needs at least 2 draws, got %ld", R);
+				 "Monte Carlo needs at least 1 draw, got %ld", R);
 	if (P == 0)
 		return rfx_error(err, RFX_EINVAL, "Monte Carlo needs pairs");
 	D = rfx_estimator_feature_dim(e, p, M);
@@ -91,11 +89,11 @@ static int mc_pairs(const struct rfx_estimator_type *e,
 				 e->name, M);
 	/* Feature dimension D can exceed M only by construction errors. */
 	w = rfx_draw_alloc(p->d, D > M ? D : M);
-	F1 = rfx_featmat_alloc(P, D > M ? D : M);
-	F2 = rfx_featmat_alloc(P, D > M ? D : M);
-	labs = malloc((size_t)R * P * sizeof(double));
-	sg = malloc((size_t)R * P);
-	if (!w || !F1 || !F2 || !labs || !sg) {
+	if (!e->estimate || via_features) {
+		F1 = rfx_featmat_alloc(P, D > M ? D : M);
+		F2 = rfx_featmat_alloc(P, D > M ? D : M);
+	}
+	if (!w || ((!e->estimate || via_features) && (!F1 || !F2))) {
 		ret = rfx_error(err, RFX_ENOMEM,
 				"out of memory for %ld Monte Carlo draws", R);
 		goto out;
@@ -129,13 +127,53 @@ static int mc_pairs(const struct rfx_estimator_type *e,
 			sg[(size_t)q * P + k] = (signed char)s;
 		}
 	}
-	for (k = 0; k < P; k++)
-		rfx_mc_summarize(labs + k, sg + k, (size_t)R, P, &res[k]);
 	ret = RFX_OK;
 out:
 	rfx_draw_free(w);
 	rfx_featmat_free(F1);
 	rfx_featmat_free(F2);
+	return ret;
+}
+
+int rfx_mc_estimates(const struct rfx_estimator_type *e,
+		     const struct rfx_params *p, enum rfx_proj proj, int M,
+		     const double *X, const double *Y, size_t P, long R,
+		     const gsl_rng *r, double *logabs, signed char *sign,
+		     struct rfx_err *err)
+{
+	return mc_estimates(e, p, proj, M, X, Y, P, R, r, logabs, sign, 0,
+			    err);
+}
+
+static int mc_pairs(const struct rfx_estimator_type *e,
+		    const struct rfx_params *p, enum rfx_proj proj, int M,
+		    const double *X, const double *Y, size_t P, long R,
+		    const gsl_rng *r, struct rfx_mc_result *res, int via_features,
+		    struct rfx_err *err)
+{
+	double *labs = NULL;
+	signed char *sg = NULL;
+	int ret;
+	size_t k;
+
+	if (R < 2)
+		return rfx_error(err, RFX_EINVAL,
+				 "Monte Carlo needs at least 2 draws, got %ld", R);
+	if (P == 0)
+		return rfx_error(err, RFX_EINVAL, "Monte Carlo needs pairs");
+	labs = malloc((size_t)R * P * sizeof(double));
+	sg = malloc((size_t)R * P);
+	if (!labs || !sg) {
+		free(labs);
+		free(sg);
+		return rfx_error(err, RFX_ENOMEM,
+				 "out of memory for %ld Monte Carlo draws", R);
+	}
+	ret = mc_estimates(e, p, proj, M, X, Y, P, R, r, labs, sg,
+			   via_features, err);
+	if (!ret)
+		for (k = 0; k < P; k++)
+			rfx_mc_summarize(labs + k, sg + k, (size_t)R, P, &res[k]);
 	free(labs);
 	free(sg);
 	return ret;

@@ -52,6 +52,18 @@ int rfx_mc_pairs(const struct rfx_estimator_type *e,
 		 struct rfx_err *err);
 
 /*
+ * The raw estimates behind rfx_mc_pairs: R draws from r, each evaluated
+ * on the P pairs; draw q's estimate for pair k goes to logabs[q P + k]
+ * (log|value|, -inf for 0) and sign[q P + k] (-1, 0, +1). The arrays hold
+ * R P entries. Consumes r exactly as rfx_mc_pairs does.
+ */
+int rfx_mc_estimates(const struct rfx_estimator_type *e,
+		     const struct rfx_params *p, enum rfx_proj proj, int M,
+		     const double *X, const double *Y, size_t P, long R,
+		     const gsl_rng *r, double *logabs, signed char *sign,
+		     struct rfx_err *err);
+
+/*
  * rfx_mc_pairs through the feature maps even where the estimator has a
  * faster estimate hook: tests use it to check the maps.
  */

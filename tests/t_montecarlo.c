@@ -283,6 +283,46 @@ static void test_pairs_errors(void)
 }
 
 /*
+ * rfx_mc_estimates gives the draws behind rfx_mc_pairs: from the same
+ * stream, summarising its arrays reproduces rfx_mc_pairs bit for bit, and
+ * each raw TrigRF estimate, a mean of M cosines, has |value| <= 1.
+ */
+static void test_raw_estimates(void)
+{
+	static const double X[4] = { 0.1, 0.2, 0.5, -0.4 };
+	static const double Y[4] = { -0.3, 0.1, 0.2, 0.3 };
+	enum { R = 500, P = 2 };
+	static double la[R * P];
+	static signed char sg[R * P];
+	struct rfx_params p;
+	struct rfx_mc_result a[P], b[P];
+	struct rfx_err err;
+	gsl_rng *r1 = rfx_rng_alloc_stream(404, 0, 0, 0);
+	gsl_rng *r2 = rfx_rng_alloc_stream(404, 0, 0, 0);
+	int k, bounded = 1;
+
+	rfx_params_init(&p, 2);
+	rfx_est_trig.fit(&p, X, 2, Y, 2, 8, &err);
+	ok(!rfx_mc_estimates(&rfx_est_trig, &p, RFX_PROJ_IID, 8, X, Y, P, R, r1,
+			     la, sg, &err) &&
+		   !rfx_mc_pairs(&rfx_est_trig, &p, RFX_PROJ_IID, 8, X, Y, P, R, r2,
+				 b, &err),
+	   "both run");
+	for (k = 0; k < R * P; k++)
+		bounded &= la[k] <= 1e-15 && (sg[k] == 1 || sg[k] == -1 || sg[k] == 0);
+	ok(bounded, "every raw TrigRF estimate has |value| <= 1 and a sign in {-1, 0, 1}");
+	for (k = 0; k < P; k++)
+		rfx_mc_summarize(la + k, sg + k, R, P, &a[k]);
+	ok(!memcmp(a, b, sizeof(a)), "summaries of the raw draws equal rfx_mc_pairs");
+	ok(rfx_mc_estimates(&rfx_est_trig, &p, RFX_PROJ_IID, 8, X, Y, P, 0, r1, la,
+			    sg, &err) == RFX_EINVAL,
+	   "R = 0 is refused: %s", err.msg);
+	rfx_params_release(&p);
+	gsl_rng_free(r1);
+	gsl_rng_free(r2);
+}
+
+/*
  * Block-orthogonal projections, thesis Theorem 6 (PosRF, sec. 4.3) and
  * Theorem 18 (positive GERFs with real A, t = 1, e.g. OPRF, sec. 6.5):
  * for M <= d,
@@ -479,6 +519,7 @@ int main(void)
 	test_direct_and_stride();
 	test_se_calibration();
 	test_pairs_errors();
+	test_raw_estimates();
 	test_theorem18();
 	test_theorem18_erratum();
 	return done_testing();
