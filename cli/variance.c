@@ -176,11 +176,7 @@ static int parse_regimes(const char *list, enum rfx_regime *out, int *n,
 	}
 }
 
-/*
- * Applies the --param assignments to method e: "NAME=VALUE" applies to every
- * listed method that has NAME, "method:NAME=VALUE" to that method only.
- * used[k] records that assignment k found a taker.
- */
+/* Applies the --param assignments to method e (rfx_params_apply). */
 static int apply_params(const struct rfx_strlist *pl,
 			const struct rfx_estimator_type *e,
 			struct rfx_params *p, int *used, struct rfx_err *err)
@@ -188,41 +184,9 @@ static int apply_params(const struct rfx_strlist *pl,
 	int k, ret;
 
 	for (k = 0; k < pl->n; k++) {
-		const char *a = pl->item[k];
-		const char *colon = strchr(a, ':');
-		const char *eq = strchr(a, '=');
-		char name[16];
-		size_t len;
-		int id;
-
-		if (colon && (!eq || colon < eq)) {
-			if (strlen(e->name) != (size_t)(colon - a) ||
-			    strncmp(a, e->name, (size_t)(colon - a)))
-				continue;
-			a = colon + 1;
-			ret = rfx_params_parse(p, e, a, err);
-			if (ret)
-				return ret;
-			used[k] = 1;
-			continue;
-		}
-		if (!eq)
-			return rfx_error(err, RFX_EINVAL,
-					 "parameter '%s' is not of the form NAME=VALUE",
-					 a);
-		len = (size_t)(eq - a) < sizeof(name) - 1 ? (size_t)(eq - a)
-							  : sizeof(name) - 1;
-		memcpy(name, a, len);
-		name[len] = '\0';
-		for (id = 0; id < RFX_PARAM_COUNT; id++)
-			if (!strcmp(name, rfx_param_name((enum rfx_param)id)))
-				break;
-		if (id == RFX_PARAM_COUNT || !(e->params & RFX_P(id)))
-			continue;
-		ret = rfx_params_parse(p, e, a, err);
+		ret = rfx_params_apply(p, e, pl->item[k], &used[k], err);
 		if (ret)
 			return ret;
-		used[k] = 1;
 	}
 	return RFX_OK;
 }

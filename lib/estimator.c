@@ -553,3 +553,41 @@ int rfx_params_check_dim(const struct rfx_params *p, const char *name,
 					 name, RFX_INPUT_MAX);
 	return RFX_OK;
 }
+
+int rfx_params_apply(struct rfx_params *p, const struct rfx_estimator_type *e,
+		     const char *assignment, int *taken, struct rfx_err *err)
+{
+	const char *colon = strchr(assignment, ':');
+	const char *eq = strchr(assignment, '=');
+	char name[16];
+	size_t len;
+	int id, ret;
+
+	if (colon && (!eq || colon < eq)) {
+		if (strlen(e->name) != (size_t)(colon - assignment) ||
+		    strncmp(assignment, e->name, (size_t)(colon - assignment)))
+			return RFX_OK;
+		ret = rfx_params_parse(p, e, colon + 1, err);
+		if (!ret)
+			*taken = 1;
+		return ret;
+	}
+	if (!eq)
+		return rfx_error(err, RFX_EINVAL,
+				 "parameter '%s' is not of the form NAME=VALUE",
+				 assignment);
+	len = (size_t)(eq - assignment);
+	if (len >= sizeof(name))
+		return RFX_OK;
+	memcpy(name, assignment, len);
+	name[len] = '\0';
+	for (id = 0; id < RFX_PARAM_COUNT; id++)
+		if (!strcmp(name, rfx_param_name((enum rfx_param)id)))
+			break;
+	if (id == RFX_PARAM_COUNT || !(e->params & RFX_P(id)))
+		return RFX_OK;
+	ret = rfx_params_parse(p, e, assignment, err);
+	if (!ret)
+		*taken = 1;
+	return ret;
+}

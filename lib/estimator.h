@@ -205,6 +205,15 @@ int rfx_params_parse(struct rfx_params *p, const struct rfx_estimator_type *e,
 		     const char *assignment, struct rfx_err *err);
 
 /*
+ * Applies one command-line assignment to estimator e: "NAME=VALUE" when e
+ * has parameter NAME, "METHOD:NAME=VALUE" when METHOD is e (an unknown
+ * NAME is then an error); otherwise leaves p alone. Sets *taken to 1 when
+ * it applied, so callers can reject assignments no method took.
+ */
+int rfx_params_apply(struct rfx_params *p, const struct rfx_estimator_type *e,
+		     const char *assignment, int *taken, struct rfx_err *err);
+
+/*
  * Formats e's parameters as "A=-0.0312;t=1" into buf (size n); "-" when
  * it has none. Numbers are in their shortest round-trip form, so parsing
  * the text back gives the same parameters. Returns the length written

@@ -403,6 +403,38 @@ static void test_params_parse_errors(void)
 	}
 }
 
+/* Command-line assignments: plain, method-qualified, not taken, bad. */
+static void test_params_apply(void)
+{
+	struct rfx_params p;
+	struct rfx_err err;
+	int taken = 0;
+
+	rfx_params_init(&p, 3);
+	ok(!rfx_params_apply(&p, &rfx_est_ang, "m3=4", &taken, &err) && taken &&
+		   p.m3 == 4 && (p.given & RFX_P(RFX_PARAM_M3)),
+	   "m3=4 applies to ang");
+	taken = 0;
+	ok(!rfx_params_apply(&p, &rfx_est_trig, "m3=4", &taken, &err) && !taken,
+	   "m3=4 does not concern trig: not taken, no error");
+	ok(!rfx_params_apply(&p, &rfx_est_ang, "ang:m1=7", &taken, &err) && taken &&
+		   p.m1 == 7,
+	   "ang:m1=7 applies to ang");
+	taken = 0;
+	ok(!rfx_params_apply(&p, &rfx_est_ang_ind, "ang:m1=9", &taken, &err) &&
+		   !taken && p.m1 == 7,
+	   "ang:m1=9 is not for ang-ind (a name that is a prefix of another)");
+	ok(rfx_params_apply(&p, &rfx_est_ang, "ang:q=0.5", &taken, &err) == RFX_EINVAL,
+	   "ang:q=0.5 names a parameter ang lacks: %s", err.msg);
+	ok(rfx_params_apply(&p, &rfx_est_ang, "m3", &taken, &err) == RFX_EINVAL,
+	   "an assignment without '=' is refused: %s", err.msg);
+	taken = 0;
+	ok(!rfx_params_apply(&p, &rfx_est_ang, "averyveryverylongname=1", &taken,
+			     &err) && !taken,
+	   "an unknown long name is not taken");
+	rfx_params_release(&p);
+}
+
 static void test_params_copy(void)
 {
 	struct rfx_params a, b;
@@ -696,6 +728,7 @@ int main(void)
 	test_parse_list();
 	test_params_roundtrip();
 	test_params_parse_errors();
+	test_params_apply();
 	test_params_copy();
 	test_features_count();
 	test_block();
