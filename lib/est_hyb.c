@@ -48,6 +48,7 @@
  * over the sets (eq. 68 for inputs of length r).
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "estimator.h"
 #include "logmath.h"
@@ -389,74 +390,109 @@ static int hyb_features_kind(const struct hyb_kind *k,
  * The estimate of each pair from the projections: lambda^ P + (1 - lambda^) T,
  * with P in logs (it spans any range) and T in [-1, 1].
  */
+/* The nc projections omega_c . x of one input, row by row of omega. */
+RFX_SIMD_CLONES
+static void project_row(const struct rfx_draw *w, const double *x, int nc,
+			double *out)
+{
+	int l, c;
+
+	for (c = 0; c < nc; c++)
+		out[c] = 0.0;
+	for (l = 0; l < w->d; l++) {
+		const double *row = w->omega + (size_t)l * (size_t)w->cap;
+		double a = x[l];
+
+#pragma omp simd
+		for (c = 0; c < nc; c++)
+			out[c] += a * row[c];
+	}
+}
+
+/*
+ * One pair from its projections px, py (nc each): log P (positive part,
+ * scaled by its largest term), T and lambda^.
+ */
+RFX_SIMD_CLONES
+static void pair_parts(const struct hyb_kind *k, const struct rfx_params *p,
+		       int m1, int m3, int nb, const double *px,
+		       const double *py, double *work, double *lp, double *T,
+		       double *lam)
+{
+	int j, pb = k->shared ? 0 : m1, np = k->posh ? 2 * m1 : m1;
+	double mp = 0.0, sp = 0.0, t = 0.0, la;
+
+	/* P's exponents +-(w.x + w.y) (cosh) or w.x + w.y (PosRF). */
+#pragma omp simd
+	for (j = 0; j < m1; j++)
+		work[j] = px[pb + j] + py[pb + j];
+	if (k->posh) {
+#pragma omp simd
+		for (j = 0; j < m1; j++)
+			work[m1 + j] = -work[j];
+	}
+	mp = work[0];
+#pragma omp simd reduction(max : mp)
+	for (j = 0; j < np; j++)
+		mp = work[j] > mp ? work[j] : mp;
+#pragma omp simd reduction(+ : sp)
+	for (j = 0; j < np; j++)
+		sp += exp(work[j] - mp);
+	*lp = mp + log(sp / (double)np);
+#pragma omp simd reduction(+ : t)
+	for (j = 0; j < m1; j++)
+		t += cos(px[j] - py[j]);
+	*T = t / m1;
+	if (k->gauss) {
+		double sc = 0.0;
+
+#pragma omp simd reduction(+ : sc)
+		for (j = 0; j < m3; j++)
+			sc += cos(p->sigma * (px[nb + j] - py[nb + j]));
+		la = 1.0 / p->rho - sc / (m3 * p->rho);
+	} else {
+		double agree = 0.0;
+
+#pragma omp simd reduction(+ : agree)
+		for (j = 0; j < m3; j++)
+			agree += (double)((px[nb + j] > 0) - (px[nb + j] < 0)) *
+				 (double)((py[nb + j] > 0) - (py[nb + j] < 0));
+		la = 0.5 - agree / (2.0 * m3);
+	}
+	*lam = la;
+}
+
 static int hyb_estimate_kind(const struct hyb_kind *k,
 			     const struct rfx_params *p,
 			     const struct rfx_draw *w, const double *X,
 			     const double *Y, size_t P, int M, double *logabs,
 			     signed char *sign, struct rfx_err *err)
 {
-	int m1, m3, nb, nc, j, l, d = w->d;
+	int m1, m3, nb, nc, l, d = w->d;
 	size_t q;
+	double *px, *py, *work;
 
 	hyb_counts(k, p, M, &m1, &m3);
 	nb = k->shared ? m1 : 2 * m1;
 	nc = nb + m3;
+	px = malloc((2 * (size_t)nc + 2 * (size_t)m1) * sizeof(double));
+	if (!px)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	py = px + nc;
+	work = py + nc;
 	for (q = 0; q < P; q++) {
 		const double *x = X + q * (size_t)d, *y = Y + q * (size_t)d;
-		double T = 0.0, lam, mp = -INFINITY, sp = 0.0, lp, xx = 0.0, yy = 0.0;
-		double t1, t2, v;
-		int c, s1, s2;
+		double T, lam, lp, xx = 0.0, yy = 0.0, t1, t2, v;
+		int s1, s2;
 
 		for (l = 0; l < d; l++) {
 			xx += x[l] * x[l];
 			yy += y[l] * y[l];
 		}
-		/* Two passes over the P terms: their maximum, then the sum. */
-		for (c = 0; c < 2; c++)
-			for (j = 0; j < m1; j++) {
-				int col = (k->shared ? 0 : m1) + j, sgnp;
-				double px = 0.0, py = 0.0;
-
-				for (l = 0; l < d; l++) {
-					px += w->omega[(size_t)l * (size_t)w->cap + col] * x[l];
-					py += w->omega[(size_t)l * (size_t)w->cap + col] * y[l];
-				}
-				for (sgnp = 1; sgnp >= (k->posh ? -1 : 1); sgnp -= 2) {
-					double t = sgnp * (px + py);
-
-					if (c == 0)
-						mp = t > mp ? t : mp;
-					else
-						sp += exp(t - mp);
-				}
-			}
-		lp = mp + log(sp / (k->posh ? 2.0 * m1 : (double)m1)) - xx - yy;
-		for (j = 0; j < m1; j++) {
-			double px = 0.0, py = 0.0;
-
-			for (l = 0; l < d; l++) {
-				px += w->omega[(size_t)l * (size_t)w->cap + j] * x[l];
-				py += w->omega[(size_t)l * (size_t)w->cap + j] * y[l];
-			}
-			T += cos(px - py) / m1;
-		}
-		lam = k->gauss ? 1.0 / p->rho : 0.0;
-		for (l = 0; l < m3; l++) {
-			double px = 0.0, py = 0.0;
-			int col = nb + l, r;
-
-			for (r = 0; r < d; r++) {
-				px += w->omega[(size_t)r * (size_t)w->cap + col] * x[r];
-				py += w->omega[(size_t)r * (size_t)w->cap + col] * y[r];
-			}
-			if (k->gauss)
-				lam -= cos(p->sigma * (px - py)) / (m3 * p->rho);
-			else
-				lam += (1.0 - (double)((px > 0) - (px < 0)) *
-						      (double)((py > 0) - (py < 0))) /
-				       (2.0 * m3);
-		}
-		(void)nc;
+		project_row(w, x, nc, px);
+		project_row(w, y, nc, py);
+		pair_parts(k, p, m1, m3, nb, px, py, work, &lp, &T, &lam);
+		lp -= xx + yy;
 		/* lambda^ P + (1 - lambda^) T as a signed sum of two logs. */
 		s1 = (lam > 0.0) - (lam < 0.0);
 		t1 = s1 ? log(fabs(lam)) + lp : -INFINITY;
@@ -476,7 +512,7 @@ static int hyb_estimate_kind(const struct hyb_kind *k,
 			logabs[q] = acc != 0.0 ? m + log(fabs(acc)) : -INFINITY;
 		}
 	}
-	(void)err;
+	free(px);
 	return RFX_OK;
 }
 
