@@ -369,6 +369,52 @@ static void test_counts(void)
 	rfx_params_release(&p);
 }
 
+/*
+ * Theorem F.1 (HRF appendix F) gives the Gaussian hybrid's MSE without a
+ * covariance term (eq. 71) and says it "remains the same" when trig and
+ * posh share projections. Shared projections add
+ * 2 E[lambda^(1 - lambda^)] Cov(T, P), Cov = K^2 (cos(|x|^2 - |y|^2) - 1)/m,
+ * zero only for |x| = |y|. At a pair with |x|^2 - |y|^2 = 0.99 Monte Carlo
+ * of the shared estimator rejects eq. 71.
+ */
+static void test_f1_shared(void)
+{
+	static const double x[2] = { 1.2, 0.0 }, y[2] = { -0.6, 0.3 };
+	struct rfx_params p;
+	struct rfx_err err;
+	struct rfx_mc_result mc;
+	gsl_rng *r = rfx_rng_alloc_stream(24, 0, 0, 0);
+	const int m = 3, n = 4;
+	double dd = 1.8 * 1.8 + 0.09, zz = 0.6 * 0.6 + 0.09, K2 = exp(-dd), sigma = 1.0;
+	double rho, lam, v, el2, e1m2, vt, vp, eq71;
+
+	rfx_params_init(&p, 2);
+	rfx_params_parse(&p, &rfx_est_gauss_hyb, "m1=3", NULL);
+	rfx_params_parse(&p, &rfx_est_gauss_hyb, "m3=4", NULL);
+	ok(!rfx_est_gauss_hyb.fit(&p, x, 1, y, 1, 1, &err) && p.m1 == 3 && p.m3 == 4,
+	   "gauss-hyb fits the pair with m = 3, n = 4 given");
+	rho = p.rho;
+	/* eqs. 72-73 and Lemma 2.2, in Gaussian-kernel units. */
+	lam = -expm1(-0.5 * sigma * sigma * dd) / rho;
+	v = pow(-expm1(-sigma * sigma * dd), 2) / (2.0 * n * rho * rho);
+	el2 = lam * lam + v;
+	e1m2 = (1.0 - lam) * (1.0 - lam) + v;
+	vt = pow(1.0 - K2, 2) / (2.0 * m);
+	vp = K2 * exp(zz) * pow(-expm1(-zz), 2) / (2.0 * m);
+	eq71 = el2 * vp + e1m2 * vt;
+	rfx_mc_pairs(&rfx_est_gauss_hyb, &p, RFX_PROJ_IID, 1, x, y, 1, 1000000, r,
+		     &mc, &err);
+	ok(isfinite(mc.log_var) && isfinite(eq71) && mc.log_var_se > 0.0 &&
+		   fabs(mc.log_var - log(eq71)) > 8.0 * mc.log_var_se,
+	   "Theorem F.1: shared projections change the MSE at |x| != |y| (MC log Var %.4f, eq. 71 %.4f, %.0f se apart)",
+	   mc.log_var, log(eq71), fabs(mc.log_var - log(eq71)) / mc.log_var_se);
+	is_within_se(mc.log_var, mc.log_var_se,
+		     log(eq71 + 2.0 * (lam - el2) * K2 * (cos(1.44 - 0.45) - 1.0) / m),
+		     4.0, "eq. 71 plus the covariance term matches Monte Carlo");
+	rfx_params_release(&p);
+	gsl_rng_free(r);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -379,6 +425,7 @@ int main(void)
 	test_gauss_lambda();
 	test_symmetry();
 	test_eq47();
+	test_f1_shared();
 	test_counts();
 	return done_testing();
 }

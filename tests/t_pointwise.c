@@ -14,6 +14,7 @@
 #endif
 
 #include "tap.h"
+#include "est_check.h"
 #include "pointwise.h"
 #include "logmath.h"
 
@@ -281,6 +282,40 @@ static void test_maxerr(void)
 	rfx_params_release(&ap);
 }
 
+/*
+ * Theorem 3.5's limits: eps/sqrt(theta) -> W(r)/sqrt(2 pi m n) as
+ * theta -> 0, and the same for eps/sqrt(pi - theta) as theta -> pi (the
+ * leading term of eqs. 48-50, re-derived: E lambda^2 ~ q/n).
+ */
+static void test_limits(void)
+{
+	struct rfx_params p;
+	double worst = 0.0;
+	int k;
+
+	rfx_params_init(&p, 2);
+	p.m1 = 8;
+	p.m3 = 3;
+	p.given = RFX_P(RFX_PARAM_M1) | RFX_P(RFX_PARAM_M3);
+	for (k = 0; k < 4; k++) {
+		double r = 1.0 + 0.5 * k, th = 1e-7, want, le0, lepi;
+		double x[2] = { r, 0.0 }, y0[2] = { r * cos(th), r * sin(th) };
+		double ypi[2] = { -r * cos(th), r * sin(th) };
+
+		want = 2.0 * r * r + log(-expm1(-4.0 * r * r)) -
+		       0.5 * log(2.0 * RFX_PI * 8 * 3);
+		le0 = 0.5 * check_log_var(&rfx_est_ang, &p, x, y0, 1) -
+		      rfx_kernel_gauss_log(x, y0, 2) - 0.5 * log(th);
+		lepi = 0.5 * check_log_var(&rfx_est_ang, &p, x, ypi, 1) -
+		       rfx_kernel_gauss_log(x, ypi, 2) - 0.5 * log(th);
+		worst = fmax(worst, fmax(fabs(le0 - want), fabs(lepi - want)));
+	}
+	ok(worst < 1e-5,
+	   "Theorem 3.5 limits: eps/sqrt(theta) -> W(r)/sqrt(2 pi m n) at both ends (max log difference %.2g)",
+	   worst);
+	rfx_params_release(&p);
+}
+
 static void test_errors(void)
 {
 	static const double bad_r[1] = { 12.0 }, zero_r[1] = { 0.0 }, ok_r[1] = { 1.0 };
@@ -313,6 +348,7 @@ int main(void)
 	test_map();
 	test_estimates();
 	test_maxerr();
+	test_limits();
 	test_errors();
 	return done_testing();
 }
