@@ -77,6 +77,7 @@ LIB_OBJS += lib/varmap.o
 CLI_OBJS += cli/dump.o
 CLI_OBJS += cli/opt.o
 CLI_OBJS += cli/output.o
+CLI_OBJS += cli/pointwise.o
 CLI_OBJS += cli/rfx.o
 CLI_OBJS += cli/variance.o
 

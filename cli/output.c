@@ -151,3 +151,9 @@ void rfx_progress(void *what, int done, int total)
 		done == total ? "\n" : "");
 	fflush(stderr);
 }
+
+void rfx_seed_note(uint64_t seed)
+{
+	fprintf(stderr, "rfx: seed %llu, rng %s\n", (unsigned long long)seed,
+		rfx_rng_type()->name);
+}

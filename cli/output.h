@@ -52,6 +52,12 @@ void rfx_out_abort(struct rfx_out *o);
 void rfx_tsv_print(const struct rfx_schema *s, const void *rows, size_t n,
 		   FILE *out);
 
+/*
+ * "rfx: seed S, rng NAME" on stderr: a sampled run says how to repeat it
+ * even when its table goes to a pipe.
+ */
+void rfx_seed_note(uint64_t seed);
+
 /* Progress on stderr when it is a terminal: "rfx: variance 12/200". */
 void rfx_progress(void *what, int done, int total);
 

@@ -31,6 +31,8 @@ static int cmd_version(int argc, char **argv, const struct rfx_cli *cli);
 static const struct rfx_cmd commands[] = {
 	{ "variance", cmd_variance,
 	  "closed-form and Monte Carlo variance of Gaussian-kernel estimators (thesis Fig 6.4, 4.1, 6.1, 6.2)" },
+	{ "pointwise", cmd_pointwise,
+	  "softmax-kernel estimators on same-length pairs (HRF Figs 1, 2, 5; Lemma 3.4, Theorem 3.5)" },
 	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },
 	{ "help", cmd_help, "show help for rfx or for a command" },
 	{ "version", cmd_version, "print the version and build commit" },

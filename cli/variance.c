@@ -615,8 +615,7 @@ static int run_experiment(const struct variance_opts *o,
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 		goto out;
 	}
-	fprintf(stderr, "rfx: seed %llu, rng %s\n", (unsigned long long)o->seed,
-		rfx_rng_type()->name);
+	rfx_seed_note(o->seed);
 	if (run_attrs(&out, o, nm, methods, &err)) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
