@@ -8,6 +8,8 @@ export SCALE
 
 FIG_RESULTS = results/variance.h5 results/fig4_1.h5 results/fig6_1.h5 \
 	      results/fig6_2.h5
+# HRF Figs 1, 2, 5 and the max-relative-error (rfx pointwise).
+FIG_RESULTS += results/fig_hrf1.h5 results/fig_hrf5.h5 results/fig_hrf_maxerr.h5
 
 FIG_PLOTS = plots/fig6_4_nonpositive.png plots/fig6_4_nonpositive.pdf \
 	    plots/fig6_4_positive.png plots/fig6_4_positive.pdf \
@@ -15,6 +17,10 @@ FIG_PLOTS = plots/fig6_4_nonpositive.png plots/fig6_4_nonpositive.pdf \
 	    plots/fig4_1.png plots/fig4_1.pdf \
 	    plots/fig6_1.png plots/fig6_1.pdf \
 	    plots/fig6_2.png plots/fig6_2.pdf
+FIG_PLOTS += plots/fig_hrf1.png plots/fig_hrf1.pdf \
+	     plots/fig_hrf2.png plots/fig_hrf2.pdf \
+	     plots/fig_hrf5.png plots/fig_hrf5.pdf \
+	     plots/fig_hrf_maxerr.png plots/fig_hrf_maxerr.pdf
 
 .PHONY: figures-build
 
@@ -39,6 +45,12 @@ plots/fig6_4_mc.png plots/fig6_4_mc.pdf &: \
 		plots/fig6_4.gp plots/common.gp results/variance.h5 rfx
 	@echo '   ' PLOT fig6_4 >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='results/variance.h5'; out='plots/fig6_4'" plots/fig6_4.gp
+
+# HRF Fig 2 is a subset of Fig 5's panels: one script draws both.
+plots/fig_hrf5.png plots/fig_hrf5.pdf plots/fig_hrf2.png plots/fig_hrf2.pdf &: \
+		plots/fig_hrf5.gp plots/common.gp results/fig_hrf5.h5 rfx
+	@echo '   ' PLOT fig_hrf5 fig_hrf2 >&2
+	@$(GNUPLOT) -e "rfx='./rfx'; in='results/fig_hrf5.h5'; out='plots/fig_hrf5'; out2='plots/fig_hrf2'" plots/fig_hrf5.gp
 
 plots/fig%.png plots/fig%.pdf: plots/fig%.gp plots/common.gp results/fig%.h5 rfx
 	@echo '   ' PLOT fig$* >&2
