@@ -64,6 +64,7 @@ LIB_OBJS += lib/estimator.o
 LIB_OBJS += lib/featmap.o
 LIB_OBJS += lib/images.o
 LIB_OBJS += lib/kernel.o
+LIB_OBJS += lib/kreg.o
 LIB_OBJS += lib/montecarlo.o
 LIB_OBJS += lib/pointwise.o
 LIB_OBJS += lib/proj.o
@@ -71,6 +72,8 @@ LIB_OBJS += lib/regime.o
 LIB_OBJS += lib/rng.o
 LIB_OBJS += lib/setstats.o
 LIB_OBJS += lib/table.o
+LIB_OBJS += lib/uci.o
+LIB_OBJS += lib/uciexp.o
 LIB_OBJS += lib/varexp.o
 LIB_OBJS += lib/varmap.o
 
@@ -79,6 +82,7 @@ CLI_OBJS += cli/opt.o
 CLI_OBJS += cli/output.o
 CLI_OBJS += cli/pointwise.o
 CLI_OBJS += cli/rfx.o
+CLI_OBJS += cli/uci_classify.o
 CLI_OBJS += cli/variance.o
 
 TEST_C = $(wildcard tests/t_*.c)

@@ -2,10 +2,11 @@
 #
 # Runs rfx's benchmarks and prints one report (what each line means:
 # bench/README.md). Called by `make bench` from the top directory, after
-# rfx and bench/bin/* are built; takes about a minute and a half.
+# rfx and bench/bin/* are built; takes about a minute and a half, plus
+# about 7.5 minutes for the Tables 6.2-6.3 line.
 #
 #   bench/run.sh            everything
-#   bench/run.sh --quick    skip the Fig 6.4 run (about 10 s)
+#   bench/run.sh --quick    skip the Fig 6.4 and Tables 6.2-6.3 runs (about 10 s)
 #
 # A missed target is reported, not an error: the exit status is non-zero
 # only when a benchmark itself fails.
@@ -63,6 +64,33 @@ else
 			printf "%-26s %10.1f s %8s %6d s %s\n", "wall time", s, "target <",
 			       target, s < target ? "ok" : "SLOW"
 			printf "# 4 regimes x 10 gammas x 5 samples x L = 1024 (1024^2 pairs each) x 9 methods, %s threads\n", cores
+		}'
+	fi
+	rm -f "$err"
+fi
+
+# Thesis Tables 6.2-6.3 at full scale (experiments/table6_2.sh).
+UCI_TARGET=300 # seconds on 2 cores
+echo
+echo "## Tables 6.2-6.3: ./rfx uci-classify (all datasets and methods, iid and ort, 50 seeds, 10 gammas)"
+if [ "$quick" -eq 1 ]; then
+	echo "skipped (--quick)"
+else
+	err=$(mktemp) || exit 1
+	t0=$(date +%s.%N)
+	./rfx uci-classify --method all --projection both --seeds 50 >/dev/null 2>"$err"
+	rc=$?
+	t1=$(date +%s.%N)
+	if [ "$rc" -ne 0 ]; then
+		echo "failed (exit $rc):"
+		sed 's/^/  /' "$err"
+		status=1
+	else
+		awk -v t0="$t0" -v t1="$t1" -v target="$UCI_TARGET" -v cores="$cores" 'BEGIN {
+			s = t1 - t0
+			printf "%-26s %10.1f s %8s %6d s %s\n", "wall time", s, "target <",
+			       target, s < target ? "ok" : "SLOW"
+			printf "# 8 datasets x 15 method variants x 10 gammas x 50 seeds, %s threads\n", cores
 		}'
 	fi
 	rm -f "$err"

@@ -34,6 +34,8 @@ static const struct rfx_cmd commands[] = {
 	{ "pointwise", cmd_pointwise,
 	  "softmax-kernel estimators on same-length pairs (HRF Figs 1, 2, 5; Lemma 3.4, Theorem 3.5)" },
 	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },
+	{ "uci-classify", cmd_uci_classify,
+	  "kernel regression classification on eight UCI datasets (thesis Tables 6.1-6.3)" },
 	{ "help", cmd_help, "show help for rfx or for a command" },
 	{ "version", cmd_version, "print the version and build commit" },
 	{ NULL, NULL, NULL }

@@ -10,6 +10,8 @@ FIG_RESULTS = results/variance.h5 results/fig4_1.h5 results/fig6_1.h5 \
 	      results/fig6_2.h5
 # HRF Figs 1, 2, 5 and the max-relative-error (rfx pointwise).
 FIG_RESULTS += results/fig_hrf1.h5 results/fig_hrf5.h5 results/fig_hrf_maxerr.h5
+# Thesis Tables 6.1-6.3 (rfx uci-classify) and their comparison text.
+FIG_RESULTS += results/uci.h5 results/uci_tables.txt
 
 FIG_PLOTS = plots/fig6_4_nonpositive.png plots/fig6_4_nonpositive.pdf \
 	    plots/fig6_4_positive.png plots/fig6_4_positive.pdf \
@@ -21,6 +23,7 @@ FIG_PLOTS += plots/fig_hrf1.png plots/fig_hrf1.pdf \
 	     plots/fig_hrf2.png plots/fig_hrf2.pdf \
 	     plots/fig_hrf5.png plots/fig_hrf5.pdf \
 	     plots/fig_hrf_maxerr.png plots/fig_hrf_maxerr.pdf
+FIG_PLOTS += plots/uci.png plots/uci.pdf
 
 .PHONY: figures-build
 
@@ -55,3 +58,20 @@ plots/fig_hrf5.png plots/fig_hrf5.pdf plots/fig_hrf2.png plots/fig_hrf2.pdf &: \
 plots/fig%.png plots/fig%.pdf: plots/fig%.gp plots/common.gp results/fig%.h5 rfx
 	@echo '   ' PLOT fig$* >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='results/fig$*.h5'; out='plots/fig$*'" plots/fig$*.gp
+
+# Thesis sec. 6.6.2, Tables 6.1-6.3: UCI classification by kernel regression.
+results/uci.h5: experiments/table6_2.sh rfx results/.scale
+	@echo '   ' RUN $@ >&2
+	@RFX=./rfx experiments/table6_2.sh $@
+
+results/uci_tables.txt: experiments/uci_tables.sh results/uci.h5 rfx \
+		experiments/reference/thesis_table6_2.tsv \
+		experiments/reference/thesis_table6_3.tsv
+	@echo '   ' GEN $@ >&2
+	@RFX=./rfx experiments/uci_tables.sh results/uci.h5 > $@.tmp && mv $@.tmp $@
+
+plots/uci.png plots/uci.pdf &: plots/uci.gp plots/common.gp results/uci.h5 rfx \
+		experiments/reference/thesis_table6_2.tsv \
+		experiments/reference/thesis_table6_3.tsv
+	@echo '   ' PLOT uci >&2
+	@$(GNUPLOT) -e "rfx='./rfx'; in='results/uci.h5'; out='plots/uci'; ref='experiments/reference'" plots/uci.gp

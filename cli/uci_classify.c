@@ -1,0 +1,469 @@
+/*
+ * rfx uci-classify: non-parametric classification by Gaussian kernel
+ * regression on the eight UCI datasets of thesis sec. 6.6.2 (Tables
+ * 6.1-6.3), exactly and through every random-feature estimator, with
+ * i.i.d. and block-orthogonal projections.
+ *
+ * Every dataset is loaded and split before any work, so a missing or
+ * malformed file fails at once (exit 1); bad options exit 2. stdout gets
+ * the summary table (one row per dataset and method: the gamma the
+ * validation picked and the test accuracy there); -o writes it with the
+ * per-gamma table and the dataset table to an HDF5 file, atomically.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cmds.h"
+#include "estimator.h"
+#include "opt.h"
+#include "output.h"
+#include "rng.h"
+#include "uci.h"
+#include "uciexp.h"
+
+#define MAX_METHODS 64
+#define MAX_DATASETS 16
+
+/* The methods of thesis Table 6.3, in its column order. */
+static const char *const table63[] = { "trig", "pos",  "hyb",   "gerf", "pois",
+				       "geom", "oprf", "pois+", "geom+", NULL };
+
+static const char usage_line[] =
+	"[--dataset LIST] [--method LIST] [--projection iid|ort|both] "
+	"[--seeds N] [--gamma LIST] [--budget B] [--encoding ordinal|onehot] "
+	"[--scaling standard|none] [--seed S] [-o FILE.h5]";
+
+static const char summary[] =
+	"Non-parametric classification by kernel regression with the Gaussian\n"
+	"kernel (thesis sec. 6.6.2, Tables 6.1-6.3): each dataset split 90/5/5\n"
+	"into train/validation/test, gamma tuned on validation, test accuracy\n"
+	"(%) averaged over --seeds random-feature draws, M = 128 real or 64\n"
+	"complex features. Datasets: abalone banknote car yeast cmc nursery\n"
+	"wifi chess (or all). Methods: exact (kernel regression without random\n"
+	"features) trig pos hyb gerf pois geom oprf pois+ geom+ (all: these ten).";
+
+struct uci_opts {
+	const char *dataset, *method, *projection, *gamma, *encoding, *scaling;
+	const char *output, *data;
+	int seeds, budget, threads;
+	uint64_t seed;
+};
+
+static int usage_fail(const struct rfx_err *err)
+{
+	return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err->msg);
+}
+
+/* Copies item k of a comma-separated list into buf; -1 at the end. */
+static int list_item(const char **p, char *buf, size_t n)
+{
+	const char *s = *p, *comma;
+	size_t len;
+
+	if (!s)
+		return -1;
+	comma = strchr(s, ',');
+	len = comma ? (size_t)(comma - s) : strlen(s);
+	if (len >= n)
+		len = n - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	*p = comma ? comma + 1 : NULL;
+	return 0;
+}
+
+static int parse_datasets(const char *list, const struct rfx_uci_spec **out,
+			  int *n, struct rfx_err *err)
+{
+	const struct rfx_uci_spec *const *all = rfx_uci_list();
+	const char *p = list;
+	char item[64];
+	int k;
+
+	*n = 0;
+	if (!strcmp(list, "all")) {
+		for (; *all; all++)
+			out[(*n)++] = *all;
+		return RFX_OK;
+	}
+	while (list_item(&p, item, sizeof(item)) == 0) {
+		const struct rfx_uci_spec *s;
+
+		if (!*item)
+			return rfx_error(err, RFX_EINVAL,
+					 "empty dataset name in '%s'", list);
+		s = rfx_uci_find(item, err);
+		if (!s)
+			return RFX_EINVAL;
+		for (k = 0; k < *n; k++)
+			if (out[k] == s)
+				return rfx_error(err, RFX_EINVAL,
+						 "dataset '%s' listed twice", item);
+		if (*n == MAX_DATASETS)
+			return rfx_error(err, RFX_EINVAL, "too many datasets");
+		out[(*n)++] = s;
+	}
+	return RFX_OK;
+}
+
+/*
+ * Parses the method list into estimators (NULL for exact); "all" is exact
+ * and the nine of Table 6.3. Any registered estimator may be named.
+ */
+static int parse_methods(const char *list, const struct rfx_estimator_type **out,
+			 int *n, struct rfx_err *err)
+{
+	const char *p = list;
+	char item[64];
+	int k;
+
+	*n = 0;
+	if (!strcmp(list, "all")) {
+		out[(*n)++] = NULL;
+		for (k = 0; table63[k]; k++) {
+			out[*n] = rfx_estimator_find(table63[k], err);
+			if (!out[*n])
+				return RFX_EINVAL;
+			(*n)++;
+		}
+		return RFX_OK;
+	}
+	while (list_item(&p, item, sizeof(item)) == 0) {
+		const struct rfx_estimator_type *e = NULL;
+
+		if (!*item)
+			return rfx_error(err, RFX_EINVAL, "empty method name in '%s'",
+					 list);
+		if (strcmp(item, "exact")) {
+			struct rfx_err e2;
+
+			rfx_err_clear(&e2);
+			e = rfx_estimator_find(item, &e2);
+			if (!e) {
+				/* The registry's message, with exact added. */
+				const char *v = strstr(e2.msg, "(valid: ");
+
+				return rfx_error(err, RFX_EINVAL,
+						 "unknown method '%s' (valid: exact, %s",
+						 item, v ? v + 8 : "all)");
+			}
+		}
+		for (k = 0; k < *n; k++)
+			if (out[k] == e)
+				return rfx_error(err, RFX_EINVAL,
+						 "method '%s' listed twice", item);
+		if (*n == MAX_METHODS / 2)
+			return rfx_error(err, RFX_EINVAL, "too many methods");
+		out[(*n)++] = e;
+	}
+	return RFX_OK;
+}
+
+/*
+ * Checks that every estimator fits with the budget before any work, on a
+ * stand-in pair (the real fits use the training sets).
+ */
+static int check_budget(const struct rfx_estimator_type **est, int ne,
+			int budget, struct rfx_err *err)
+{
+	double v[2] = { 0.31, -0.12 }, w[2] = { 0.17, 0.25 };
+	int k, ret = RFX_OK;
+
+	for (k = 0; k < ne && !ret; k++) {
+		struct rfx_params p;
+		int M;
+
+		if (!est[k])
+			continue;
+		M = rfx_estimator_fair_features(est[k], budget);
+		rfx_params_init(&p, 2);
+		ret = est[k]->fit(&p, v, 1, w, 1, M, err);
+		if (!ret && rfx_estimator_feature_dim(est[k], &p, M) < 1)
+			ret = rfx_error(err, RFX_EINVAL, "%s: no features for a budget of %d",
+					est[k]->name, budget);
+		rfx_params_release(&p);
+		if (ret) {
+			char why[RFX_ERR_MSG_MAX];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			ret = rfx_error(err, RFX_EINVAL, "--budget %d: %s", budget,
+					why);
+		}
+	}
+	return ret;
+}
+
+static int run_attrs(struct rfx_out *out, const struct uci_opts *o,
+		     struct rfx_err *err)
+{
+	char num[32];
+	int ret;
+
+	if (!out->h5)
+		return RFX_OK;
+	ret = rfx_h5out_attr(out->h5, "datasets", o->dataset, err);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "methods", o->method, err);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "projection", o->projection, err);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "encoding", o->encoding, err);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "scaling", o->scaling, err);
+	snprintf(num, sizeof(num), "%d", o->seeds);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "seeds", num, err);
+	snprintf(num, sizeof(num), "%d", o->budget);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "budget", num, err);
+	return ret;
+}
+
+/*
+ * The default gamma grid, numpy.logspace(-2, 2, 10): 10^(-2 + 4k/9), k =
+ * 0..9, as text (for the file's attributes) and numbers.
+ */
+static int default_gammas(char *text, size_t n, double **out, int *ng,
+			  struct rfx_err *err)
+{
+	size_t len = 0;
+	int k;
+
+	*out = malloc(10 * sizeof(double));
+	if (!*out)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	*ng = 10;
+	for (k = 0; k < 10; k++) {
+		char a[32];
+
+		(*out)[k] = pow(10.0, k == 9 ? 2.0 : -2.0 + k * (4.0 / 9.0));
+		rfx_table_format_double((*out)[k], a, sizeof(a));
+		len += (size_t)snprintf(text + len, n - len, "%s%s", k ? "," : "", a);
+	}
+	return RFX_OK;
+}
+
+int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
+{
+	struct uci_opts o;
+	struct rfx_err err;
+	struct rfx_out out = { NULL };
+	const struct rfx_uci_spec *specs[MAX_DATASETS];
+	const struct rfx_estimator_type *est[MAX_METHODS];
+	struct rfx_uciexp_method methods[MAX_METHODS];
+	struct rfx_uci_data *data[MAX_DATASETS] = { NULL };
+	struct rfx_uci_split splits[MAX_DATASETS];
+	struct rfx_uci_info info[MAX_DATASETS];
+	struct rfx_uciexp_gamma_row *grows = NULL;
+	struct rfx_uciexp_row *rows = NULL;
+	enum rfx_uci_encoding enc;
+	double *gammas = NULL;
+	const char *pos[1];
+	char path[4096], ctx[64], gamma_text[512];
+	int nd, ne, nm = 0, ng, npos, help, k, ret, standardize, iid = 0, ort = 0;
+	size_t nrows_done = 0;
+
+	memset(&o, 0, sizeof(o));
+	memset(splits, 0, sizeof(splits));
+	o.dataset = "all";
+	o.method = "all";
+	o.projection = "both";
+	o.gamma = NULL; /* the default grid */
+	o.encoding = "ordinal";
+	o.scaling = "standard";
+	o.seeds = 50;
+	o.budget = 128;
+	o.seed = RFX_DEFAULT_SEED;
+	{
+		struct rfx_opt opts[] = {
+			{ "dataset", 0, RFX_OPT_STRING, &o.dataset, "LIST",
+			  "datasets, comma-separated, or all (default all)", 0 },
+			{ "method", 0, RFX_OPT_STRING, &o.method, "LIST",
+			  "exact and/or estimators, comma-separated, or all (default all)", 0 },
+			{ "projection", 0, RFX_OPT_STRING, &o.projection, "P",
+			  "iid, ort or both, for Gaussian-projection estimators (default both)", 0 },
+			{ "seeds", 0, RFX_OPT_INT, &o.seeds, "N",
+			  "random-feature draws per method and gamma (default 50)", 0 },
+			{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
+			  "the gamma grid (default 10 log-uniform values 1e-2 .. 1e2)", 0 },
+			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
+			  "B real features, B/2 complex (default 128)", 0 },
+			{ "encoding", 0, RFX_OPT_STRING, &o.encoding, "E",
+			  "categorical attributes: ordinal or onehot (default ordinal)", 0 },
+			{ "scaling", 0, RFX_OPT_STRING, &o.scaling, "S",
+			  "standard (z-score on the training split) or none (default standard)", 0 },
+			{ "seed", 0, RFX_OPT_U64, &o.seed, "S",
+			  "random seed of the splits and draws (default 20221121)", 0 },
+			{ "threads", 0, RFX_OPT_INT, &o.threads, "T",
+			  "OpenMP threads (default: all cores)", 0 },
+			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
+			  "data directory (default: $RFX_DATA, else data/ next to rfx)", 0 },
+			{ "output", 'o', RFX_OPT_STRING, &o.output, "FILE.h5",
+			  "also write the tables to this HDF5 file", 0 },
+			{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+		};
+
+		rfx_err_clear(&err);
+		ret = rfx_opt_parse("uci-classify", opts, argc, argv, pos, 0, &npos,
+				    &help, &err);
+		if (ret)
+			return usage_fail(&err);
+		if (help) {
+			rfx_opt_help("uci-classify", usage_line, summary, opts, stdout);
+			return RFX_EXIT_OK;
+		}
+	}
+	/* Every option is checked before any file is read. */
+	if (o.output && !*o.output)
+		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
+	if (parse_datasets(o.dataset, specs, &nd, &err) ||
+	    parse_methods(o.method, est, &ne, &err) ||
+	    rfx_uci_encoding_parse(o.encoding, &enc, &err))
+		return usage_fail(&err);
+	if (!strcmp(o.projection, "iid") || !strcmp(o.projection, "both"))
+		iid = 1;
+	if (!strcmp(o.projection, "ort") || !strcmp(o.projection, "both"))
+		ort = 1;
+	if (!iid && !ort)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "unknown projection '%s' (valid: iid, ort, both)",
+				    o.projection);
+	if (strcmp(o.scaling, "standard") && strcmp(o.scaling, "none"))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "unknown scaling '%s' (valid: standard, none)",
+				    o.scaling);
+	standardize = !strcmp(o.scaling, "standard");
+	if (o.seeds < 1 || o.seeds > 100000)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--seeds must be in 1..100000, got %d", o.seeds);
+	if (o.budget < 1)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--budget must be positive, got %d", o.budget);
+	if (o.threads < 0)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--threads must be 0 (all cores) or more, got %d",
+				    o.threads);
+	if (!o.gamma) {
+		if (default_gammas(gamma_text, sizeof(gamma_text), &gammas, &ng,
+				   &err))
+			return rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		o.gamma = gamma_text;
+	} else if (rfx_opt_doubles("gamma", o.gamma, &gammas, &ng, &err)) {
+		return usage_fail(&err);
+	}
+	for (k = 0; k < ng; k++)
+		if (!(gammas[k] > 0.0)) {
+			ret = rfx_cli_fail(RFX_EXIT_USAGE,
+					   "gamma must be positive, got %g", gammas[k]);
+			free(gammas);
+			return ret;
+		}
+	if (check_budget(est, ne, o.budget, &err)) {
+		free(gammas);
+		return usage_fail(&err);
+	}
+#ifdef _OPENMP
+	if (o.threads > 0)
+		omp_set_num_threads(o.threads);
+#endif
+	/* Methods with their projections: iid first, then ort. */
+	for (k = 0; k < ne; k++) {
+		const struct rfx_estimator_type *e = est[k];
+
+		if (!e || (e->flags & RFX_EST_DISCRETE)) {
+			methods[nm].e = e;
+			methods[nm++].proj = RFX_PROJ_IID;
+			continue;
+		}
+		if (iid) {
+			methods[nm].e = e;
+			methods[nm++].proj = RFX_PROJ_IID;
+		}
+		if (ort) {
+			methods[nm].e = e;
+			methods[nm++].proj = RFX_PROJ_ORT;
+		}
+	}
+
+	ret = RFX_EXIT_FAIL;
+	for (k = 0; k < nd; k++) {
+		const char *dir = o.data ? o.data : getenv("RFX_DATA");
+
+		if (dir)
+			snprintf(path, sizeof(path), "%s/%s", dir, specs[k]->file);
+		else
+			snprintf(path, sizeof(path), "%s/data/%s", cli->exe_dir,
+				 specs[k]->file);
+		data[k] = rfx_uci_load(specs[k], path, enc, &err);
+		if (!data[k] ||
+		    rfx_uci_split(data[k], o.seed, standardize, &splits[k], &err)) {
+			rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+			goto out;
+		}
+		rfx_uci_info_fill(&info[k], data[k], &splits[k], enc, standardize);
+	}
+	grows = calloc((size_t)nd * (size_t)nm * (size_t)ng, sizeof(*grows));
+	rows = calloc((size_t)nd * (size_t)nm, sizeof(*rows));
+	if (!grows || !rows) {
+		rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	if (rfx_out_open(&out, o.output, &err) || run_attrs(&out, &o, &err)) {
+		rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	fprintf(stderr, "rfx: seed %llu, rng %s\n", (unsigned long long)o.seed,
+		rfx_rng_type()->name);
+	for (k = 0; k < nd; k++) {
+		struct rfx_uciexp_config c;
+
+		memset(&c, 0, sizeof(c));
+		c.dataset = specs[k]->name;
+		c.dataset_index = rfx_uci_index(specs[k]);
+		c.split = &splits[k];
+		c.nmethods = nm;
+		c.methods = methods;
+		c.ngammas = ng;
+		c.gammas = gammas;
+		c.seeds = o.seeds;
+		c.budget = o.budget;
+		c.seed = o.seed;
+		snprintf(ctx, sizeof(ctx), "uci-classify %s", specs[k]->name);
+		c.progress = rfx_progress;
+		c.progress_ctx = ctx;
+		if (rfx_uciexp_run(&c, grows + nrows_done * (size_t)ng,
+				   rows + nrows_done, &err)) {
+			rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+			goto out;
+		}
+		nrows_done += (size_t)nm;
+	}
+	if (rfx_out_provenance(&out, cli, o.seed, &err) ||
+	    rfx_out_table(&out, &rfx_uciexp_schema, rows, nrows_done, stdout,
+			  &err) ||
+	    rfx_out_table(&out, &rfx_uciexp_gamma_schema, grows,
+			  nrows_done * (size_t)ng, NULL, &err) ||
+	    rfx_out_table(&out, &rfx_uci_info_schema, info, (size_t)nd, NULL,
+			  &err) ||
+	    rfx_out_commit(&out, &err)) {
+		rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	ret = RFX_EXIT_OK;
+out:
+	rfx_out_abort(&out);
+	for (k = 0; k < nd; k++) {
+		rfx_uci_free(data[k]);
+		rfx_uci_split_release(&splits[k]);
+	}
+	free(grows);
+	free(rows);
+	free(gammas);
+	return ret;
+}
