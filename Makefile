@@ -99,7 +99,14 @@ ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
 all: rfx
 
-$(ALL_OBJS) $(TEST_BINS) $(BENCH_BINS): Makefile $(wildcard config.mak)
+$(ALL_OBJS) $(TEST_BINS) $(BENCH_BINS): Makefile $(wildcard config.mak) build/flags
+
+# The compiler and flags of the last build: a different SANITIZE, OPT or CC
+# rebuilds everything instead of linking sanitized and plain objects.
+build/flags: FORCE
+	@mkdir -p build
+	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS)' > $@.tmp; \
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 lib/%.o: lib/%.c
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

@@ -179,11 +179,19 @@ static int geom_draw(const gsl_rng *r, enum rfx_proj proj,
 	(void)proj;
 	if (!(p->q > 0.0 && p->q < 1.0))
 		return rfx_error(err, RFX_EINVAL, "geom: q must be in (0, 1)");
-	/* GSL's geometric variate counts trials (k >= 1); omega counts failures. */
+	/*
+	 * Failures before the first success by inversion, k = floor(log U /
+	 * log(1 - q)) with U in (0, 1]: P(k >= n) = (1 - q)^n exactly, and k
+	 * stays a double. GSL's gsl_ran_geometric returns an unsigned int,
+	 * which wraps once the mean 1/q passes 4e9 (q ~ 1e-13 is a fitted
+	 * value for large inputs).
+	 */
+	double l1q = log1p(-p->q);
+
 	for (l = 0; l < w->d; l++)
 		for (m = 0; m < M; m++)
 			w->omega[(size_t)l * (size_t)w->cap + m] =
-				(double)(gsl_ran_geometric(r, p->q) - 1);
+				floor(log(1.0 - gsl_rng_uniform(r)) / l1q);
 	w->ncols = M;
 	return RFX_OK;
 }

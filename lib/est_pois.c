@@ -32,6 +32,23 @@
  */
 #define LAMBDA_MIN 1e-12
 
+/*
+ * GSL draws Poisson counts as unsigned int: beyond a rate of ~1e9 they
+ * would wrap (and its sampler stops terminating), so larger rates, which
+ * only inputs with |x_l y_l| of order 1e9 and more produce, are refused.
+ */
+#define LAMBDA_MAX 1e9
+
+static int lambda_check(const struct rfx_params *p, const char *name,
+			struct rfx_err *err)
+{
+	if (p->lambda > LAMBDA_MAX)
+		return rfx_error(err, RFX_EINVAL,
+				 "%s: lambda = %g exceeds %g (Poisson counts must fit in 32 bits); the inputs are too large for Poisson features",
+				 name, p->lambda, LAMBDA_MAX);
+	return RFX_OK;
+}
+
 static int pois_fit_common(struct rfx_params *p, const char *name, int shifted,
 			   const double *X, size_t nx, const double *Y,
 			   size_t ny, int M, struct rfx_err *err)
@@ -44,14 +61,14 @@ static int pois_fit_common(struct rfx_params *p, const char *name, int shifted,
 		return ret;
 	if (!st)
 		return p->lambda > 0.0 && isfinite(p->lambda)
-			       ? RFX_OK
+			       ? lambda_check(p, name, err)
 			       : rfx_error(err, RFX_EINVAL,
 					   "%s: lambda must be positive", name);
 	p->lambda = sqrt(st->mean_x2y2 / p->d);
 	if (p->lambda < LAMBDA_MIN)
 		p->lambda = LAMBDA_MIN;
 	rfx_setstats_free(st);
-	return RFX_OK;
+	return lambda_check(p, name, err);
 }
 
 static int pois_fit(struct rfx_params *p, const double *X, size_t nx,
@@ -100,8 +117,9 @@ static int pois_draw(const gsl_rng *r, enum rfx_proj proj,
 	int l, m;
 
 	(void)proj;
-	if (!(p->lambda > 0.0))
-		return rfx_error(err, RFX_EINVAL, "pois: lambda not fitted");
+	if (!(p->lambda > 0.0 && p->lambda <= LAMBDA_MAX))
+		return rfx_error(err, RFX_EINVAL,
+				 "pois: lambda not fitted or above %g", LAMBDA_MAX);
 	for (l = 0; l < w->d; l++)
 		for (m = 0; m < M; m++)
 			w->omega[(size_t)l * (size_t)w->cap + m] =
