@@ -94,7 +94,7 @@ void rfx_dirf_features(struct rfx_featmat *F, const struct rfx_draw *w,
 					continue;
 				lm[m] += k * lz;
 				/* Odd powers of negative coordinates flip the sign. */
-				if (z < 0.0 && fmod(k, 2.0) == 1.0)
+				if (z < 0.0 && k - 2.0 * floor(0.5 * k) == 1.0)
 					ph[m] = ph[m] == 0.0 ? RFX_PI : 0.0;
 			}
 		}
