@@ -73,6 +73,7 @@ LIB_OBJS += lib/setstats.o
 LIB_OBJS += lib/table.o
 LIB_OBJS += lib/varexp.o
 LIB_OBJS += lib/varmap.o
+LIB_OBJS += lib/wht.o
 
 CLI_OBJS += cli/dump.o
 CLI_OBJS += cli/opt.o
