@@ -65,6 +65,7 @@ LIB_OBJS += lib/featmap.o
 LIB_OBJS += lib/images.o
 LIB_OBJS += lib/kernel.o
 LIB_OBJS += lib/montecarlo.o
+LIB_OBJS += lib/orfvar.o
 LIB_OBJS += lib/pointwise.o
 LIB_OBJS += lib/proj.o
 LIB_OBJS += lib/regime.o
