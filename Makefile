@@ -50,6 +50,7 @@ LIB_OBJS += lib/blas.o
 LIB_OBJS += lib/block.o
 LIB_OBJS += lib/cancel.o
 LIB_OBJS += lib/cost.o
+LIB_OBJS += lib/dataset.o
 LIB_OBJS += lib/dirf.o
 LIB_OBJS += lib/err.o
 LIB_OBJS += lib/est_gerf.o
