@@ -175,6 +175,25 @@ int rfx_proj_block(enum rfx_proj p, int d)
 	return p == RFX_PROJ_IID ? 1 : d;
 }
 
+int rfx_proj_check(enum rfx_proj p, int d, struct rfx_err *err)
+{
+	int i = proj_index(p);
+
+	if (i < 0)
+		return rfx_error(err, RFX_EINVAL, "unknown projection kind %d",
+				 (int)p);
+	if (d < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "dimension d must be at least 1, got %d", d);
+	if (projs[i].qmc &&
+	    (unsigned)d > qrng_type(projs[i].qmc - 1)->max_dimension)
+		return rfx_error(err, RFX_EINVAL,
+				 "%s projections exist for d <= %u, got d = %d",
+				 projs[i].name,
+				 qrng_type(projs[i].qmc - 1)->max_dimension, d);
+	return RFX_OK;
+}
+
 struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
 {
 	struct rfx_proj_ws *ws;

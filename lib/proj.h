@@ -101,6 +101,13 @@ int rfx_proj_gaussian(enum rfx_proj p);
  */
 int rfx_proj_block(enum rfx_proj p, int d);
 
+/*
+ * RFX_OK when kind p can sample in dimension d; RFX_EINVAL naming the
+ * limit otherwise (d < 1; halton and halton-rev d > 1229, sobol d > 40),
+ * so that callers can refuse a configuration before any work.
+ */
+int rfx_proj_check(enum rfx_proj p, int d, struct rfx_err *err);
+
 /* Scratch space for sampling in dimension d (QR blocks, transforms, sequences). */
 struct rfx_proj_ws;
 

@@ -585,6 +585,15 @@ static void test_errors(void)
 	   "a workspace of another dimension is RFX_EINVAL (%s)", err.msg);
 	ok(rfx_proj_sample(r, (enum rfx_proj)99, 41, 2, omega, 2, 0, w41, NULL) ==
 		   RFX_EINVAL, "an unknown kind is RFX_EINVAL");
+	rfx_err_clear(&err);
+	ok(rfx_proj_check(RFX_PROJ_HALTON, 1229, NULL) == RFX_OK &&
+	   rfx_proj_check(RFX_PROJ_HALTON_REV, 1230, &err) == RFX_EINVAL &&
+	   strstr(err.msg, "1229") && rfx_proj_check(RFX_PROJ_SOBOL, 40, NULL) == RFX_OK &&
+	   rfx_proj_check(RFX_PROJ_SOBOL, 41, NULL) == RFX_EINVAL &&
+	   rfx_proj_check(RFX_PROJ_SORF, 100000, NULL) == RFX_OK &&
+	   rfx_proj_check(RFX_PROJ_ORT, 0, NULL) == RFX_EINVAL &&
+	   rfx_proj_check((enum rfx_proj)99, 4, NULL) == RFX_EINVAL,
+	   "rfx_proj_check knows the sequences' dimension limits (%s)", err.msg);
 	clean = 1;
 	for (i = 0; i < 1230 * 2; i++)
 		clean &= omega[i] == SENTINEL;
