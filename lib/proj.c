@@ -30,7 +30,9 @@
  * orf-prime the same without the chi variates; the Hadamard kinds per block
  * d' signs for D1, then d' for D2, then d' for D3 (as many factors as the
  * kind has), whole blocks even when truncated; the quasi-Monte Carlo kinds
- * d uniforms for the shift, then nothing. All of them make the M columns
+ * d uniforms for the shift, then nothing, except halton-scr, which then
+ * draws the permutations coordinate by coordinate (p_l - 1 uniform
+ * integers each, Fisher-Yates from the top). All of them make the M columns
  * drawn from a stream a prefix of the M' > M columns the same stream would
  * give, so studies over M can share random numbers.
  */
@@ -87,7 +89,14 @@ struct rfx_proj_ws {
 	double *u;       /* d entries: one quasi-Monte Carlo point */
 	double *shift;   /* d entries: the random shift of the point set */
 	gsl_qrng *qrng[3]; /* Halton, reverse Halton, Sobol; NULL if d too large */
+	int *prime;      /* scrambled Halton (d <= SCR_MAX_D): the first d primes */
+	int *ndig;       /* digits per coordinate, enough for m < 2^31 */
+	int *perm;       /* one permutation of 0..p-1 per coordinate */
+	size_t *poff;    /* where coordinate l's permutation starts in perm */
 };
+
+/* Scrambled Halton's dimensions, as many as GSL's Halton: primes to 9973. */
+#define SCR_MAX_D 1229
 
 /* The quasi-Monte Carlo kinds: their GSL sequence and slot in ws->qrng. */
 static const gsl_qrng_type *qrng_type(int slot)
@@ -101,7 +110,7 @@ static const struct {
 	enum rfx_proj p;
 	int gaussian; /* columns marginally N(0, I) */
 	int hd;       /* Hadamard-diagonal factors (sorf 3, hdhd 2, hd 1) */
-	int qmc;      /* 1 + slot in ws->qrng, 0 for the other kinds */
+	int qmc;      /* 1 + slot in ws->qrng, 4 scrambled Halton, 0 others */
 } projs[] = {
 	{ "iid", RFX_PROJ_IID, 1, 0, 0 },
 	{ "ort", RFX_PROJ_ORT, 1, 0, 0 },
@@ -112,8 +121,15 @@ static const struct {
 	{ "halton", RFX_PROJ_HALTON, 1, 0, 1 },
 	{ "halton-rev", RFX_PROJ_HALTON_REV, 1, 0, 2 },
 	{ "sobol", RFX_PROJ_SOBOL, 1, 0, 3 },
+	{ "halton-scr", RFX_PROJ_HALTON_SCR, 1, 0, 4 },
 	{ NULL, RFX_PROJ_IID, 0, 0, 0 }
 };
+
+/* The largest dimension of quasi-Monte Carlo kind qmc (table field). */
+static unsigned qmc_max_d(int qmc)
+{
+	return qmc == 4 ? SCR_MAX_D : qrng_type(qmc - 1)->max_dimension;
+}
 
 /* The table entry of p, or -1. */
 static int proj_index(enum rfx_proj p)
@@ -185,13 +201,47 @@ int rfx_proj_check(enum rfx_proj p, int d, struct rfx_err *err)
 	if (d < 1)
 		return rfx_error(err, RFX_EINVAL,
 				 "dimension d must be at least 1, got %d", d);
-	if (projs[i].qmc &&
-	    (unsigned)d > qrng_type(projs[i].qmc - 1)->max_dimension)
+	if (projs[i].qmc && (unsigned)d > qmc_max_d(projs[i].qmc))
 		return rfx_error(err, RFX_EINVAL,
 				 "%s projections exist for d <= %u, got d = %d",
-				 projs[i].name,
-				 qrng_type(projs[i].qmc - 1)->max_dimension, d);
+				 projs[i].name, qmc_max_d(projs[i].qmc), d);
 	return RFX_OK;
+}
+
+/*
+ * The scrambled Halton tables: primes by trial division, digit counts,
+ * and room for the permutations (malloc: pages nobody samples from are
+ * never touched). Returns nonzero when out of memory.
+ */
+static int scr_alloc(struct rfx_proj_ws *ws, int d)
+{
+	size_t total = 0;
+	int l, p = 1;
+
+	ws->prime = malloc((size_t)d * sizeof(int));
+	ws->ndig = malloc((size_t)d * sizeof(int));
+	ws->poff = malloc((size_t)d * sizeof(size_t));
+	if (!ws->prime || !ws->ndig || !ws->poff)
+		return 1;
+	for (l = 0; l < d; l++) {
+		long big = 2147483647L;
+		int q, k = 0, composite;
+
+		do {
+			p++;
+			composite = 0;
+			for (q = 2; q * q <= p && !composite; q++)
+				composite = p % q == 0;
+		} while (composite);
+		ws->prime[l] = p;
+		for (; big > 0; big /= p)
+			k++;
+		ws->ndig[l] = k;
+		ws->poff[l] = total;
+		total += (size_t)p;
+	}
+	ws->perm = malloc(total * sizeof(int));
+	return !ws->perm;
 }
 
 struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
@@ -239,6 +289,10 @@ struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
 		rfx_proj_ws_free(ws);
 		return NULL;
 	}
+	if (d <= SCR_MAX_D && scr_alloc(ws, d)) {
+		rfx_proj_ws_free(ws);
+		return NULL;
+	}
 	for (i = 0; i < 3; i++) {
 		/* a dimension beyond the sequence's is an error when sampling */
 		if (n > qrng_type(i)->max_dimension)
@@ -275,6 +329,10 @@ void rfx_proj_ws_free(struct rfx_proj_ws *ws)
 	for (i = 0; i < 3; i++)
 		if (ws->qrng[i])
 			gsl_qrng_free(ws->qrng[i]);
+	free(ws->prime);
+	free(ws->ndig);
+	free(ws->perm);
+	free(ws->poff);
 	free(ws);
 }
 
@@ -442,6 +500,54 @@ static void sample_qmc(const gsl_rng *r, gsl_qrng *q, int d, int M,
 	}
 }
 
+/*
+ * Scrambled Halton: a uniform permutation per coordinate (Fisher-Yates,
+ * drawn after the shift), then the permuted radical inverses of 1..M.
+ */
+static void sample_halton_scr(const gsl_rng *r, int d, int M, double *omega,
+			      size_t ld, struct rfx_proj_ws *ws)
+{
+	const double lo = 0x1p-53, hi = 1.0 - 0x1p-53;
+	int l, m, j;
+
+	for (l = 0; l < d; l++)
+		ws->shift[l] = gsl_rng_uniform(r);
+	for (l = 0; l < d; l++) {
+		int p = ws->prime[l], *pi = ws->perm + ws->poff[l];
+
+		for (j = 0; j < p; j++)
+			pi[j] = j;
+		for (j = p - 1; j > 0; j--) {
+			int k = (int)gsl_rng_uniform_int(r, (unsigned long)j + 1);
+			int t = pi[j];
+
+			pi[j] = pi[k];
+			pi[k] = t;
+		}
+	}
+	for (l = 0; l < d; l++) {
+		int p = ws->prime[l], K = ws->ndig[l];
+		const int *pi = ws->perm + ws->poff[l];
+		double *row = omega + (size_t)l * ld;
+
+		for (m = 0; m < M; m++) {
+			unsigned long n = (unsigned long)m + 1;
+			double x = 0.0, f = 1.0 / p, t;
+			int k;
+
+			for (k = 0; k < K; k++) {
+				x += pi[n % (unsigned long)p] * f;
+				n /= (unsigned long)p;
+				f /= p;
+			}
+			t = x + ws->shift[l];
+			t = t >= 1.0 ? t - 1.0 : t;
+			t = t < lo ? lo : t > hi ? hi : t;
+			row[m] = gsl_cdf_ugaussian_Pinv(t);
+		}
+	}
+}
+
 int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
 		    double *omega, size_t ld, size_t col0,
 		    struct rfx_proj_ws *ws, struct rfx_err *err)
@@ -484,14 +590,15 @@ int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
 		return RFX_OK;
 	}
 	if (projs[k].qmc) {
-		gsl_qrng *q = ws->qrng[projs[k].qmc - 1];
+		int ret = rfx_proj_check(p, d, err);
 
-		if (!q)
-			return rfx_error(err, RFX_EINVAL,
-					 "%s projections exist for d <= %u, got d = %d",
-					 projs[k].name,
-					 qrng_type(projs[k].qmc - 1)->max_dimension, d);
-		sample_qmc(r, q, d, M, omega + col0, ld, ws);
+		if (ret)
+			return ret;
+		if (projs[k].qmc == 4)
+			sample_halton_scr(r, d, M, omega + col0, ld, ws);
+		else
+			sample_qmc(r, ws->qrng[projs[k].qmc - 1], d, M, omega + col0,
+				   ld, ws);
 		return RFX_OK;
 	}
 	tau = (M - 1) / d + 1;  /* ceil(M / d) without overflow near INT_MAX */

@@ -1,6 +1,6 @@
 /*
  * Tests for the structured and quasi-Monte Carlo samplers of lib/proj.c
- * (orf-prime, sorf, hdhd, hd, halton, halton-rev, sobol) and for the LAPACK
+ * (orf-prime, sorf, hdhd, hd, halton, halton-rev, sobol, halton-scr) and for the LAPACK
  * path of the orthogonal blocks (d >= 128):
  *
  *   1. the table: names round-trip, unbiased kinds, block sizes;
@@ -139,6 +139,7 @@ static void test_table(void)
 		{ RFX_PROJ_HALTON, "halton", 1, 0 },
 		{ RFX_PROJ_HALTON_REV, "halton-rev", 1, 0 },
 		{ RFX_PROJ_SOBOL, "sobol", 1, 0 },
+		{ RFX_PROJ_HALTON_SCR, "halton-scr", 1, 0 },
 	};
 	struct rfx_err err;
 	enum rfx_proj p;
@@ -526,12 +527,102 @@ static void test_qmc(void)
 	}
 }
 
+/*
+ * 6b. Scrambled Halton. Coordinate l of point m is frac(v + s) with
+ * v = sum_k pi(a_k) p^{-k-1} over the K digits a_k of m (K = 31 for p = 2,
+ * 20 for p = 3, 14 for p = 5, enough for m < 2^31): so t = p^K frac(u - s)
+ * is an integer whose base-p digits, least significant last, are the
+ * permuted digits of m. The test recovers s from point 1 (whose digits
+ * are 1, 0, 0, ...: t = pi(1) p^{K-1} + pi(0) (p^{K-1} - 1)/(p - 1)) by
+ * trying every candidate pair (pi(1), pi(0)), then checks every point
+ * 1..M against the permutation read off the points themselves: each digit
+ * value of m maps to one digit value of t, the same at every position
+ * and for every point, and different values to different values. Over
+ * draws, pi(1) for p = 2 is 0 or 1 with probability 1/2.
+ */
+static void test_halton_scr(void)
+{
+	static const int primes[3] = { 2, 3, 5 }, ndig[3] = { 31, 20, 14 };
+	enum { D = 3, M = 40, R = 400 };
+	struct rfx_proj_ws *ws = workspace(D);
+	gsl_rng *r = stream(9, 0);
+	double *omega = alloc_omega(D, M), ones = 0.0;
+	int n, l, m, consistent = 1;
+
+	for (n = 0; n < R; n++) {
+		draw(r, RFX_PROJ_HALTON_SCR, D, M, omega, M, 0, ws);
+		for (l = 0; l < D; l++) {
+			int p = primes[l], K = ndig[l], a1, a0, k, found = 0;
+			double pK = pow(p, K), s = 0.0;
+			int map[5];
+
+			/* the shift from point 1: some (pi(1), pi(0)) fits exactly */
+			for (a1 = 0; a1 < p && !found; a1++)
+				for (a0 = 0; a0 < p && !found; a0++) {
+					double t1 = a1 * pow(p, K - 1) +
+						    a0 * (pow(p, K - 1) - 1.0) / (p - 1);
+					double u = gsl_cdf_ugaussian_P(omega[l * M]);
+
+					s = u - t1 / pK;
+					s -= floor(s);
+					found = 1;
+					for (k = 0; k < p; k++)
+						map[k] = -1;
+					map[1] = a1;
+					map[0] = a0;
+					for (m = 0; m < M && found; m++) {
+						double um = gsl_cdf_ugaussian_P(omega[l * M + m]);
+						double t = (um - s) - floor(um - s);
+						double ti = floor(t * pK + 0.5);
+						unsigned long q = (unsigned long)m + 1;
+						int kk;
+
+						/*
+						 * Phi(Phi^-1(u)) is u to ~1e-15, i.e. ~1e-5 of
+						 * a unit of t for p^K ~ 2^31; units are 1 apart
+						 */
+						if (fabs(t * pK - ti) > 1e-3)
+							found = 0;
+						for (kk = K - 1; kk >= 0 && found; kk--) {
+							int dig = (int)fmod(ti, p);
+							int src = (int)(q / (unsigned long)pow(p, kk) % (unsigned long)p);
+
+							ti = floor(ti / p);
+							if (map[src] == -1)
+								map[src] = dig;
+							else if (map[src] != dig)
+								found = 0;
+						}
+					}
+					for (k = 0; k < p && found; k++) {
+						int j;
+
+						for (j = 0; j < k; j++)
+							if (map[j] >= 0 && map[j] == map[k])
+								found = 0;
+					}
+				}
+			consistent &= found;
+			if (l == 0)
+				ones += map[1] == 1;
+		}
+	}
+	ok(consistent, "halton-scr: every point is the shifted, digit-permuted radical "
+		       "inverse of its index (p = 2, 3, 5; 40 points; 400 draws)");
+	is_within_se(ones / R, sqrt(0.25 / R), 0.5, K_SE,
+		     "halton-scr: the permutation is random, P(pi(1) = 1) = 1/2 for p = 2");
+	free(omega);
+	rfx_proj_ws_free(ws);
+	gsl_rng_free(r);
+}
+
 /* 7. Prefixes, reproducibility, errors. */
 static void test_prefix(void)
 {
 	static const enum rfx_proj kinds[] = {
 		RFX_PROJ_ORF_PRIME, RFX_PROJ_SORF, RFX_PROJ_HDHD, RFX_PROJ_HD,
-		RFX_PROJ_HALTON, RFX_PROJ_HALTON_REV, RFX_PROJ_SOBOL
+		RFX_PROJ_HALTON, RFX_PROJ_HALTON_REV, RFX_PROJ_SOBOL,
+		RFX_PROJ_HALTON_SCR
 	};
 	enum { D = 6, M = 37, SMALL = 5 };
 	size_t k;
@@ -576,6 +667,10 @@ static void test_errors(void)
 		   RFX_EINVAL && strstr(err.msg, "40"),
 	   "sobol at d = 41 is RFX_EINVAL (%s)", err.msg);
 	rfx_err_clear(&err);
+	ok(rfx_proj_sample(r, RFX_PROJ_HALTON_SCR, 1230, 2, omega, 2, 0, big, &err) ==
+		   RFX_EINVAL && strstr(err.msg, "1229"),
+	   "halton-scr at d = 1230 is RFX_EINVAL (%s)", err.msg);
+	rfx_err_clear(&err);
 	ok(rfx_proj_sample(r, RFX_PROJ_SORF, 41, 2, omega, 2, 0, NULL, &err) ==
 		   RFX_EINVAL && strstr(err.msg, "sorf"),
 	   "sorf without a workspace is RFX_EINVAL (%s)", err.msg);
@@ -613,6 +708,7 @@ int main(void)
 	test_orf_prime();
 	test_lapack();
 	test_qmc();
+	test_halton_scr();
 	test_prefix();
 	test_errors();
 	return done_testing();
