@@ -683,7 +683,7 @@ static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
 		goto out;
 	}
 	rfx_seed_note(o->seed);
-	if (rfx_mse_run(&c, rows, &err) ||
+	if (rfx_mse_execute(&c, rows, &err) ||
 	    rfx_out_provenance(&out, cli, o->seed, &err) ||
 	    rfx_out_table(&out, &rfx_mse_schema, rows, n, ref ? NULL : stdout,
 			  &err)) {

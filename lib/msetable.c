@@ -384,14 +384,19 @@ out:
 int rfx_mse_run(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 		struct rfx_err *err)
 {
+	int ret = rfx_mse_plan(c, rows, err);
+
+	return ret ? ret : rfx_mse_execute(c, rows, err);
+}
+
+int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
+		    struct rfx_err *err)
+{
 	size_t nc = rfx_mse_nrows(c), R = (size_t)c->reps, ntask, t;
 	double *mse = NULL, *km = NULL, *mi = NULL;
 	int *rets = NULL, *left = NULL, done = 0, ret, saved;
 	struct rfx_err *errs = NULL;
 
-	ret = rfx_mse_plan(c, rows, err);
-	if (ret)
-		return ret;
 	ntask = nc * R;
 	mse = malloc(ntask * sizeof(double));
 	km = malloc(ntask * sizeof(double));

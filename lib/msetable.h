@@ -141,10 +141,15 @@ int rfx_mse_plan(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 		 struct rfx_err *err);
 
 /*
- * Runs every cell into rows (rfx_mse_nrows of them). RFX_EINVAL as
- * rfx_mse_plan, RFX_ENOMEM, RFX_ENUMERIC, RFX_EINTR when cancelled.
+ * Runs every cell into rows (rfx_mse_nrows of them): rfx_mse_plan, then
+ * rfx_mse_execute. RFX_EINVAL as rfx_mse_plan, RFX_ENOMEM, RFX_ENUMERIC,
+ * RFX_EINTR when cancelled.
  */
 int rfx_mse_run(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 		struct rfx_err *err);
+
+/* The second half of rfx_mse_run, for rows rfx_mse_plan has filled. */
+int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
+		    struct rfx_err *err);
 
 #endif
