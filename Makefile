@@ -3,6 +3,7 @@
 #   make check     install missing Debian packages, build, run the TAP suite
 #   make figures   install, build, run the experiments, draw plots/
 #   make bench     performance benchmarks (bench/)
+#   make regress   the MSE tables against results/reference/ (CI)
 #   make           build ./rfx only
 #
 # Settings first; local overrides go in config.mak (not tracked).
@@ -98,7 +99,8 @@ BENCH_BINS += bench/bin/bench_featmap
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
-.PHONY: all check test deps figures figures-build bench bench-run clean FORCE
+.PHONY: all check test deps figures figures-build bench bench-run clean FORCE \
+	regress regress-update
 
 all: rfx
 
@@ -152,6 +154,15 @@ test: rfx $(TEST_BINS)
 
 figures: deps
 	@$(MAKE) --no-print-directory figures-build
+
+# The MSE tables at CI scale against results/reference/ (experiments/regress.sh);
+# regress-update rewrites the references and is the only way they change.
+regress: rfx
+	@mkdir -p results
+	@RFX=./rfx experiments/regress.sh check
+
+regress-update: rfx
+	@RFX=./rfx experiments/regress.sh update
 
 include experiments/figures.mk
 
