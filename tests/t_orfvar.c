@@ -15,7 +15,8 @@
  *   6. Fig 2: eq. 3's large-d ratio against the exact form (their gap
  *      shrinks like 1/d, as Theorem 1's f(z)/d^2 remainder says) and
  *      against a simulation at d = 1024;
- *   7. error paths.
+ *   7. the paper's errata O1-O3 (docs/ERRATA.md);
+ *   8. error paths.
  *
  * The pair: x = 0 and y = z u with u a fixed unit vector (drawn once per
  * d): the kernel is e^{-z^2/2}. Monte Carlo checks pass within 4 standard
@@ -320,6 +321,64 @@ static void test_fig2(void)
 	   "Fig 2a: the ratio vanishes as z -> 0 (like z^2)");
 }
 
+/*
+ * The errata of the ORF paper (docs/ERRATA.md, O1-O3), each decided here.
+ *
+ * O1: Lemma 3 says W z ~ N(0, |z| I) for Gaussian W; each coordinate
+ * w.z has variance |z|^2. Sample variance of w.z over 40,000 iid columns
+ * at |z| = 2.385: the standard error of a sample variance of normals is
+ * sigma^2 sqrt(2/R).
+ *
+ * O2: the proof of Lemma 6 bounds Cov(a1, a2) by -e^{+z^2} z^4/(2d); the
+ * expansion of the exact covariance C = m(sqrt 2 z) - m(z)^2 (from Var
+ * with D = 1 and D = 2: C = 2 Var_2 - Var_1) gives -e^{-z^2} z^4/(2d):
+ * d C at d = 4096 against both, z = 1.5 (they differ by e^{2 z^2} = 90).
+ *
+ * O3: sec. 3 says that as z -> 0 (d -> infinity) the ratio of eq. 3 is
+ * "roughly z^2"; expanding, 1 - e^{-z^2} z^4/(1 - e^{-z^2})^2 = z^4/12 +
+ * O(z^6): at z = 0.1 the ratio is 8.3e-6, not 0.01.
+ */
+static void test_errata(void)
+{
+	enum { D = 5, R = 40000 };
+	gsl_rng *r = stream(7, 0);
+	double z[D] = { 1.0, -0.5, 2.0, 0.3, -0.2 }, n2 = 0.0, s = 0.0, s2 = 0.0;
+	double m, v1, v2, C, lead, zz = 1.5;
+	int q, l;
+
+	for (l = 0; l < D; l++)
+		n2 += z[l] * z[l];
+	for (l = 0; l < D; l++)
+		z[l] *= 2.385 / sqrt(n2);
+	for (q = 0; q < R; q++) {
+		double t = 0.0;
+
+		for (l = 0; l < D; l++)
+			t += gsl_ran_gaussian(r, 1.0) * z[l];
+		s += t;
+		s2 += t * t;
+	}
+	s2 = s2 / R - (s / R) * (s / R);
+	is_within_se(s2, 2.385 * 2.385 * sqrt(2.0 / R), 2.385 * 2.385, K_SE,
+		     "O1: Var(w.z) = |z|^2 = 5.688 (Lemma 3 prints |z| = 2.385)");
+	ok(fabs(s2 - 2.385) > 20 * 2.385 * 2.385 * sqrt(2.0 / R),
+	   "O1: and is more than 20 standard errors from |z|");
+	gsl_rng_free(r);
+
+	rfx_orfvar_prime(zz, 4096, 1, &m, &v1, NULL);
+	rfx_orfvar_prime(zz, 4096, 2, &m, &v2, NULL);
+	C = 2.0 * v2 - v1;
+	lead = -exp(-zz * zz) * pow(zz, 4) / 2.0;
+	is_approx(4096 * C, lead, 0.01,
+		  "O2: d Cov(a1, a2) -> -e^{-z^2} z^4/2 for ORF' (d = 4096, z = 1.5)");
+	ok(fabs(4096 * C / (-exp(zz * zz) * pow(zz, 4) / 2.0)) < 0.02,
+	   "O2: the printed -e^{+z^2} z^4/2 is 90 times too large");
+	is_approx(rfx_orfvar_limit_ratio(0.1, 0, 0) / (1e-4 / 12.0), 1.0, 0.01,
+		  "O3: eq. 3 at z = 0.1 is z^4/12 = 8.3e-6");
+	ok(rfx_orfvar_limit_ratio(0.1, 0, 0) < 0.01 / 100,
+	   "O3: not z^2 = 0.01 (more than 100 times smaller)");
+}
+
 static void test_errors(void)
 {
 	struct rfx_err err;
@@ -351,6 +410,7 @@ int main(void)
 	test_prime_bias();
 	test_sorf_bias();
 	test_fig2();
+	test_errata();
 	test_errors();
 	return done_testing();
 }
