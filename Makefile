@@ -3,6 +3,7 @@
 #   make check     install missing Debian packages, build, run the TAP suite
 #   make figures   install, build, run the experiments, draw plots/
 #   make bench     performance benchmarks (bench/)
+#   make regress   the MSE tables against results/reference/ (CI)
 #   make           build ./rfx only
 #
 # Settings first; local overrides go in config.mak (not tracked).
@@ -50,6 +51,7 @@ LIB_OBJS += lib/blas.o
 LIB_OBJS += lib/block.o
 LIB_OBJS += lib/cancel.o
 LIB_OBJS += lib/cost.o
+LIB_OBJS += lib/dataset.o
 LIB_OBJS += lib/dirf.o
 LIB_OBJS += lib/err.o
 LIB_OBJS += lib/est_gerf.o
@@ -66,9 +68,12 @@ LIB_OBJS += lib/images.o
 LIB_OBJS += lib/kernel.o
 LIB_OBJS += lib/kreg.o
 LIB_OBJS += lib/montecarlo.o
+LIB_OBJS += lib/msetable.o
+LIB_OBJS += lib/orfvar.o
 LIB_OBJS += lib/pointwise.o
 LIB_OBJS += lib/proj.o
 LIB_OBJS += lib/regime.o
+LIB_OBJS += lib/regress.o
 LIB_OBJS += lib/rng.o
 LIB_OBJS += lib/setstats.o
 LIB_OBJS += lib/table.o
@@ -76,8 +81,11 @@ LIB_OBJS += lib/uci.o
 LIB_OBJS += lib/uciexp.o
 LIB_OBJS += lib/varexp.o
 LIB_OBJS += lib/varmap.o
+LIB_OBJS += lib/wht.o
+LIB_OBJS += lib/zcurve.o
 
 CLI_OBJS += cli/dump.o
+CLI_OBJS += cli/mse_table.o
 CLI_OBJS += cli/opt.o
 CLI_OBJS += cli/output.o
 CLI_OBJS += cli/pointwise.o
@@ -92,10 +100,12 @@ TEST_BINS = $(patsubst tests/%.c,tests/bin/%,$(TEST_C)) \
 
 BENCH_BINS += bench/bin/bench_bessel
 BENCH_BINS += bench/bin/bench_featmap
+BENCH_BINS += bench/bin/bench_proj
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
-.PHONY: all check test deps figures figures-build bench bench-run clean FORCE
+.PHONY: all check test deps figures figures-build bench bench-run clean FORCE \
+	regress regress-update
 
 all: rfx
 
@@ -156,6 +166,15 @@ test: rfx $(TEST_BINS)
 
 figures: deps
 	@$(MAKE) --no-print-directory figures-build
+
+# The MSE tables at CI scale against results/reference/ (experiments/regress.sh);
+# regress-update rewrites the references and is the only way they change.
+regress: rfx
+	@mkdir -p results
+	@RFX=./rfx experiments/regress.sh check
+
+regress-update: rfx
+	@RFX=./rfx experiments/regress.sh update
 
 include experiments/figures.mk
 

@@ -45,6 +45,10 @@ echo "## log I0 sums of the geometric features' variance (bench/bench_bessel)"
 bench/bin/bench_bessel || status=1
 echo
 
+echo "## Projection samplers at d = 1024 (bench/bench_proj)"
+bench/bin/bench_proj || status=1
+echo
+
 echo "## Fig 6.4: ./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0 (defaults, analytic)"
 if [ "$quick" -eq 1 ]; then
 	echo "skipped (--quick)"

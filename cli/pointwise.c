@@ -292,7 +292,7 @@ static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 		{ "mc", 0, RFX_OPT_LONG, &o->mc, "S",
 		  "estimates per point, 0 for the analytic columns alone (default 10000)", 0 },
 		{ "projection", 0, RFX_OPT_STRING, &o->projection, "P",
-		  "iid or ort (default iid)", 0 },
+		  "projections: " RFX_PROJ_NAMES " (default iid)", 0 },
 		{ "seed", 0, RFX_OPT_U64, &o->seed, "S",
 		  "random seed (default 20221121)", 0 },
 		{ "threads", 0, RFX_OPT_INT, &o->threads, "T",
@@ -392,7 +392,8 @@ int cmd_pointwise(int argc, char **argv, const struct rfx_cli *cli)
 		goto out;
 	}
 	if (rfx_estimator_parse_list(o.method, methods, MAX_METHODS, &nm, &err) ||
-	    rfx_proj_parse(o.projection, &c.proj, &err)) {
+	    rfx_proj_parse(o.projection, &c.proj, &err) ||
+	    rfx_proj_check(c.proj, o.d, &err)) {
 		rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}

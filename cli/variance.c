@@ -35,7 +35,7 @@
 
 static const char usage_line[] =
 	"[--method LIST] [--regime LIST] [--gamma LIST] [--d N] [--L N] "
-	"[--samples N] [--features M] [--projection iid|ort] [--mc R] "
+	"[--samples N] [--features M] [--projection P] [--mc R] "
 	"[--seed S] [-o FILE.h5]\n"
 	"   or: rfx variance --x LIST --y LIST [--method LIST] [--param NAME=VALUE]... [--mc R]\n"
 	"   or: rfx variance --map angle|sum [--method LIST] [--d LIST] [--steps N]";
@@ -223,6 +223,16 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 		rfx_cli_fail(RFX_EXIT_USAGE,
 			     "--mc needs at least 2 draws, got %ld", o->mc);
 		goto out;
+	}
+	if (o->mc) {
+		enum rfx_proj proj = RFX_PROJ_IID;
+
+		/* the name was checked; the dimension limits of QMC kinds here */
+		rfx_proj_parse(o->projection, &proj, NULL);
+		if (rfx_proj_check(proj, nx, &err)) {
+			usage_fail(&err);
+			goto out;
+		}
 	}
 	rows = calloc((size_t)nm, sizeof(*rows));
 	if (!rows) {
@@ -541,7 +551,8 @@ static int run_experiment(const struct variance_opts *o,
 	}
 	if (parse_regimes(o->regime, regimes, &nreg, &err) ||
 	    rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
-	    rfx_proj_parse(o->projection, &c.proj, &err)) {
+	    rfx_proj_parse(o->projection, &c.proj, &err) ||
+	    rfx_proj_check(c.proj, o->d, &err)) {
 		usage_fail(&err);
 		goto out;
 	}
@@ -739,7 +750,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
 			  "fair counting: B real features, B/2 complex (default 8)", 0 },
 			{ "projection", 0, RFX_OPT_STRING, &o.projection, "P",
-			  "iid or ort, for Monte Carlo (default iid)", 0 },
+			  "projections for Monte Carlo: " RFX_PROJ_NAMES " (default iid)", 0 },
 			{ "mc", 0, RFX_OPT_LONG, &o.mc, "R",
 			  "Monte Carlo draws per pair, 0 for none (default 1000; 0 in pair mode)", 0 },
 			{ "mc-pairs", 0, RFX_OPT_LONG, &o.mc_pairs, "P",

@@ -25,6 +25,16 @@ FIG_PLOTS += plots/fig_hrf1.png plots/fig_hrf1.pdf \
 	     plots/fig_hrf_maxerr.png plots/fig_hrf_maxerr.pdf
 FIG_PLOTS += plots/uci.png plots/uci.pdf
 
+# HRF Table 1 and the ORF paper's Figs 2-5 (rfx mse-table).
+FIG_RESULTS += results/fig_hrf_table1.h5 results/fig_orf23.h5 \
+	       results/fig_orf4.h5 results/fig_orf4_uci.h5 results/fig_orf5c.h5
+FIG_PLOTS += plots/fig_hrf_table1.png plots/fig_hrf_table1.pdf \
+	     plots/fig_orf2.png plots/fig_orf2.pdf \
+	     plots/fig_orf3.png plots/fig_orf3.pdf \
+	     plots/fig_orf4.png plots/fig_orf4.pdf \
+	     plots/fig_orf4_uci.png plots/fig_orf4_uci.pdf \
+	     plots/fig_orf5c.png plots/fig_orf5c.pdf
+
 .PHONY: figures-build
 
 figures-build: $(FIG_RESULTS) $(FIG_PLOTS)
@@ -75,3 +85,13 @@ plots/uci.png plots/uci.pdf &: plots/uci.gp plots/common.gp results/uci.h5 rfx \
 		experiments/reference/thesis_table6_3.tsv
 	@echo '   ' PLOT uci >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='results/uci.h5'; out='plots/uci'; ref='experiments/reference'" plots/uci.gp
+
+# ORF Figs 2 and 3 come from one run (--vs-z); one script draws both.
+plots/fig_orf2.png plots/fig_orf2.pdf plots/fig_orf3.png plots/fig_orf3.pdf &: \
+		plots/fig_orf23.gp plots/common.gp results/fig_orf23.h5 rfx
+	@echo '   ' PLOT fig_orf2 fig_orf3 >&2
+	@$(GNUPLOT) -e "rfx='./rfx'; in='results/fig_orf23.h5'; out='plots/fig_orf2'; out2='plots/fig_orf3'" plots/fig_orf23.gp
+
+# The MSE-against-D/d figures share their drawing.
+plots/fig_orf4.png plots/fig_orf4.pdf plots/fig_orf4_uci.png plots/fig_orf4_uci.pdf \
+plots/fig_orf5c.png plots/fig_orf5c.pdf: plots/mse_vs_ratio.gp

@@ -62,6 +62,10 @@ awk -F'\t' 'NR == 1 || ($1 == "ang" && $7 == 1.5)' est.tsv > sub.tsv
 cmp -s "$tmp/out" sub.tsv
 ok $? "estimates: a method's rows at one length do not depend on the rest of the run"
 
+run pointwise --method trig --r 1 --thetas 2 --mc 200 --projection sorf
+awk -F'\t' 'NR == 2 { d = $13 - $10; if (d < 0) d = -d; exit !(rc == 0 && d <= 1e-12 * $10 && $16 < 1e-12) }' rc="$rc" "$tmp/out"
+ok $? "estimates --projection sorf: trig is exact at theta = 0 on structured projections too"
+
 run pointwise --method ang --r 1 --thetas 3 --mc 0 --param ang:m3=8
 is "$(head -n 1 "$tmp/out")" "$HEAD" "estimates --mc 0: the analytic columns only"
 is "$(awk -F'\t' 'NR == 2 {print $4, $5, $6}' "$tmp/out")" "85 8 16494" \
@@ -108,6 +112,8 @@ is "$(awk -F'\t' '$1 == "trig" && $7 == 1 {print $2}' max.tsv | tr '\n' ' ')" "n
 
 fails 2 "unknown method" pointwise --method nope -o out.h5
 fails 2 "d = 0" pointwise --d 0 -o out.h5
+fails 2 "unknown projection" pointwise --projection qr -o out.h5
+fails 2 "sobol beyond its 40 dimensions" pointwise --projection sobol -o out.h5
 fails 2 "d = 1 (pairs need a plane)" pointwise --d 1 -o out.h5
 fails 2 "r = 0" pointwise --r 0 -o out.h5
 fails 2 "r = 11 beyond the estimates' range" pointwise --r 11 -o out.h5

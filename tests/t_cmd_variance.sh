@@ -410,6 +410,9 @@ ok $? "--map --baseline trig: trig's log_ratio is 0"
 # Split into words where used.
 E="--L 8 --samples 1 --gamma 0.5 --regime normal -o out.h5"
 fails 2 "unknown method" variance --method foo $E
+fails 2 "unknown projection" variance --projection qr $E
+fails 2 "halton beyond its 1229 dimensions" variance --projection halton --d 1300 $E
+fails 2 "pair mode: sobol beyond its 40 dimensions" variance --x "$(seq -s, 41)" --y "$(seq -s, 41)" --mc 10 --projection sobol -o out.h5
 fails 2 "--d 0" variance --d 0 $E
 fails 2 "--d -3" variance --d -3 $E
 fails 2 "--d 2.5" variance --d 2.5 $E

@@ -1,0 +1,752 @@
+/*
+ * rfx mse-table: the mean squared error of kernel estimators on dataset
+ * pairs (lib/msetable.h) and the ORF paper's curves against z
+ * (lib/zcurve.h), in two modes:
+ *
+ *   table (default)  HRF Table 1 by default (the softmax kernel on wine
+ *                    and Boston); with --kernel gauss --ratio LIST the ORF
+ *                    paper's Figs 4 and 5c
+ *   --vs-z           ORF Figs 2 and 3: bias and variance ratio to RFF
+ *                    against z = |x - y|/sigma
+ *
+ * --check REF.tsv compares the table with a reference made by the same
+ * command (make regress): stdout gets the comparison, and the exit status
+ * is 1 when a cell differs beyond its tolerance (lib/regress.h).
+ *
+ * Usage errors exit 2 before any draw; run-time failures exit 1; the -o
+ * file appears only when everything succeeded.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cmds.h"
+#include "dataset.h"
+#include "estimator.h"
+#include "msetable.h"
+#include "opt.h"
+#include "output.h"
+#include "regress.h"
+#include "rng.h"
+#include "zcurve.h"
+
+#define MAX_METHODS 32
+#define MAX_DATA 16
+#define MAX_NORMS 8
+#define MAX_ITEMS 64
+
+/* HRF Table 1's columns. */
+#define HRF_METHODS \
+	"HRF-ort=ang:ort,HRF-iid=ang:iid,ORF-reg=trig:ort,ORF-Had=trig:sorf,Halton-R=trig:halton"
+
+static const char usage_line[] =
+	"[--dataset LIST] [--method LIST] [--kernel softmax|gauss] [--norm LIST] "
+	"[--features LIST | --ratio LIST] [--pairs P] [--draws S] [--reps R] "
+	"[--check REF.tsv] [--seed S] [-o FILE.h5]\n"
+	"   or: rfx mse-table --vs-z [--projection LIST] [--d LIST] [--z-max Z] "
+	"[--z-steps N] [--mc R] [--seed S] [-o FILE.h5]";
+
+static const char summary[] =
+	"Mean squared error of kernel estimators on pairs of dataset inputs. By\n"
+	"default HRF Table 1: the softmax kernel SM(x, y) = exp(x.y) on wine and\n"
+	"Boston, inputs z-scored per column and scaled to unit length (--norm),\n"
+	"100 random pairs and 10 estimators per repetition, mean and standard\n"
+	"deviation over 20 repetitions, for the angular hybrid on orthogonal and\n"
+	"iid projections FLOP-matched to TrigRF with 512 features, and TrigRF\n"
+	"with 512 features on orthogonal, SORF and randomised Halton projections.\n"
+	"A method is [LABEL=]ESTIMATOR[:PROJECTION]. With --kernel gauss and\n"
+	"--ratio LIST, the Gaussian kernel at bandwidth sigma (the mean distance\n"
+	"to the 50th nearest neighbour, ORF paper sec. 5) against D/d (ORF Figs\n"
+	"4, 5c). --vs-z gives ORF Figs 2 and 3 (lib/zcurve.h). Datasets: "
+	RFX_DATASET_NAMES ".";
+
+struct mt_opts {
+	const char *dataset, *method, *kernel, *norm, *features, *ratio, *match;
+	const char *baseline, *sigma, *pad, *data, *check, *output;
+	const char *projection, *dlist;
+	int vs_z, nn_k, z_steps, threads;
+	long pairs, draws, reps, nn_sample, mc;
+	double z_max;
+	uint64_t seed;
+	struct rfx_strlist params;
+};
+
+#define MODE_TABLE 1u
+#define MODE_Z 2u
+
+/* Options of one mode only: in the other they are a usage error. */
+static const struct {
+	const char *name;
+	unsigned modes;
+} option_modes[] = {
+	{ "dataset", MODE_TABLE }, { "method", MODE_TABLE },
+	{ "kernel", MODE_TABLE },  { "norm", MODE_TABLE },
+	{ "features", MODE_TABLE }, { "ratio", MODE_TABLE },
+	{ "match", MODE_TABLE },   { "baseline", MODE_TABLE },
+	{ "sigma", MODE_TABLE },   { "nn-k", MODE_TABLE },
+	{ "nn-sample", MODE_TABLE }, { "pad", MODE_TABLE },
+	{ "pairs", MODE_TABLE },   { "draws", MODE_TABLE },
+	{ "reps", MODE_TABLE },    { "param", MODE_TABLE },
+	{ "data", MODE_TABLE },    { "check", MODE_TABLE },
+	{ "projection", MODE_Z },  { "d", MODE_Z },
+	{ "z-max", MODE_Z },	   { "z-steps", MODE_Z },
+	{ "mc", MODE_Z },
+};
+
+static int seen(const struct rfx_opt *opts, const char *name)
+{
+	for (; opts->name; opts++)
+		if (!strcmp(opts->name, name))
+			return opts->seen;
+	return 0;
+}
+
+static int check_modes(const struct rfx_opt *opts, unsigned mode)
+{
+	const struct rfx_opt *o;
+	size_t k;
+
+	for (o = opts; o->name; o++) {
+		if (!o->seen)
+			continue;
+		for (k = 0; k < sizeof(option_modes) / sizeof(option_modes[0]); k++)
+			if (!strcmp(o->name, option_modes[k].name) &&
+			    !(option_modes[k].modes & mode))
+				return rfx_cli_fail(RFX_EXIT_USAGE,
+						    "--%s does not apply to %s", o->name,
+						    mode == MODE_Z ? "--vs-z"
+								   : "the table mode");
+	}
+	return RFX_EXIT_OK;
+}
+
+/*
+ * Splits a comma-separated list into at most max items (copies in buf,
+ * capacity n). RFX_EINVAL for an empty item or too many.
+ */
+static int split_list(const char *what, const char *list, char *buf, size_t n,
+		      const char **item, int max, int *count, struct rfx_err *err)
+{
+	char *p;
+	int k = 0;
+
+	if ((size_t)snprintf(buf, n, "%s", list) >= n)
+		return rfx_error(err, RFX_EINVAL, "--%s list too long", what);
+	p = buf;
+	for (;;) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (!*p)
+			return rfx_error(err, RFX_EINVAL, "empty item in --%s '%s'", what,
+					 list);
+		if (k == max)
+			return rfx_error(err, RFX_EINVAL, "too many items in --%s", what);
+		item[k++] = p;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*count = k;
+	return RFX_OK;
+}
+
+/* Positive integers from a list (at most max). */
+static int int_list(const char *what, const char *list, int *out, int max,
+		    int lo, int hi, int *n, struct rfx_err *err)
+{
+	double *v = NULL;
+	int k, ret = rfx_opt_doubles(what, list, &v, n, err);
+
+	if (ret)
+		return ret;
+	if (*n > max) {
+		free(v);
+		return rfx_error(err, RFX_EINVAL, "too many items in --%s", what);
+	}
+	for (k = 0; k < *n; k++) {
+		if (v[k] != floor(v[k]) || v[k] < lo || v[k] > hi) {
+			free(v);
+			return rfx_error(err, RFX_EINVAL,
+					 "--%s expects integers in %d..%d, got '%s'", what,
+					 lo, hi, list);
+		}
+		out[k] = (int)v[k];
+	}
+	free(v);
+	return RFX_OK;
+}
+
+static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
+{
+	struct rfx_err err;
+	int ret, npos;
+	const char *pos[1];
+	struct rfx_opt opts[] = {
+		{ "dataset", 0, RFX_OPT_STRING, &o->dataset, "LIST",
+		  "datasets, comma-separated (default wine,boston)", 0 },
+		{ "method", 0, RFX_OPT_STRING, &o->method, "LIST",
+		  "[LABEL=]ESTIMATOR[:PROJECTION], comma-separated (default HRF Table 1: "
+		  HRF_METHODS ")", 0 },
+		{ "kernel", 0, RFX_OPT_STRING, &o->kernel, "K",
+		  "softmax or gauss (default softmax)", 0 },
+		{ "norm", 0, RFX_OPT_STRING, &o->norm, "LIST",
+		  "input normalisations: " RFX_NORM_NAMES " (default unit; gauss: none)", 0 },
+		{ "features", 0, RFX_OPT_STRING, &o->features, "LIST",
+		  "budgets: features of the baseline (default 512)", 0 },
+		{ "ratio", 0, RFX_OPT_STRING, &o->ratio, "LIST",
+		  "budgets as multiples of d instead, D/d (e.g. 1,2,4,6,8,10)", 0 },
+		{ "match", 0, RFX_OPT_STRING, &o->match, "KIND",
+		  "flops: same map cost as the baseline; none: the budget for each (default flops)", 0 },
+		{ "baseline", 0, RFX_OPT_STRING, &o->baseline, "METHOD",
+		  "FLOP matching: the estimator whose map sets the cost (default trig)", 0 },
+		{ "sigma", 0, RFX_OPT_STRING, &o->sigma, "S",
+		  "bandwidth: a number, or nn for the mean distance to the k-th neighbour "
+		  "(default 1 for softmax, nn for gauss)", 0 },
+		{ "nn-k", 0, RFX_OPT_INT, &o->nn_k, "K",
+		  "the neighbour of --sigma nn (default 50)", 0 },
+		{ "nn-sample", 0, RFX_OPT_LONG, &o->nn_sample, "N",
+		  "inputs averaged by --sigma nn (default 1000)", 0 },
+		{ "pad", 0, RFX_OPT_STRING, &o->pad, "P",
+		  "none, or pow2: zero-pad inputs to a power-of-2 dimension (default none)", 0 },
+		{ "pairs", 0, RFX_OPT_LONG, &o->pairs, "P",
+		  "random pairs per repetition (default 100)", 0 },
+		{ "draws", 0, RFX_OPT_LONG, &o->draws, "S",
+		  "estimators drawn per repetition (default 10)", 0 },
+		{ "reps", 0, RFX_OPT_LONG, &o->reps, "R",
+		  "repetitions, for the mean and standard deviation (default 20)", 0 },
+		{ "param", 0, RFX_OPT_MULTI, &o->params, "[M:]NAME=VALUE",
+		  "fix a parameter instead of fitting or matching it", 0 },
+		{ "data", 0, RFX_OPT_STRING, &o->data, "DIR",
+		  "the datasets' directory (default $RFX_DATA, else data/ next to rfx)", 0 },
+		{ "check", 0, RFX_OPT_STRING, &o->check, "REF.tsv",
+		  "compare with a reference table (make regress); exit 1 if a cell differs", 0 },
+		{ "vs-z", 0, RFX_OPT_FLAG, &o->vs_z, NULL,
+		  "ORF Figs 2, 3: bias and variance ratio against z", 0 },
+		{ "projection", 0, RFX_OPT_STRING, &o->projection, "LIST",
+		  "--vs-z: projections, of " RFX_PROJ_NAMES " (default iid,ort,orf-prime,sorf)", 0 },
+		{ "d", 0, RFX_OPT_STRING, &o->dlist, "LIST",
+		  "--vs-z: dimensions, D = d features (default 4,8,16,32)", 0 },
+		{ "z-max", 0, RFX_OPT_DOUBLE, &o->z_max, "Z",
+		  "--vs-z: largest z, at most 6 (default 4)", 0 },
+		{ "z-steps", 0, RFX_OPT_INT, &o->z_steps, "N",
+		  "--vs-z: z = z-max k/N, k = 1..N (default 40)", 0 },
+		{ "mc", 0, RFX_OPT_LONG, &o->mc, "R",
+		  "--vs-z: draws per projection and d (default 20000)", 0 },
+		{ "seed", 0, RFX_OPT_U64, &o->seed, "S",
+		  "random seed (default 20221121)", 0 },
+		{ "threads", 0, RFX_OPT_INT, &o->threads, "T",
+		  "OpenMP threads (default: all cores)", 0 },
+		{ "output", 'o', RFX_OPT_STRING, &o->output, "FILE.h5",
+		  "also write the table to this HDF5 file", 0 },
+		{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+	};
+
+	rfx_err_clear(&err);
+	ret = rfx_opt_parse("mse-table", opts, argc, argv, pos, 0, &npos, help,
+			    &err);
+	if (ret)
+		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
+	if (*help) {
+		rfx_opt_help("mse-table", usage_line, summary, opts, stdout);
+		return RFX_EXIT_OK;
+	}
+	ret = check_modes(opts, o->vs_z ? MODE_Z : MODE_TABLE);
+	if (ret)
+		return ret;
+	if (seen(opts, "features") && seen(opts, "ratio"))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--features and --ratio are two ways to give budgets: "
+				    "use one");
+	if (!seen(opts, "norm") && o->kernel && !strcmp(o->kernel, "gauss"))
+		o->norm = "none";
+	if (!seen(opts, "sigma"))
+		o->sigma = o->kernel && !strcmp(o->kernel, "gauss") ? "nn" : "1";
+	return RFX_EXIT_OK;
+}
+
+/* Fails with code and the message of err. */
+static int fail(int code, const struct rfx_err *err)
+{
+	return rfx_cli_fail(code, "%s", err->msg);
+}
+
+/* ------------------------------------------------------------------------ */
+/* --vs-z */
+
+static int run_vs_z(const struct mt_opts *o, const struct rfx_cli *cli)
+{
+	enum rfx_proj proj[MAX_ITEMS];
+	const char *item[MAX_ITEMS];
+	char buf[1024];
+	int d[MAX_ITEMS], np = 0, nd = 0, k, ret = RFX_EXIT_USAGE;
+	double *z = NULL;
+	struct rfx_zc_config c;
+	struct rfx_zc_row *rows = NULL;
+	struct rfx_out out = { NULL };
+	struct rfx_err err;
+	size_t n;
+
+	rfx_err_clear(&err);
+	if (split_list("projection", o->projection, buf, sizeof(buf), item,
+		       MAX_ITEMS, &np, &err))
+		return fail(RFX_EXIT_USAGE, &err);
+	for (k = 0; k < np; k++)
+		if (rfx_proj_parse(item[k], &proj[k], &err))
+			return fail(RFX_EXIT_USAGE, &err);
+	if (int_list("d", o->dlist, d, MAX_ITEMS, 2, 4096, &nd, &err))
+		return fail(RFX_EXIT_USAGE, &err);
+	if (!(o->z_max > 0.0 && o->z_max <= 6.0))
+		return rfx_cli_fail(RFX_EXIT_USAGE, "--z-max must be in (0, 6], got %g",
+				    o->z_max);
+	if (o->z_steps < 1 || o->z_steps > 10000)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--z-steps must be in 1..10000, got %d", o->z_steps);
+	if (o->mc < 2 || o->mc > 100000000L)
+		return rfx_cli_fail(RFX_EXIT_USAGE, "--mc must be in 2..100000000, got %ld",
+				    o->mc);
+	z = malloc((size_t)o->z_steps * sizeof(double));
+	if (!z)
+		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+	for (k = 0; k < o->z_steps; k++)
+		z[k] = o->z_max * (k + 1) / o->z_steps;
+	memset(&c, 0, sizeof(c));
+	c.nproj = np;
+	c.proj = proj;
+	c.nd = nd;
+	c.d = d;
+	c.nz = o->z_steps;
+	c.z = z;
+	c.R = o->mc;
+	c.seed = o->seed;
+	c.progress = rfx_progress;
+	c.progress_ctx = "mse-table --vs-z";
+	/* dimension limits of the projections are usage errors */
+	for (k = 0; k < nd * np; k++)
+		if (rfx_proj_check(proj[k % np], d[k / np], &err)) {
+			free(z);
+			return fail(RFX_EXIT_USAGE, &err);
+		}
+	n = rfx_zc_nrows(&c);
+	rows = calloc(n, sizeof(*rows));
+	ret = RFX_EXIT_FAIL;
+	if (!rows) {
+		rfx_cli_fail(RFX_EXIT_FAIL, "out of memory for %zu rows", n);
+		goto out;
+	}
+	if (rfx_out_open(&out, o->output, &err)) {
+		fail(RFX_EXIT_FAIL, &err);
+		goto out;
+	}
+	rfx_seed_note(o->seed);
+	if (rfx_zc_run(&c, rows, &err) ||
+	    rfx_out_provenance(&out, cli, o->seed, &err) ||
+	    rfx_out_table(&out, &rfx_zc_schema, rows, n, stdout, &err) ||
+	    rfx_out_commit(&out, &err)) {
+		fail(RFX_EXIT_FAIL, &err);
+		goto out;
+	}
+	ret = RFX_EXIT_OK;
+out:
+	rfx_out_abort(&out);
+	free(rows);
+	free(z);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The table mode */
+
+struct mt_state {
+	struct rfx_dataset *ds[MAX_DATA * MAX_NORMS];
+	struct rfx_mse_data data[MAX_DATA * MAX_NORMS];
+	struct rfx_mse_method methods[MAX_METHODS];
+	struct rfx_params base[MAX_METHODS];
+	int nds, nmethods, inited;
+	int features[MAX_ITEMS];
+	double ratio[MAX_ITEMS];
+	int nbudget;
+	char mbuf[4096];  /* the --method items */
+};
+
+static void state_release(struct mt_state *s)
+{
+	int k;
+
+	for (k = 0; k < s->nds; k++)
+		rfx_dataset_free(s->ds[k]);
+	for (k = 0; k < s->inited; k++)
+		rfx_params_release(&s->base[k]);
+}
+
+/* Methods, budgets and parameters: usage errors before any data. */
+static int parse_methods(const struct mt_opts *o, struct mt_state *s,
+			 struct rfx_err *err)
+{
+	const char *item[MAX_METHODS];
+	int used[64] = { 0 }, k, q, n;
+
+	if (split_list("method", o->method, s->mbuf, sizeof(s->mbuf), item, MAX_METHODS,
+		       &s->nmethods, err))
+		return RFX_EINVAL;
+	for (k = 0; k < s->nmethods; k++) {
+		if (rfx_mse_method_parse(item[k], &s->methods[k], err))
+			return RFX_EINVAL;
+		for (q = 0; q < k; q++)
+			if (!strcmp(s->methods[q].label, s->methods[k].label))
+				return rfx_error(err, RFX_EINVAL, "method '%s' listed twice",
+						 s->methods[k].label);
+		rfx_params_init(&s->base[k], 1);
+		s->inited = k + 1;
+		s->methods[k].base = &s->base[k];
+		for (q = 0; q < o->params.n; q++)
+			if (rfx_params_apply(&s->base[k], s->methods[k].e,
+					     o->params.item[q], &used[q], err))
+				return RFX_EINVAL;
+		/* a vector parameter would be for one dimension, datasets differ */
+		if (s->base[k].c || s->base[k].a_re)
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: vector parameters (c, a) cannot be fixed "
+					 "for datasets of different dimensions",
+					 s->methods[k].label);
+	}
+	for (q = 0; q < o->params.n; q++)
+		if (!used[q])
+			return rfx_error(err, RFX_EINVAL,
+					 "no listed method has parameter '%s'",
+					 o->params.item[q]);
+	if (o->ratio) {
+		double *v = NULL;
+
+		if (rfx_opt_doubles("ratio", o->ratio, &v, &n, err))
+			return RFX_EINVAL;
+		for (k = 0; k < n && k < MAX_ITEMS; k++)
+			if (!(v[k] > 0.0 && v[k] <= 1000.0)) {
+				free(v);
+				return rfx_error(err, RFX_EINVAL,
+						 "--ratio values must be in (0, 1000], got '%s'",
+						 o->ratio);
+			}
+		if (n > MAX_ITEMS) {
+			free(v);
+			return rfx_error(err, RFX_EINVAL, "too many items in --ratio");
+		}
+		memcpy(s->ratio, v, (size_t)n * sizeof(double));
+		free(v);
+		s->nbudget = n;
+	} else if (int_list("features", o->features, s->features, MAX_ITEMS, 1,
+			    1000000, &s->nbudget, err)) {
+		return RFX_EINVAL;
+	}
+	return RFX_OK;
+}
+
+static int pos_long(const char *what, long v, long hi, struct rfx_err *err)
+{
+	if (v < 1 || v > hi)
+		return rfx_error(err, RFX_EINVAL, "--%s must be in 1..%ld, got %ld", what,
+				 hi, v);
+	return RFX_OK;
+}
+
+/*
+ * Loads the datasets and makes one normalised (and padded) copy per
+ * normalisation, with its bandwidth. Load failures are run-time errors
+ * (*code 1); bad names and values usage errors (*code 2).
+ */
+static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
+		     struct mt_state *s, int *code, struct rfx_err *err)
+{
+	const char *dnames[MAX_DATA], *nnames[MAX_NORMS];
+	char dbuf[1024], nbuf[256], dir[4096];
+	enum rfx_norm norms[MAX_NORMS];
+	int nd, nn, k, j, pow2, ret;
+	double sigma = 0.0;
+	char *end;
+
+	*code = RFX_EXIT_USAGE;
+	if (split_list("dataset", o->dataset, dbuf, sizeof(dbuf), dnames, MAX_DATA,
+		       &nd, err) ||
+	    split_list("norm", o->norm, nbuf, sizeof(nbuf), nnames, MAX_NORMS, &nn,
+		       err))
+		return RFX_EINVAL;
+	for (k = 0; k < nd; k++) {
+		if (rfx_dataset_index(dnames[k]) < 0)
+			return rfx_error(err, RFX_EINVAL,
+					 "unknown dataset '%s' (valid: %s)", dnames[k],
+					 RFX_DATASET_NAMES);
+		for (j = 0; j < k; j++)
+			if (!strcmp(dnames[j], dnames[k]))
+				return rfx_error(err, RFX_EINVAL,
+						 "dataset '%s' listed twice", dnames[k]);
+	}
+	for (k = 0; k < nn; k++) {
+		if (rfx_norm_parse(nnames[k], &norms[k], err))
+			return RFX_EINVAL;
+		for (j = 0; j < k; j++)
+			if (norms[j] == norms[k])
+				return rfx_error(err, RFX_EINVAL,
+						 "normalisation '%s' listed twice", nnames[k]);
+	}
+	if (strcmp(o->pad, "none") && strcmp(o->pad, "pow2"))
+		return rfx_error(err, RFX_EINVAL, "unknown --pad '%s' (valid: none, pow2)",
+				 o->pad);
+	pow2 = !strcmp(o->pad, "pow2");
+	if (strcmp(o->sigma, "nn")) {
+		sigma = strtod(o->sigma, &end);
+		if (end == o->sigma || *end || !(sigma > 0.0) || !isfinite(sigma))
+			return rfx_error(err, RFX_EINVAL,
+					 "--sigma must be nn or a positive number, got '%s'",
+					 o->sigma);
+	} else if (o->nn_k < 1 || o->nn_sample < 1) {
+		return rfx_error(err, RFX_EINVAL,
+				 "--nn-k and --nn-sample must be positive, got %d and %ld",
+				 o->nn_k, o->nn_sample);
+	}
+	if (o->data)
+		snprintf(dir, sizeof(dir), "%s", o->data);
+	else if (getenv("RFX_DATA"))
+		snprintf(dir, sizeof(dir), "%s", getenv("RFX_DATA"));
+	else
+		snprintf(dir, sizeof(dir), "%s/data", cli->exe_dir);
+	for (k = 0; k < nd; k++) {
+		struct rfx_dataset *raw = rfx_dataset_load(dnames[k], dir, err);
+
+		if (!raw) {
+			*code = RFX_EXIT_FAIL;
+			return RFX_EIO;
+		}
+		for (j = 0; j < nn; j++) {
+			struct rfx_dataset *ds = rfx_dataset_from(raw->name, raw->X,
+								  raw->n, raw->d, err);
+			struct rfx_mse_data *dd = &s->data[s->nds];
+
+			if (!ds) {
+				rfx_dataset_free(raw);
+				*code = RFX_EXIT_FAIL;
+				return RFX_ENOMEM;
+			}
+			s->ds[s->nds++] = ds;
+			rfx_dataset_normalize(ds, norms[j]);
+			ret = pow2 ? rfx_dataset_pad(ds, 1 << (int)ceil(log2((double)ds->d)),
+						     err)
+				   : RFX_OK;
+			if (!ret && !strcmp(o->sigma, "nn")) {
+				gsl_rng *r = rfx_rng_alloc_stream(o->seed,
+								  3000 + (uint64_t)rfx_dataset_index(ds->name),
+								  0, 0);
+
+				ret = r ? rfx_dataset_nn_sigma(ds, o->nn_k,
+							       (size_t)o->nn_sample, r,
+							       &dd->sigma, err)
+					: rfx_error(err, RFX_ENOMEM, "out of memory");
+				if (r)
+					gsl_rng_free(r);
+			} else {
+				dd->sigma = sigma;
+			}
+			if (ret) {
+				rfx_dataset_free(raw);
+				*code = ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL;
+				return ret;
+			}
+			dd->ds = ds;
+			dd->norm = rfx_norm_name(norms[j]);
+			dd->id = rfx_dataset_index(ds->name);
+		}
+		rfx_dataset_free(raw);
+	}
+	return RFX_OK;
+}
+
+/* Prints the comparison with the reference; 1 if a cell fails. */
+static int check_reference(const struct rfx_tsv *ref,
+			   const struct rfx_mse_row *rows, size_t n,
+			   const char *path, struct rfx_err *err)
+{
+	static const char *const keys[] = { "dataset", "norm", "method",
+					    "estimator", "projection", "d",
+					    "B", "M", "m1", "m3" };
+	struct rfx_regress_spec spec = { 10, keys, "mse", "mse_se",
+					 RFX_REGRESS_ALPHA };
+	struct rfx_tsv *got = rfx_tsv_from_rows(&rfx_mse_schema, rows, n, err);
+	struct rfx_regress_row *cmp = NULL;
+	size_t nc = 0, nfail = 0;
+	int ret;
+
+	if (!got)
+		return -1;
+	ret = rfx_regress_compare(ref, got, &spec, &cmp, &nc, &nfail, err);
+	rfx_tsv_free(got);
+	if (ret)
+		return -1;
+	rfx_tsv_print(&rfx_regress_schema, cmp, nc, stdout);
+	free(cmp);
+	if (nfail) {
+		rfx_error(err, RFX_EINVAL,
+			  "regression: %zu of %zu cells differ from '%s' beyond "
+			  "their tolerance", nfail, nc, path);
+		return 1;
+	}
+	return 0;
+}
+
+static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
+{
+	struct mt_state *s = calloc(1, sizeof(*s));
+	struct rfx_mse_config c;
+	struct rfx_mse_row *rows = NULL;
+	struct rfx_tsv *ref = NULL;
+	struct rfx_out out = { NULL };
+	struct rfx_err err;
+	int ret = RFX_EXIT_USAGE, code;
+	size_t n;
+
+	rfx_err_clear(&err);
+	if (!s)
+		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+	memset(&c, 0, sizeof(c));
+	if (!strcmp(o->kernel, "softmax"))
+		c.kernel = RFX_MSE_SOFTMAX;
+	else if (!strcmp(o->kernel, "gauss"))
+		c.kernel = RFX_MSE_GAUSS;
+	else {
+		rfx_cli_fail(RFX_EXIT_USAGE, "unknown --kernel '%s' (valid: softmax, gauss)",
+			     o->kernel);
+		goto out;
+	}
+	if (strcmp(o->match, "flops") && strcmp(o->match, "none")) {
+		rfx_cli_fail(RFX_EXIT_USAGE, "unknown --match '%s' (valid: flops, none)",
+			     o->match);
+		goto out;
+	}
+	c.match = !strcmp(o->match, "flops");
+	c.baseline = rfx_estimator_find(o->baseline, &err);
+	if (!c.baseline || parse_methods(o, s, &err) ||
+	    pos_long("pairs", o->pairs, 1000000, &err) ||
+	    pos_long("draws", o->draws, 1000000, &err) ||
+	    pos_long("reps", o->reps, 100000, &err)) {
+		fail(RFX_EXIT_USAGE, &err);
+		goto out;
+	}
+	if (o->reps < 2) {
+		rfx_cli_fail(RFX_EXIT_USAGE, "--reps must be at least 2, got %ld",
+			     o->reps);
+		goto out;
+	}
+	if (o->output && !*o->output) {
+		rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
+		goto out;
+	}
+	if (o->check) {
+		ref = rfx_tsv_read(o->check, &err);
+		if (!ref) {
+			ret = fail(RFX_EXIT_FAIL, &err);
+			goto out;
+		}
+	}
+	if (load_data(o, cli, s, &code, &err)) {
+		ret = fail(code, &err);
+		goto out;
+	}
+	c.ndata = s->nds;
+	c.data = s->data;
+	c.nmethods = s->nmethods;
+	c.methods = s->methods;
+	c.nbudget = s->nbudget;
+	c.features = o->ratio ? NULL : s->features;
+	c.ratio = o->ratio ? s->ratio : NULL;
+	c.pairs = o->pairs;
+	c.draws = o->draws;
+	c.reps = o->reps;
+	c.seed = o->seed;
+	c.progress = rfx_progress;
+	c.progress_ctx = "mse-table";
+	n = rfx_mse_nrows(&c);
+	rows = calloc(n, sizeof(*rows));
+	if (!rows) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory for %zu rows", n);
+		goto out;
+	}
+	/* budgets, projections and ranges: usage errors before any draw */
+	if (rfx_mse_plan(&c, rows, &err)) {
+		ret = fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL, &err);
+		goto out;
+	}
+	ret = RFX_EXIT_FAIL;
+	if (rfx_out_open(&out, o->output, &err)) {
+		fail(RFX_EXIT_FAIL, &err);
+		goto out;
+	}
+	rfx_seed_note(o->seed);
+	if (rfx_mse_execute(&c, rows, &err) ||
+	    rfx_out_provenance(&out, cli, o->seed, &err) ||
+	    rfx_out_table(&out, &rfx_mse_schema, rows, n, ref ? NULL : stdout,
+			  &err)) {
+		fail(RFX_EXIT_FAIL, &err);
+		goto out;
+	}
+	if (ref) {
+		int bad = check_reference(ref, rows, n, o->check, &err);
+
+		if (bad) {
+			fail(RFX_EXIT_FAIL, &err);
+			goto out;
+		}
+	}
+	if (rfx_out_commit(&out, &err)) {
+		fail(RFX_EXIT_FAIL, &err);
+		goto out;
+	}
+	ret = RFX_EXIT_OK;
+out:
+	rfx_out_abort(&out);
+	rfx_tsv_free(ref);
+	free(rows);
+	state_release(s);
+	free(s);
+	return ret;
+}
+
+int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli)
+{
+	struct mt_opts o;
+	int help = 0, ret;
+
+	memset(&o, 0, sizeof(o));
+	o.dataset = "wine,boston";
+	o.method = HRF_METHODS;
+	o.kernel = "softmax";
+	o.norm = "unit";
+	o.features = "512";
+	o.match = "flops";
+	o.baseline = "trig";
+	o.pad = "none";
+	o.nn_k = 50;
+	o.nn_sample = 1000;
+	o.pairs = 100;
+	o.draws = 10;
+	o.reps = 20;
+	o.projection = "iid,ort,orf-prime,sorf";
+	o.dlist = "4,8,16,32";
+	o.z_max = 4.0;
+	o.z_steps = 40;
+	o.mc = 20000;
+	o.seed = RFX_DEFAULT_SEED;
+	ret = parse_opts(argc, argv, &o, &help);
+	if (ret || help)
+		return ret;
+	if (o.threads < 0)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--threads must be 0 (all cores) or more, got %d",
+				    o.threads);
+#ifdef _OPENMP
+	if (o.threads > 0)
+		omp_set_num_threads(o.threads);
+#endif
+	return o.vs_z ? run_vs_z(&o, cli) : run_table(&o, cli);
+}

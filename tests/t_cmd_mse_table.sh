@@ -1,0 +1,172 @@
+#!/bin/sh
+#
+# Tests of 'rfx mse-table' through the command line: the table mode (HRF
+# Table 1 by default, the Gaussian kernel against D/d), --vs-z, --check
+# against a reference (passing, and failing for a tampered one), TSV
+# against HDF5, reproducibility across thread counts, bad inputs (one line
+# on stderr, exit 2 for usage errors and 1 for run-time failures, no output
+# file left) and SIGINT. Prints TAP.
+#
+# $RFX is the binary and $RFX_TOP the repository ('make test' sets both);
+# tests/tap.sh has the helpers.
+
+if [ -z "$RFX_TOP" ]; then
+	here=$(cd "$(dirname "$0")" && pwd)
+	for t in "$here/.." "$here/../.."; do
+		if [ -f "$t/tests/tap.sh" ]; then
+			RFX_TOP=$(cd "$t" && pwd)
+			break
+		fi
+	done
+fi
+if [ ! -f "$RFX_TOP/tests/tap.sh" ]; then
+	echo "Bail out! cannot find tests/tap.sh (set RFX_TOP)"
+	exit 1
+fi
+. "$RFX_TOP/tests/tap.sh"
+RFX_DATA=$RFX_TOP/data
+export RFX_DATA
+
+HEADER=$(printf 'dataset\tnorm\tmethod\testimator\tprojection\td\tB\tratio\tM\tm1\tm3\tflops\tsigma\tpairs\tdraws\treps\tkernel_mean\tmse\tmse_sd\tmse_se\tmse_iid')
+ZHEADER=$(printf 'projection\tcurve\td\tD\tz\tmean\tbias\tbias_se\tvar\tvar_se\tratio\tratio_se\tmse_ratio')
+CHEADER=$(printf 'key\tref\tref_se\tgot\tgot_se\tz\tlimit\tverdict')
+SMALL="--reps 3 --draws 2 --pairs 20"
+
+# ---------------------------------------------------------------------------
+# HRF Table 1 (defaults, small)
+
+run mse-table $SMALL
+cp "$tmp/out" t1.tsv
+is "$rc" 0 "table: exits 0"
+is "$(head -n 1 t1.tsv)" "$HEADER" "table: documented header"
+is "$(cat "$tmp/err")" "rfx: seed 20221121, rng xoshiro256**" "table: seed on stderr"
+is "$(rows t1.tsv)" 10 "table: wine and Boston x the five methods of HRF Table 1"
+is "$(col t1.tsv method | sort -u | tr '\n' ' ')" "HRF-iid HRF-ort Halton-R ORF-Had ORF-reg " \
+	"table: HRF-ort, HRF-iid, ORF-reg, ORF-Had, Halton-R"
+finite t1.tsv 6 21
+ok $? "table: every number finite"
+# FLOP matching at d = 13 (worked in tests/t_msetable.c): m = n = 44.
+is "$(awk -F'\t' '$3 == "HRF-ort" {print $6, $10, $11, $12; exit}' t1.tsv)" "13 44 44 14168" \
+	"table: the hybrid is FLOP-matched to trig with 512 features (m = n = 44)"
+is "$(awk -F'\t' '$3 == "ORF-Had" {print $5, $9, $12; exit}' t1.tsv)" "sorf 512 14336" \
+	"table: ORF-Had is trig on sorf projections with 512 features"
+is "$(col t1.tsv norm | sort -u)" "unit" "table: unit normalisation by default"
+
+run mse-table $SMALL --threads 1
+cmp -s "$tmp/out" t1.tsv
+ok $? "table: the same bytes on one thread"
+run mse-table $SMALL --dataset boston --method ORF-reg=trig:ort
+awk -F'\t' 'NR == 1 || ($1 == "boston" && $3 == "ORF-reg")' t1.tsv > sub.tsv
+cmp -s "$tmp/out" sub.tsv
+ok $? "table: a cell does not depend on the rest of the run"
+
+rm -f out.h5
+run mse-table $SMALL --dataset wine --norm unit,ball --method trig:iid -o out.h5
+"$RFX" dump out.h5 mse > dumped.tsv 2> /dev/null
+cmp -s "$tmp/out" dumped.tsv
+ok $? "-o: the HDF5 table dumps to the TSV printed"
+is "$(col dumped.tsv norm | tr '\n' ' ')" "unit ball " "--norm: one row per normalisation"
+"$RFX" dump out.h5 --attrs 2> /dev/null | grep -q '^command	.*mse-table --reps 3'
+ok $? "-o: the file records the command line"
+
+# ---------------------------------------------------------------------------
+# The Gaussian kernel against D/d (ORF Fig 4)
+
+run mse-table --kernel gauss --dataset letter --method RFF=trig:iid,ORF=trig:ort \
+	--ratio 1,2 --pad pow2 --nn-sample 200 $SMALL
+is "$rc" 0 "gauss: exits 0"
+is "$(awk -F'\t' 'NR > 1 {printf "%s %s %s %s;", $3, $6, $8, $9}' "$tmp/out")" \
+	"RFF 16 1 16;RFF 16 2 32;ORF 16 1 16;ORF 16 2 32;" "gauss: M = ratio d at d = 16"
+is "$(col "$tmp/out" norm | sort -u)" "none" "gauss: raw inputs by default"
+awk -F'\t' 'NR > 1 && !($13 > 1 && $13 < 20) {exit 1}' "$tmp/out"
+ok $? "gauss: the 50th-neighbour bandwidth of letter is a plausible distance"
+
+# ---------------------------------------------------------------------------
+# --check
+
+run mse-table $SMALL --dataset wine --method ORF-reg=trig:ort,HRF-iid=ang:iid
+cp "$tmp/out" ref.tsv
+run mse-table $SMALL --dataset wine --method ORF-reg=trig:ort,HRF-iid=ang:iid --check ref.tsv
+is "$rc" 0 "--check: a reference made by the same command passes"
+is "$(head -n 1 "$tmp/out")" "$CHEADER" "--check: the comparison on stdout"
+is "$(col "$tmp/out" verdict | tr '\n' ' ')" "ok ok " "--check: every cell ok"
+is "$(col "$tmp/out" z | tr '\n' ' ')" "0 0 " "--check: z = 0 for identical tables"
+# The reference with the trig cell's MSE tripled.
+awk -F'\t' 'BEGIN {OFS = "\t"} NR > 1 && $3 == "ORF-reg" {$18 = 3 * $18} {print}' ref.tsv > bad.tsv
+rm -f out.h5
+run mse-table $SMALL --dataset wine --method ORF-reg=trig:ort,HRF-iid=ang:iid --check bad.tsv -o out.h5
+is "$rc" 1 "--check: a tampered reference fails (exit 1)"
+is "$(lines "$tmp/err")" 2 "--check: the seed and one error line on stderr"
+grep -q "^rfx: regression: 1 of 2 cells differ from 'bad.tsv'" "$tmp/err"
+ok $? "--check: the error names the count and the reference"
+is "$(col "$tmp/out" verdict | tr '\n' ' ')" "FAIL ok " "--check: the failing cell is marked"
+no_output
+ok $? "--check: a failed check leaves no output file"
+run mse-table $SMALL --dataset wine --method ORF-reg=trig:ort --check ref.tsv
+is "$rc" 1 "--check: a reference made with other settings is an error"
+is "$(tail -n 1 "$tmp/err" | cut -c1-40)" "rfx: the reference has 2 rows, the run 1" \
+	"--check: which says so"
+
+# ---------------------------------------------------------------------------
+# --vs-z
+
+run mse-table --vs-z --d 4,8 --projection ort,sorf --z-steps 3 --mc 200
+is "$rc" 0 "--vs-z: exits 0"
+is "$(head -n 1 "$tmp/out")" "$ZHEADER" "--vs-z: documented header"
+# per d: 2 mc + 1 exact (ort) + 1 limit curve, 3 z each; then d -> infinity
+is "$(rows "$tmp/out")" 27 "--vs-z: 2 d x 4 curves x 3 z + 3 limit rows"
+finite "$tmp/out" 3 13
+ok $? "--vs-z: every number finite"
+
+# ---------------------------------------------------------------------------
+# Bad inputs
+
+fails 2 "unknown dataset" mse-table --dataset iris -o out.h5
+fails 2 "a dataset twice" mse-table --dataset wine,wine -o out.h5
+fails 2 "unknown method" mse-table --method X=nope:ort -o out.h5
+fails 2 "unknown projection" mse-table --method trig:qr -o out.h5
+fails 2 "a label twice" mse-table --method A=trig,A=posh -o out.h5
+fails 2 "unknown normalisation" mse-table --norm l2 -o out.h5
+fails 2 "--features 0" mse-table --features 0 -o out.h5
+fails 2 "--ratio 0" mse-table --ratio 0 -o out.h5
+fails 2 "--features with --ratio" mse-table --features 8 --ratio 1 -o out.h5
+fails 2 "--reps 1" mse-table --reps 1 -o out.h5
+fails 2 "--pairs 0" mse-table --pairs 0 -o out.h5
+fails 2 "--draws -1" mse-table --draws -1 -o out.h5
+fails 2 "unknown kernel" mse-table --kernel laplace -o out.h5
+fails 2 "unknown --match" mse-table --match fast -o out.h5
+fails 2 "unknown baseline" mse-table --baseline nope -o out.h5
+fails 2 "--sigma -1" mse-table --sigma -1 -o out.h5
+fails 2 "--sigma abc" mse-table --sigma abc -o out.h5
+fails 2 "unknown --pad" mse-table --pad pow3 -o out.h5
+fails 2 "a parameter no method has" mse-table --param q=0.5 -o out.h5
+fails 2 "a vector parameter" mse-table --method pois+ --param c=1 -o out.h5
+fails 2 "raw inputs for the softmax kernel" mse-table --norm none -o out.h5
+fails 2 "sobol beyond d = 40" mse-table --dataset usps --method trig:sobol -o out.h5
+fails 2 "an empty -o" mse-table -o ''
+fails 2 "--d in the table mode" mse-table --d 4 -o out.h5
+fails 2 "--dataset with --vs-z" mse-table --vs-z --dataset wine -o out.h5
+fails 2 "--vs-z d = 1" mse-table --vs-z --d 1 -o out.h5
+fails 2 "--vs-z z-max 7" mse-table --vs-z --z-max 7 -o out.h5
+fails 2 "--vs-z --mc 1" mse-table --vs-z --mc 1 -o out.h5
+fails 2 "--vs-z halton at d = 2048" mse-table --vs-z --projection halton --d 2048 -o out.h5
+fails 2 "an unknown option" mse-table --frobnicate
+fails 1 "a missing reference" mse-table --check nope.tsv -o out.h5
+fails 1 "a missing data directory" mse-table --data /nonexistent -o out.h5
+fails 1 "an unwritable output directory" mse-table $SMALL --dataset wine --method trig -o nodir/out.h5
+
+run mse-table --help
+is "$rc" 0 "--help exits 0"
+grep -q '^usage: rfx mse-table' "$tmp/out"
+ok $? "--help prints the usage"
+
+# ---------------------------------------------------------------------------
+# Interruption
+
+rm -f out.h5
+interrupt INT 1 mse-table --dataset wine --method trig:ort --reps 100000 -o out.h5
+interrupted INT 130 "SIGINT: exit 130"
+no_output
+ok $? "SIGINT: neither out.h5 nor out.h5.tmp.* remains"
+
+done_testing

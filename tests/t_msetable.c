@@ -1,0 +1,282 @@
+/*
+ * Tests for lib/msetable.c:
+ *   1. method specifications parse, with labels and errors;
+ *   2. planning: FLOP matching at d = 13 worked by hand (trig 512 features
+ *      cost 2*13*512 + 2*512 = 14336 FLOPs; the angular hybrid's map
+ *      6m^2 + 58m fits for m = 44: 14168), budgets from ratios, and the
+ *      errors found before any work;
+ *   3. Monte Carlo against the closed form: on iid projections the MSE of
+ *      an unbiased estimator is its variance, so the table's mse and
+ *      mse_iid agree within 4 standard errors, for the Gaussian and the
+ *      softmax kernel (whose e^{|x|^2+|y|^2} factor is thereby checked);
+ *      orthogonal projections lower it (ORF Theorem 1) by many;
+ *   4. reproducibility: the same rows on 1 and 2 threads, and a row does
+ *      not depend on the other cells of the run.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include <gsl/gsl_errno.h>
+
+#include "dataset.h"
+#include "msetable.h"
+#include "tap.h"
+
+#define K_SE 4.0
+
+static void test_parse(void)
+{
+	struct rfx_mse_method m;
+	struct rfx_err err;
+
+	ok(rfx_mse_method_parse("HRF-ort=ang:ort", &m, NULL) == RFX_OK &&
+	   !strcmp(m.label, "HRF-ort") && m.e == &rfx_est_ang &&
+	   m.proj == RFX_PROJ_ORT, "HRF-ort=ang:ort: label, estimator, projection");
+	ok(rfx_mse_method_parse("trig", &m, NULL) == RFX_OK &&
+	   !strcmp(m.label, "trig:iid") && m.proj == RFX_PROJ_IID,
+	   "trig: iid projections, label trig:iid");
+	ok(rfx_mse_method_parse("trig:halton-rev", &m, NULL) == RFX_OK &&
+	   !strcmp(m.label, "trig:halton-rev"), "trig:halton-rev");
+	rfx_err_clear(&err);
+	ok(rfx_mse_method_parse("X=nope:ort", &m, &err) == RFX_EINVAL &&
+	   strstr(err.msg, "'nope'"), "unknown estimator (%s)", err.msg);
+	rfx_err_clear(&err);
+	ok(rfx_mse_method_parse("trig:qr", &m, &err) == RFX_EINVAL &&
+	   strstr(err.msg, "'qr'"), "unknown projection (%s)", err.msg);
+	ok(rfx_mse_method_parse("=trig", &m, NULL) == RFX_EINVAL &&
+	   rfx_mse_method_parse("L=", &m, NULL) == RFX_EINVAL &&
+	   rfx_mse_method_parse("a-label-far-too-long-for-the-column=trig", &m,
+				NULL) == RFX_EINVAL,
+	   "empty label, empty estimator and an overlong label are errors");
+}
+
+/* n inputs in R^d with entries sin(...) scaled by s. */
+static struct rfx_dataset *synthetic(const char *name, size_t n, int d,
+				     double s)
+{
+	double *X = malloc(n * (size_t)d * sizeof(double));
+	struct rfx_dataset *ds;
+	size_t i;
+
+	if (!X) {
+		printf("Bail out! out of memory\n");
+		exit(1);
+	}
+	for (i = 0; i < n * (size_t)d; i++)
+		X[i] = s * sin(2.385 * (double)(i * i % 1009) + 0.37 * (double)i);
+	ds = rfx_dataset_from(name, X, n, d, NULL);
+	free(X);
+	if (!ds) {
+		printf("Bail out! out of memory\n");
+		exit(1);
+	}
+	return ds;
+}
+
+static void config(struct rfx_mse_config *c, const struct rfx_mse_data *data,
+		   int ndata, const struct rfx_mse_method *m, int nm,
+		   const int *features, int nb)
+{
+	memset(c, 0, sizeof(*c));
+	c->kernel = RFX_MSE_GAUSS;
+	c->ndata = ndata;
+	c->data = data;
+	c->nmethods = nm;
+	c->methods = m;
+	c->nbudget = nb;
+	c->features = features;
+	c->match = 1;
+	c->pairs = 50;
+	c->draws = 10;
+	c->reps = 20;
+	c->seed = 20221121UL;
+}
+
+static void test_plan(void)
+{
+	struct rfx_dataset *ds = synthetic("wine", 40, 13, 1.0);
+	struct rfx_mse_data data = { ds, "none", 1.0, 0 };
+	struct rfx_mse_method m[2];
+	struct rfx_mse_config c;
+	struct rfx_mse_row rows[4];
+	int features[2] = { 512, 64 };
+	double ratio[2] = { 2.0, 0.5 };
+	struct rfx_err err;
+
+	rfx_mse_method_parse("HRF-ort=ang:ort", &m[0], NULL);
+	rfx_mse_method_parse("ORF-reg=trig:ort", &m[1], NULL);
+	m[0].base = m[1].base = NULL;
+	config(&c, &data, 1, m, 2, features, 2);
+	rfx_err_clear(&err);
+	ok(rfx_mse_nrows(&c) == 4 && rfx_mse_plan(&c, rows, &err) == RFX_OK,
+	   "plan: 1 dataset x 2 methods x 2 budgets %s", err.msg);
+	ok(rows[0].m1 == 44 && rows[0].m3 == 44 && rows[0].flops == 14168 &&
+	   rows[0].B == 512 && !strcmp(rows[0].method, "HRF-ort"),
+	   "ang FLOP-matched to trig with 512 features at d = 13: m = n = 44, 14168 FLOPs");
+	ok(rows[2].M == 512 && rows[2].flops == 14336 && rows[3].M == 64 &&
+	   !strcmp(rows[2].projection, "ort"),
+	   "trig keeps M = B (512: 14336 FLOPs; 64)");
+	c.features = NULL;
+	c.ratio = ratio;
+	ok(rfx_mse_plan(&c, rows, NULL) == RFX_OK && rows[2].B == 26 &&
+	   rows[3].B == 7 && rows[2].ratio == 2.0,
+	   "ratios: B = round(ratio d), 26 and 7 at d = 13");
+	c.match = 0;
+	ok(rfx_mse_plan(&c, rows, NULL) == RFX_OK && rows[0].m1 == 26 &&
+	   rows[0].m3 == 1, "no matching: the hybrid gets m1 = B, m3 = 1");
+
+	/* errors before any work */
+	c.kernel = RFX_MSE_SOFTMAX;
+	data.sigma = 0.05; /* |x|^2/sigma^2 far beyond 100 */
+	rfx_err_clear(&err);
+	ok(rfx_mse_plan(&c, rows, &err) == RFX_EINVAL && strstr(err.msg, "softmax"),
+	   "softmax inputs out of range (%s)", err.msg);
+	data.sigma = 1.0;
+	c.reps = 1;
+	ok(rfx_mse_plan(&c, rows, NULL) == RFX_EINVAL, "one repetition is an error");
+	c.reps = 20;
+	rfx_mse_method_parse("Q=trig:sobol", &m[1], NULL);
+	m[1].base = NULL;
+	rfx_dataset_free(ds);
+	ds = synthetic("big", 4, 41, 0.01);
+	data.ds = ds;
+	rfx_err_clear(&err);
+	ok(rfx_mse_plan(&c, rows, &err) == RFX_EINVAL && strstr(err.msg, "sobol"),
+	   "sobol at d = 41 refused (%s)", err.msg);
+	rfx_dataset_free(ds);
+}
+
+/* One run; bails out on failure. */
+static void run(const struct rfx_mse_config *c, struct rfx_mse_row *rows)
+{
+	struct rfx_err err;
+
+	rfx_err_clear(&err);
+	if (rfx_mse_run(c, rows, &err)) {
+		printf("Bail out! rfx_mse_run: %s\n", err.msg);
+		exit(1);
+	}
+}
+
+static void test_closed_form(void)
+{
+	struct rfx_dataset *ds = synthetic("syn", 200, 6, 0.4);
+	struct rfx_mse_data data = { ds, "none", 1.0, 90 };
+	struct rfx_mse_method m[2];
+	struct rfx_mse_config c;
+	struct rfx_mse_row rows[4];
+	int features[2] = { 16, 64 };
+	int k;
+
+	/*
+	 * TrigRF only: positive estimators are heavy-tailed, so their sample
+	 * MSE falls below the closed form (README, "Numerics"), which is not
+	 * what this checks.
+	 */
+	rfx_mse_method_parse("trig:iid", &m[0], NULL);
+	rfx_mse_method_parse("trig:ort", &m[1], NULL);
+	m[0].base = m[1].base = NULL;
+	config(&c, &data, 1, m, 2, features, 2);
+	for (k = 0; k < 2; k++) {
+		int b;
+
+		c.kernel = k ? RFX_MSE_SOFTMAX : RFX_MSE_GAUSS;
+		run(&c, rows);
+		for (b = 0; b < 2; b++) {
+			const struct rfx_mse_row *iid = &rows[b], *ort = &rows[2 + b];
+
+			is_within_se(iid->mse, iid->mse_se, iid->mse_iid, K_SE,
+				     "%s, trig:iid, M = %d: Monte Carlo MSE matches the "
+				     "closed form %.4g", k ? "softmax" : "gauss", iid->M,
+				     iid->mse_iid);
+			ok(ort->mse_iid == iid->mse_iid &&
+			   iid->mse - ort->mse > K_SE * hypot(iid->mse_se, ort->mse_se),
+			   "%s, M = %d: orthogonal projections lower the MSE (%.4g < %.4g)",
+			   k ? "softmax" : "gauss", iid->M, ort->mse, iid->mse);
+		}
+		ok(rows[0].kernel_mean > 0.0 && rows[0].reps == 20 && rows[0].pairs == 50,
+		   "%s: counts and the mean kernel value recorded", k ? "softmax" : "gauss");
+	}
+	rfx_dataset_free(ds);
+}
+
+/*
+ * Two inputs: every pair is (x0, x1) or (x1, x0), so the softmax MSE of
+ * TrigRF is e^{|x0|^2 + |x1|^2} (1 - K^2)^2/(2M) (HRF Lemma 2.2 with
+ * thesis eq. 2.12) and the mean kernel is e^{x0.x1}, worked here from the
+ * coordinates: x0.x1 = -0.175, |x0|^2 + |x1|^2 = 0.6125, |x0 - x1|^2 = 0.9625.
+ */
+static void test_softmax_pair(void)
+{
+	static const double X[6] = { 0.3, -0.2, 0.5, 0.1, 0.4, -0.25 };
+	struct rfx_dataset *ds = rfx_dataset_from("two", X, 2, 3, NULL);
+	struct rfx_mse_data data = { ds, "none", 1.0, 92 };
+	struct rfx_mse_method m;
+	struct rfx_mse_config c;
+	struct rfx_mse_row row;
+	int features = 8;
+	double want = exp(0.6125) * pow(1.0 - exp(-0.9625), 2) / (2.0 * 8);
+
+	rfx_mse_method_parse("trig", &m, NULL);
+	m.base = NULL;
+	config(&c, &data, 1, &m, 1, &features, 1);
+	c.kernel = RFX_MSE_SOFTMAX;
+	c.draws = 50;
+	run(&c, &row);
+	is_approx(row.kernel_mean, exp(-0.175), TEST_TOL2,
+		  "softmax: the true value is e^{x.y}");
+	is_approx(row.mse_iid, want, TEST_TOL3,
+		  "softmax: closed form e^{|x|^2+|y|^2} (1 - K^2)^2/(2M)");
+	is_within_se(row.mse, row.mse_se, want, K_SE,
+		     "softmax: Monte Carlo MSE of SM^ = e^{(|x|^2+|y|^2)/2} K^");
+	rfx_dataset_free(ds);
+}
+
+static void test_reproducible(void)
+{
+	struct rfx_dataset *ds = synthetic("syn", 100, 8, 0.5);
+	struct rfx_mse_data data = { ds, "none", 1.3, 91 };
+	struct rfx_mse_method m[2];
+	struct rfx_mse_config c;
+	struct rfx_mse_row a[4], b[4], one[2];
+	int features[2] = { 8, 24 };
+
+	rfx_mse_method_parse("trig:sorf", &m[0], NULL);
+	rfx_mse_method_parse("ang:ort", &m[1], NULL);
+	m[0].base = m[1].base = NULL;
+	config(&c, &data, 1, m, 2, features, 2);
+	c.reps = 4;
+#ifdef _OPENMP
+	omp_set_num_threads(1);
+#endif
+	run(&c, a);
+#ifdef _OPENMP
+	omp_set_num_threads(2);
+#endif
+	run(&c, b);
+	ok(!memcmp(a, b, sizeof(a)), "the same rows on 1 and 2 threads");
+	c.methods = &m[1];
+	c.nmethods = 1;
+	run(&c, one);
+	ok(!memcmp(&a[2], one, 2 * sizeof(one[0])),
+	   "a method's rows do not depend on the other methods of the run");
+	c.seed = 5;
+	run(&c, one);
+	ok(one[0].mse != a[2].mse, "another seed, other draws");
+	rfx_dataset_free(ds);
+}
+
+int main(void)
+{
+	gsl_set_error_handler_off();
+	test_parse();
+	test_plan();
+	test_closed_form();
+	test_softmax_pair();
+	test_reproducible();
+	return done_testing();
+}
