@@ -151,13 +151,15 @@ static void sample_iid(const gsl_rng *r, int d, int M, double *omega,
 				gsl_ran_gaussian_ziggurat(r, 1.0);
 }
 
-/* Writes k <= d columns of one Haar block, chi(d)-scaled, at omega. */
-static int sample_block(const gsl_rng *r, int d, int k, double *omega,
-			size_t ld, struct rfx_proj_ws *ws)
+/*
+ * Draws a d x d Gaussian matrix into ws->A and leaves its sign-corrected
+ * (Haar) Q in ws->Q with the signs sign(R_jj) in ws->scale; returns a GSL
+ * status. Consumes exactly d * d Gaussians, row by row.
+ */
+static int haar_block(const gsl_rng *r, int d, struct rfx_proj_ws *ws)
 {
 	double *a = ws->A->data;
 	size_t tda = ws->A->tda;
-	double *scale = ws->scale;
 	int i, j, status;
 
 	for (i = 0; i < d; i++)
@@ -170,17 +172,28 @@ static int sample_block(const gsl_rng *r, int d, int k, double *omega,
 	status = gsl_linalg_QR_unpack(ws->A, ws->tau, ws->Q, ws->R);
 	if (status)
 		return status;
-	for (j = 0; j < d; j++) {
-		/*
-		 * chi(d) as the root of chi^2(d); drawn for all d columns so
-		 * the draw count per block does not depend on k.
-		 */
-		double chi = sqrt(gsl_ran_chisq(r, (double)d));
+	/* R_jj = 0 has probability zero; either sign would do */
+	for (j = 0; j < d; j++)
+		ws->scale[j] = gsl_matrix_get(ws->R, (size_t)j, (size_t)j) < 0.0 ?
+			-1.0 : 1.0;
+	return GSL_SUCCESS;
+}
 
-		/* R_jj = 0 has probability zero; either sign would do */
-		scale[j] = gsl_matrix_get(ws->R, (size_t)j, (size_t)j) < 0.0 ?
-			-chi : chi;
-	}
+/* Writes k <= d columns of one Haar block, chi(d)-scaled, at omega. */
+static int sample_block(const gsl_rng *r, int d, int k, double *omega,
+			size_t ld, struct rfx_proj_ws *ws)
+{
+	double *scale = ws->scale;
+	int i, j, status = haar_block(r, d, ws);
+
+	if (status)
+		return status;
+	/*
+	 * chi(d) as the root of chi^2(d); drawn for all d columns so the
+	 * draw count per block does not depend on k.
+	 */
+	for (j = 0; j < d; j++)
+		scale[j] *= sqrt(gsl_ran_chisq(r, (double)d));
 	for (i = 0; i < d; i++) {
 		const double *q = ws->Q->data + (size_t)i * ws->Q->tda;
 
@@ -188,6 +201,31 @@ static int sample_block(const gsl_rng *r, int d, int k, double *omega,
 			omega[(size_t)i * ld + (size_t)j] = q[j] * scale[j];
 	}
 	return GSL_SUCCESS;
+}
+
+int rfx_proj_haar(const gsl_rng *r, int d, double *Q, struct rfx_proj_ws *ws,
+		  struct rfx_err *err)
+{
+	int i, j, status;
+
+	if (!r || !Q || !ws)
+		return rfx_error(err, RFX_EINVAL,
+				 "haar sampler needs a generator, an output matrix and a workspace");
+	if (ws->d != d)
+		return rfx_error(err, RFX_EINVAL,
+				 "workspace is for dimension %d, got d = %d",
+				 ws->d, d);
+	status = haar_block(r, d, ws);
+	if (status)
+		return rfx_error(err, RFX_ENUMERIC,
+				 "qr factorisation of a %d x %d gaussian matrix failed: %s",
+				 d, d, gsl_strerror(status));
+	for (i = 0; i < d; i++)
+		for (j = 0; j < d; j++)
+			Q[(size_t)i * (size_t)d + (size_t)j] =
+				gsl_matrix_get(ws->Q, (size_t)i, (size_t)j) *
+				ws->scale[j];
+	return RFX_OK;
 }
 
 int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
