@@ -64,6 +64,7 @@ LIB_OBJS += lib/estimator.o
 LIB_OBJS += lib/featmap.o
 LIB_OBJS += lib/images.o
 LIB_OBJS += lib/kernel.o
+LIB_OBJS += lib/kmeans.o
 LIB_OBJS += lib/montecarlo.o
 LIB_OBJS += lib/pointwise.o
 LIB_OBJS += lib/proj.o
