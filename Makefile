@@ -51,6 +51,7 @@ LIB_OBJS += lib/block.o
 LIB_OBJS += lib/cancel.o
 LIB_OBJS += lib/clusdata.o
 LIB_OBJS += lib/clushyb.o
+LIB_OBJS += lib/clustered.o
 LIB_OBJS += lib/cost.o
 LIB_OBJS += lib/dirf.o
 LIB_OBJS += lib/err.o
@@ -77,6 +78,7 @@ LIB_OBJS += lib/table.o
 LIB_OBJS += lib/varexp.o
 LIB_OBJS += lib/varmap.o
 
+CLI_OBJS += cli/clustered.o
 CLI_OBJS += cli/dump.o
 CLI_OBJS += cli/opt.o
 CLI_OBJS += cli/output.o

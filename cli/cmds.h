@@ -23,5 +23,6 @@ struct rfx_cli {
 int cmd_variance(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_dump(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_pointwise(int argc, char **argv, const struct rfx_cli *cli);
+int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli);
 
 #endif

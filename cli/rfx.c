@@ -33,6 +33,8 @@ static const struct rfx_cmd commands[] = {
 	  "closed-form and Monte Carlo variance of Gaussian-kernel estimators (thesis Fig 6.4, 4.1, 6.1, 6.2)" },
 	{ "pointwise", cmd_pointwise,
 	  "softmax-kernel estimators on same-length pairs (HRF Figs 1, 2, 5; Lemma 3.4, Theorem 3.5)" },
+	{ "clustered", cmd_clustered,
+	  "hybrid random features adapted to clustered data (HRF Fig 6, Table 3)" },
 	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },
 	{ "help", cmd_help, "show help for rfx or for a command" },
 	{ "version", cmd_version, "print the version and build commit" },
