@@ -159,6 +159,9 @@ void rfx_clushyb_maps_free(struct rfx_clushyb_maps *m)
 	free(m->U);
 	free(m->V);
 	free(m->buf);
+	free(m->cf);
+	free(m->cmax);
+	free(m->ls);
 	free(m);
 }
 
@@ -205,7 +208,10 @@ struct rfx_clushyb_maps *rfx_clushyb_maps_alloc(const struct rfx_clushyb *h,
 	m->hx = malloc(nx * sizeof(double));
 	m->hy = malloc(ny * sizeof(double));
 	m->w = rfx_draw_alloc(h->d, cap);
-	if (!m->xoff || !m->yoff || !m->F1 || !m->F2 || !m->hx || !m->hy || !m->w)
+	m->cf = malloc((size_t)h->nq * ny * sizeof(double));
+	m->cmax = calloc((size_t)h->nq, sizeof(double));
+	if (!m->xoff || !m->yoff || !m->F1 || !m->F2 || !m->hx || !m->hy || !m->w ||
+	    !m->cf || !m->cmax)
 		goto fail;
 	memcpy(m->xoff, xoff, (size_t)(h->nq + 1) * sizeof(size_t));
 	memcpy(m->yoff, yoff, (size_t)(h->nk + 1) * sizeof(size_t));
@@ -234,7 +240,8 @@ struct rfx_clushyb_maps *rfx_clushyb_maps_alloc(const struct rfx_clushyb *h,
 		m->U = malloc(nx * d * sizeof(double));
 		m->V = malloc(ny * d * sizeof(double));
 		m->buf = malloc((2 * (size_t)np + 1) * brows * ny * sizeof(double));
-		if (!m->G1 || !m->G2 || !m->U || !m->V || !m->buf)
+		m->ls = malloc(brows * ny * sizeof(double));
+		if (!m->G1 || !m->G2 || !m->U || !m->V || !m->buf || !m->ls)
 			goto fail;
 	}
 	return m;
@@ -264,6 +271,42 @@ static void scale_rows(const double *X, size_t n, int d, const double *b,
 			out[i * (size_t)d + l] = b[l] * X[i * (size_t)d + l];
 }
 
+/*
+ * Zero-one: the column scales of row cluster i, F2_ij's row scale plus
+ * |y|^2/2 for y in cluster j, as factors e^{scale - max} (the max goes to
+ * the rows' scales in block_zero_one).
+ */
+static void col_factors(struct rfx_clushyb_maps *m)
+{
+	const struct rfx_clushyb *h = m->h;
+	int i, j;
+	size_t k;
+
+	for (i = 0; i < h->nq; i++) {
+		double *cf = m->cf + (size_t)i * m->ny, mx = -INFINITY;
+
+		for (j = 0; j < h->nk; j++)
+			for (k = m->yoff[j]; k < m->yoff[j + 1]; k++) {
+				cf[k] = m->F2[i * h->nk + j]->lscale[k - m->yoff[j]] + m->hy[k];
+				mx = cf[k] > mx ? cf[k] : mx;
+			}
+		for (k = 0; k < m->ny; k++)
+			cf[k] = exp(cf[k] - mx);
+		m->cmax[i] = mx;
+	}
+}
+
+int rfx_clushyb_row_cluster(const struct rfx_clushyb_maps *m, size_t r)
+{
+	int i;
+
+	if (m->h->kind != RFX_CLUSHYB_ZERO_ONE)
+		return 0;
+	for (i = 0; i + 1 < m->h->nq && r >= m->xoff[i + 1]; i++)
+		;
+	return i;
+}
+
 int rfx_clushyb_maps_draw(struct rfx_clushyb_maps *m, const gsl_rng *r,
 			  const double *X, const double *Y, struct rfx_err *err)
 {
@@ -287,8 +330,16 @@ int rfx_clushyb_maps_draw(struct rfx_clushyb_maps *m, const gsl_rng *r,
 		if (ret)
 			return ret;
 	}
-	if (!gmix)
+	if (!gmix) {
+		col_factors(m);
 		return RFX_OK;
+	}
+	{
+		size_t e;
+
+		for (e = 0; e < (size_t)h->nq * m->ny; e++)
+			m->cf[e] = 1.0;
+	}
 	for (q = 0; q < np; q++) {
 		ret = rfx_est_pos.draw(r, RFX_PROJ_IID, &h->p0, m->n, m->w, err);
 		if (ret)
@@ -311,9 +362,13 @@ int rfx_clushyb_maps_draw(struct rfx_clushyb_maps *m, const gsl_rng *r,
 	return ret;
 }
 
-/* Zero-one: each pair takes the base estimator of its pair of clusters. */
+/*
+ * Zero-one: each pair takes the base estimator of its pair of clusters.
+ * Row a of cluster i has scale F1_ij's for the columns of cluster j; the
+ * largest over j goes to rs and the others into val.
+ */
 static void block_zero_one(const struct rfx_clushyb_maps *m, size_t r0,
-			   size_t B, double *val, double *ls)
+			   size_t B, double *val, double *rs)
 {
 	const struct rfx_clushyb *h = m->h;
 	size_t ny = m->ny, a, k;
@@ -325,36 +380,46 @@ static void block_zero_one(const struct rfx_clushyb_maps *m, size_t r0,
 
 		if (a0 >= a1)
 			continue;
-		for (j = 0; j < h->nk; j++) {
-			const struct rfx_featmat *F1 = m->F1[i * h->nk + j];
-			const struct rfx_featmat *F2 = m->F2[i * h->nk + j];
-			size_t y0 = m->yoff[j], y1 = m->yoff[j + 1];
+		for (j = 0; j < h->nk; j++)
+			rfx_featmat_gram(m->F1[i * h->nk + j], a0 - m->xoff[i], a1 - a0,
+					 m->F2[i * h->nk + j], 0,
+					 m->yoff[j + 1] - m->yoff[j],
+					 val + (a0 - r0) * ny + m->yoff[j], ny);
+		for (a = a0; a < a1; a++) {
+			double mx = -INFINITY;
 
-			rfx_featmat_gram(F1, a0 - m->xoff[i], a1 - a0, F2, 0, y1 - y0,
-					 val + (a0 - r0) * ny + y0, ny);
-			for (a = a0; a < a1; a++) {
-				double u = F1->lscale[a - m->xoff[i]] + m->hx[a];
-				double *o = ls + (a - r0) * ny;
+			for (j = 0; j < h->nk; j++) {
+				double u = m->F1[i * h->nk + j]->lscale[a - m->xoff[i]];
 
-				for (k = y0; k < y1; k++)
-					o[k] = u + F2->lscale[k - y0] + m->hy[k];
+				mx = u > mx ? u : mx;
 			}
+			for (j = 0; j < h->nk; j++) {
+				double f = exp(m->F1[i * h->nk + j]->lscale[a - m->xoff[i]] - mx);
+				double *v = val + (a - r0) * ny;
+
+				if (f != 1.0)
+					for (k = m->yoff[j]; k < m->yoff[j + 1]; k++)
+						v[k] *= f;
+			}
+			rs[a - r0] = mx + m->hx[a] + m->cmax[i];
 		}
 	}
 }
 
 /*
  * Gaussian mixture: sum_q L_q S_q + (1 - sum_q L_q) S_0, each product
- * carried as value and log-scale, put on the largest scale of the pair.
- * Block products in buf: S_q at slot 2q, L_q at 2q + 1, S_0 at 2 np.
+ * carried as value and log-scale, put on the largest scale of the pair
+ * and then of the row. Block products in buf: S_q at slot 2q, L_q at
+ * 2q + 1, S_0 at 2 np.
  */
 static void block_gmix(const struct rfx_clushyb_maps *m, size_t r0, size_t B,
-		       double *val, double *ls)
+		       double *val, double *rs)
 {
 	const struct rfx_clushyb *h = m->h;
 	int q, np = h->nq * h->nk;
 	size_t ny = m->ny, slot = m->brows * ny, a, k;
 	const double *G0 = m->buf + 2 * (size_t)np * slot;
+	double *ls = m->ls;
 
 	for (q = 0; q < np; q++) {
 		rfx_featmat_gram(m->F1[q], r0, B, m->F2[q], 0, ny,
@@ -364,7 +429,9 @@ static void block_gmix(const struct rfx_clushyb_maps *m, size_t r0, size_t B,
 	}
 	rfx_featmat_gram(m->G1, r0, B, m->G2, 0, ny, m->buf + 2 * (size_t)np * slot,
 			 ny);
-	for (a = 0; a < B; a++)
+	for (a = 0; a < B; a++) {
+		double rmax = -INFINITY;
+
 		for (k = 0; k < ny; k++) {
 			size_t e = a * ny + k;
 			double lc = m->G1->lscale[r0 + a] + m->G2->lscale[k];
@@ -389,20 +456,25 @@ static void block_gmix(const struct rfx_clushyb_maps *m, size_t r0, size_t B,
 				v += L * (S * exp(l + f - s) - G0[e] * exp(l + lc - s));
 			}
 			val[e] = v;
-			ls[e] = s + m->hx[r0 + a] + m->hy[k];
+			ls[e] = s + m->hy[k];
+			rmax = ls[e] > rmax ? ls[e] : rmax;
 		}
+		for (k = 0; k < ny; k++)
+			val[a * ny + k] *= exp(ls[a * ny + k] - rmax);
+		rs[a] = rmax + m->hx[r0 + a];
+	}
 }
 
 int rfx_clushyb_maps_block(struct rfx_clushyb_maps *m, size_t r0, size_t B,
-			   double *val, double *ls, struct rfx_err *err)
+			   double *val, double *rs, struct rfx_err *err)
 {
 	if (B < 1 || B > m->brows || r0 + B > m->nx)
 		return rfx_error(err, RFX_EINVAL,
 				 "block of rows %zu..%zu outside 0..%zu or above %zu rows",
 				 r0, r0 + B - 1, m->nx - 1, m->brows);
 	if (m->h->kind == RFX_CLUSHYB_ZERO_ONE)
-		block_zero_one(m, r0, B, val, ls);
+		block_zero_one(m, r0, B, val, rs);
 	else
-		block_gmix(m, r0, B, val, ls);
+		block_gmix(m, r0, B, val, rs);
 	return RFX_OK;
 }

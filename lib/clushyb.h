@@ -119,6 +119,9 @@ struct rfx_clushyb_maps {
 	double *hx, *hy;        /* |x_i|^2/2, |y_k|^2/2 (K to SM) */
 	double *U, *V;          /* Gaussian mixture: scaled inputs */
 	double *buf;            /* Gaussian mixture: (2 nq nk + 1) x brows x ny products */
+	double *cf;             /* nq x ny column factors (all 1 for the Gaussian mixture) */
+	double *cmax;           /* nq: the log-scale taken out of each row of cf */
+	double *ls;             /* Gaussian mixture: brows x ny per-pair log-scales */
 };
 
 /*
@@ -143,13 +146,22 @@ int rfx_clushyb_maps_draw(struct rfx_clushyb_maps *m, const gsl_rng *r,
 
 /*
  * The estimates of SM(x, y) = exp(x.y) for x rows r0 .. r0 + B - 1 (B <=
- * brows) against every y: est[a ny + k] = val[a ny + k] e^{ls[a ny + k]},
- * where |val| is at most M (zero-one) or (2 nq nk n + 1) M' (Gaussian
- * mixture, M' the larger feature count), so ls carries the magnitude and
- * the product is never formed out of range.
- * Uses OpenBLAS: see rfx_featmat_gram for threads.
+ * brows) against every y, in separable scaled form:
+ *   est[a ny + k] = val[a ny + k] cf[c ny + k] e^{rs[a]},
+ * c = rfx_clushyb_row_cluster(m, r0 + a), m->cf the column factors of the
+ * draw (in (0, 1], computed by rfx_clushyb_maps_draw). |val| is at most M
+ * (zero-one) or (2 nq nk n + 1) M' (Gaussian mixture, M' the larger
+ * feature count), so the magnitude lives in rs and cf and the estimate is
+ * never formed out of range. Column factors below e^-745 of their row of
+ * cf underflow to 0: a column's estimate is then lost when it is that far
+ * below the largest of its row, which changes a sum of squared errors by
+ * less than its rounding unless the data span e^745. Uses OpenBLAS: see
+ * rfx_featmat_gram for threads.
  */
 int rfx_clushyb_maps_block(struct rfx_clushyb_maps *m, size_t r0, size_t B,
-			   double *val, double *ls, struct rfx_err *err);
+			   double *val, double *rs, struct rfx_err *err);
+
+/* The row of m->cf that x row r uses: its cluster (zero-one), or 0. */
+int rfx_clushyb_row_cluster(const struct rfx_clushyb_maps *m, size_t r);
 
 #endif

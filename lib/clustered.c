@@ -22,7 +22,7 @@
 #include "rng.h"
 
 /* Rows of x's per block of estimates. */
-#define BROWS 64
+#define BROWS 256
 #define KMEANS_MAX_ITER 300
 #define CODE_HYB 1000
 
@@ -196,7 +196,8 @@ struct cl_set {
 	int *gx, *gy;           /* generating cluster of each sorted row */
 	size_t xoff[3], yoff[3];
 	double *Cx, *Cy;        /* 2 x d k-means centres */
-	double *P;              /* nx x ny: x_i . y_k */
+	double *E;              /* nx x ny: exp(x_i . y_k - pmax_i) */
+	double *pmax;           /* nx: max_k x_i . y_k */
 	double *hx, *hy;        /* |x|^2/2, |y|^2/2 */
 	struct rfx_clushyb *hyb[NHYB];
 };
@@ -217,7 +218,8 @@ static void set_release(struct cl_set *S)
 	free(S->gy);
 	free(S->Cx);
 	free(S->Cy);
-	free(S->P);
+	free(S->E);
+	free(S->pmax);
 	free(S->hx);
 	free(S->hy);
 	for (k = 0; k < NHYB; k++)
@@ -293,7 +295,7 @@ static int prepare_set(const struct rfx_cl_config *c, int s, struct cl_set *S,
 {
 	const struct rfx_clusdata_config *dc = &c->sets[s];
 	int ret, q, k, d;
-	size_t dd;
+	size_t dd, a;
 
 	ret = rfx_clusdata_make(dc, &S->data, err);
 	if (ret)
@@ -314,10 +316,11 @@ static int prepare_set(const struct rfx_cl_config *c, int s, struct cl_set *S,
 	S->gy = malloc(S->ny * sizeof(int));
 	S->Cx = malloc(2 * dd * sizeof(double));
 	S->Cy = malloc(2 * dd * sizeof(double));
-	S->P = malloc(S->nx * S->ny * sizeof(double));
+	S->E = malloc(S->nx * S->ny * sizeof(double));
+	S->pmax = malloc(S->nx * sizeof(double));
 	S->hx = malloc(S->nx * sizeof(double));
 	S->hy = malloc(S->ny * sizeof(double));
-	if (!S->X || !S->Y || !S->gx || !S->gy || !S->Cx || !S->Cy || !S->P ||
+	if (!S->X || !S->Y || !S->gx || !S->gy || !S->Cx || !S->Cy || !S->E || !S->pmax ||
 	    !S->hx || !S->hy)
 		return rfx_error(err, RFX_ENOMEM,
 				 "out of memory for set %d (%zu x %zu pairs)", dc->id,
@@ -333,9 +336,23 @@ static int prepare_set(const struct rfx_cl_config *c, int s, struct cl_set *S,
 		int saved = rfx_blas_single_begin();
 
 		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S->nx,
-			    (int)S->ny, d, 1.0, S->X, d, S->Y, d, 0.0, S->P,
+			    (int)S->ny, d, 1.0, S->X, d, S->Y, d, 0.0, S->E,
 			    (int)S->ny);
 		rfx_blas_single_end(saved);
+	}
+	/*
+	 * The true SM = exp(x.y) as e^{pmax_i} times a row of values <= 1, so
+	 * that it never overflows and the tasks need no exp of their own.
+	 */
+	for (a = 0; a < S->nx; a++) {
+		double *e = S->E + a * S->ny, mx = -INFINITY;
+		size_t j;
+
+		for (j = 0; j < S->ny; j++)
+			mx = e[j] > mx ? e[j] : mx;
+		S->pmax[a] = mx;
+		for (j = 0; j < S->ny; j++)
+			e[j] = exp(e[j] - mx);
 	}
 	rfx_rownorms(S->X, S->nx, d, S->hx);
 	rfx_rownorms(S->Y, S->ny, d, S->hy);
@@ -427,6 +444,8 @@ struct cl_src {
 	struct rfx_params p;             /* registry estimator */
 	struct rfx_draw *w;
 	struct rfx_featmat *F1, *F2;
+	double *cf;                      /* registry: ny column factors */
+	double cmax;                     /* the log-scale taken out of them */
 };
 
 static void src_release(struct cl_src *src)
@@ -436,6 +455,7 @@ static void src_release(struct cl_src *src)
 	rfx_draw_free(src->w);
 	rfx_featmat_free(src->F1);
 	rfx_featmat_free(src->F2);
+	free(src->cf);
 }
 
 static int hyb_index(const struct rfx_cl_method *mt)
@@ -471,7 +491,8 @@ static int src_draw(const struct rfx_cl_config *c, const struct cl_set *S,
 	src->w = rfx_draw_alloc(S->d, D > m ? D : m);
 	src->F1 = rfx_featmat_alloc(S->nx, D > m ? D : m);
 	src->F2 = rfx_featmat_alloc(S->ny, D > m ? D : m);
-	if (!src->w || !src->F1 || !src->F2)
+	src->cf = malloc(S->ny * sizeof(double));
+	if (!src->w || !src->F1 || !src->F2 || !src->cf)
 		return rfx_error(err, RFX_ENOMEM, "out of memory for %s with m = %d",
 				 mt->name, m);
 	ret = mt->e->draw(r, RFX_PROJ_IID, &src->p, m, src->w, err);
@@ -479,49 +500,62 @@ static int src_draw(const struct rfx_cl_config *c, const struct cl_set *S,
 		ret = mt->e->features(&src->p, src->w, 1, S->X, S->nx, m, src->F1, err);
 	if (!ret)
 		ret = mt->e->features(&src->p, src->w, 2, S->Y, S->ny, m, src->F2, err);
+	if (!ret) {
+		size_t k;
+
+		src->cmax = -INFINITY;
+		for (k = 0; k < S->ny; k++) {
+			src->cf[k] = src->F2->lscale[k] + S->hy[k];
+			src->cmax = src->cf[k] > src->cmax ? src->cf[k] : src->cmax;
+		}
+		for (k = 0; k < S->ny; k++)
+			src->cf[k] = exp(src->cf[k] - src->cmax);
+	}
 	return ret;
 }
 
-/* Estimates of SM for rows r0..r0+B-1 against every y: val e^{ls}. */
+/*
+ * Estimates of SM for rows r0..r0+B-1 against every y in the separable
+ * form of clushyb.h: est = val[a ny + k] cf(a)[k] e^{rs[a]}.
+ */
 static int src_block(struct cl_src *src, size_t r0, size_t B, double *val,
-		     double *ls, struct rfx_err *err)
+		     double *rs, struct rfx_err *err)
 {
 	const struct cl_set *S = src->S;
-	size_t a, k, ny = S->ny;
+	size_t a;
 
 	if (src->maps)
-		return rfx_clushyb_maps_block(src->maps, r0, B, val, ls, err);
-	rfx_featmat_gram(src->F1, r0, B, src->F2, 0, ny, val, ny);
-	for (a = 0; a < B; a++) {
-		double u = src->F1->lscale[r0 + a] + S->hx[r0 + a];
-		double *o = ls + a * ny;
-
-		for (k = 0; k < ny; k++)
-			o[k] = u + src->F2->lscale[k] + S->hy[k];
-	}
+		return rfx_clushyb_maps_block(src->maps, r0, B, val, rs, err);
+	rfx_featmat_gram(src->F1, r0, B, src->F2, 0, S->ny, val, S->ny);
+	for (a = 0; a < B; a++)
+		rs[a] = src->F1->lscale[r0 + a] + S->hx[r0 + a] + src->cmax;
 	return RFX_OK;
 }
 
+/* The column factors of x row r. */
+static const double *src_cf(const struct cl_src *src, size_t r)
+{
+	if (src->maps)
+		return src->maps->cf +
+		       (size_t)rfx_clushyb_row_cluster(src->maps, r) * src->S->ny;
+	return src->cf;
+}
+
 /*
- * log sum_k (val_k e^{ls_k} - e^{P_k})^2 for one row, each term scaled
- * by the row's largest exponent so nothing overflows.
+ * log sum_k (val_k cf_k e^{rs} - E_k e^{pm})^2 for one row (the estimates
+ * against the truth exp(x.y) = E_k e^{pm}), scaled by the larger of the
+ * two exponents so that nothing overflows: no exp per pair.
  */
 RFX_SIMD_CLONES
-static double row_log_sse(const double *val, const double *ls, const double *P,
-			  size_t n)
+static double row_log_sse(const double *val, const double *cf, double rs,
+			  const double *E, double pm, size_t n)
 {
-	double s = -INFINITY, acc = 0.0;
+	double s = rs > pm ? rs : pm, acc = 0.0, c1 = exp(rs - s), c2 = exp(pm - s);
 	size_t k;
 
-	for (k = 0; k < n; k++) {
-		if (ls[k] > s)
-			s = ls[k];
-		if (P[k] > s)
-			s = P[k];
-	}
 #pragma omp simd reduction(+ : acc)
 	for (k = 0; k < n; k++) {
-		double t = val[k] * exp(ls[k] - s) - exp(P[k] - s);
+		double t = val[k] * cf[k] * c1 - E[k] * c2;
 
 		acc += t * t;
 	}
@@ -566,7 +600,7 @@ static int task_mse(const struct rfx_cl_state *st, int s, int k, int m, int rep,
 	struct cl_src src;
 	struct lse tot = { -INFINITY, 0.0 };
 	double *val = malloc(BROWS * S->ny * sizeof(double));
-	double *ls = malloc(BROWS * S->ny * sizeof(double));
+	double *ls = malloc(BROWS * sizeof(double));
 	gsl_rng *r = task_stream(st->c, s, k, m, rep);
 	size_t r0, a;
 	int ret;
@@ -586,8 +620,9 @@ static int task_mse(const struct rfx_cl_state *st, int s, int k, int m, int rep,
 		}
 		ret = src_block(&src, r0, B, val, ls, err);
 		for (a = 0; !ret && a < B; a++)
-			lse_add(&tot, row_log_sse(val + a * S->ny, ls + a * S->ny,
-						  S->P + (r0 + a) * S->ny, S->ny));
+			lse_add(&tot, row_log_sse(val + a * S->ny, src_cf(&src, r0 + a),
+						  ls[a], S->E + (r0 + a) * S->ny,
+						  S->pmax[r0 + a], S->ny));
 	}
 	*log_mse = lse_value(&tot) - log((double)S->nx * (double)S->ny);
 	if (!ret && isnan(*log_mse))
@@ -608,7 +643,7 @@ int rfx_cl_estimates(struct rfx_cl_state *st, int s, int k, int m, int rep,
 	const struct cl_set *S = &st->sets[s];
 	struct cl_src src;
 	double *val = malloc(BROWS * S->ny * sizeof(double));
-	double *ls = malloc(BROWS * S->ny * sizeof(double));
+	double *ls = malloc(BROWS * sizeof(double));
 	gsl_rng *r = task_stream(st->c, s, k, m, rep);
 	size_t r0, e;
 	int ret;
@@ -624,7 +659,9 @@ int rfx_cl_estimates(struct rfx_cl_state *st, int s, int k, int m, int rep,
 
 		ret = src_block(&src, r0, B, val, ls, err);
 		for (e = 0; !ret && e < B * S->ny; e++)
-			est[r0 * S->ny + e] = val[e] * exp(ls[e]);
+			est[r0 * S->ny + e] = val[e] *
+					      src_cf(&src, r0 + e / S->ny)[e % S->ny] *
+					      exp(ls[e / S->ny]);
 	}
 	if (!ret && X)
 		memcpy(X, S->X, S->nx * (size_t)S->d * sizeof(double));
@@ -771,7 +808,7 @@ static void fill_clusters(const struct rfx_cl_state *st, int s,
 		row->y_moved = ym;
 		for (a = S->xoff[i]; a < S->xoff[i + 1]; a++)
 			for (k = S->yoff[j]; k < S->yoff[j + 1]; k++) {
-				double v = S->P[a * S->ny + k];
+				double v = log(S->E[a * S->ny + k]) + S->pmax[a];
 
 				lo = v < lo ? v : lo;
 				hi = v > hi ? v : hi;
