@@ -10,6 +10,8 @@ FIG_RESULTS = results/variance.h5 results/fig4_1.h5 results/fig6_1.h5 \
 	      results/fig6_2.h5
 # HRF Figs 1, 2, 5 and the max-relative-error (rfx pointwise).
 FIG_RESULTS += results/fig_hrf1.h5 results/fig_hrf5.h5 results/fig_hrf_maxerr.h5
+# HRF Fig 6 and Table 3 (rfx clustered), and Table 3 beside the paper's.
+FIG_RESULTS += results/fig_hrf6.h5 results/table_hrf3.md
 
 FIG_PLOTS = plots/fig6_4_nonpositive.png plots/fig6_4_nonpositive.pdf \
 	    plots/fig6_4_positive.png plots/fig6_4_positive.pdf \
@@ -21,6 +23,8 @@ FIG_PLOTS += plots/fig_hrf1.png plots/fig_hrf1.pdf \
 	     plots/fig_hrf2.png plots/fig_hrf2.pdf \
 	     plots/fig_hrf5.png plots/fig_hrf5.pdf \
 	     plots/fig_hrf_maxerr.png plots/fig_hrf_maxerr.pdf
+FIG_PLOTS += plots/fig_hrf6.png plots/fig_hrf6.pdf \
+	     plots/fig_hrf6_table3.png plots/fig_hrf6_table3.pdf
 
 .PHONY: figures-build
 
@@ -51,6 +55,18 @@ plots/fig_hrf5.png plots/fig_hrf5.pdf plots/fig_hrf2.png plots/fig_hrf2.pdf &: \
 		plots/fig_hrf5.gp plots/common.gp results/fig_hrf5.h5 rfx
 	@echo '   ' PLOT fig_hrf5 fig_hrf2 >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='results/fig_hrf5.h5'; out='plots/fig_hrf5'; out2='plots/fig_hrf2'" plots/fig_hrf5.gp
+
+# HRF Fig 6, and Table 3's intervals beside the paper's: one script.
+plots/fig_hrf6.png plots/fig_hrf6.pdf plots/fig_hrf6_table3.png plots/fig_hrf6_table3.pdf &: \
+		plots/fig_hrf6.gp plots/common.gp results/fig_hrf6.h5 \
+		experiments/hrf_table3_paper.tsv rfx
+	@echo '   ' PLOT fig_hrf6 fig_hrf6_table3 >&2
+	@$(GNUPLOT) -e "rfx='./rfx'; in='results/fig_hrf6.h5'; out='plots/fig_hrf6'; out2='plots/fig_hrf6_table3'; paper='experiments/hrf_table3_paper.tsv'" plots/fig_hrf6.gp
+
+results/table_hrf3.md: experiments/table_hrf3.sh experiments/hrf_table3_paper.tsv \
+		results/fig_hrf6.h5 rfx
+	@echo '   ' GEN $@ >&2
+	@RFX=./rfx experiments/table_hrf3.sh results/fig_hrf6.h5 > $@.tmp && mv $@.tmp $@
 
 plots/fig%.png plots/fig%.pdf: plots/fig%.gp plots/common.gp results/fig%.h5 rfx
 	@echo '   ' PLOT fig$* >&2
