@@ -5,7 +5,7 @@
 # rfx and bench/bin/* are built; takes about a minute and a half.
 #
 #   bench/run.sh            everything
-#   bench/run.sh --quick    skip the Fig 6.4 run (about 10 s)
+#   bench/run.sh --quick    skip the Fig 6.4 and HRF Fig 6 runs (about 10 s)
 #
 # A missed target is reported, not an error: the exit status is non-zero
 # only when a benchmark itself fails.
@@ -23,6 +23,7 @@ case "${1-}" in
 esac
 
 FIG64_TARGET=60 # seconds, Fig 6.4 analytic run on 2 cores
+FIG6_TARGET=60  # seconds, HRF Fig 6 / Table 3 (rfx clustered defaults) on 2 cores
 status=0
 
 cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
@@ -66,5 +67,39 @@ else
 		}'
 	fi
 	rm -f "$err"
+fi
+# timed NAME TARGET NOTE CMD...: runs CMD once, prints its wall time against
+# TARGET seconds (or why it failed) and NOTE.
+timed() {
+	t_name=$1 t_target=$2 t_note=$3
+	shift 3
+	err=$(mktemp) || exit 1
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>"$err"
+	rc=$?
+	t1=$(date +%s.%N)
+	if [ "$rc" -ne 0 ]; then
+		echo "failed (exit $rc):"
+		sed 's/^/  /' "$err"
+		status=1
+	else
+		awk -v t0="$t0" -v t1="$t1" -v target="$t_target" -v name="$t_name" -v note="$t_note" 'BEGIN {
+			s = t1 - t0
+			printf "%-26s %10.1f s %8s %6d s %s\n", name, s, "target <",
+			       target, s < target ? "ok" : "SLOW"
+			printf "# %s\n", note
+		}'
+	fi
+	rm -f "$err"
+}
+
+echo
+echo "## HRF Fig 6: ./rfx clustered (defaults)"
+if [ "$quick" -eq 1 ]; then
+	echo "skipped (--quick)"
+else
+	timed "wall time" "$FIG6_TARGET" \
+		"4 sets x 3 methods x 7 m x 20 repetitions, MSE over 2000 x 2000 pairs each, and the closed forms; $cores threads" \
+		./rfx clustered
 fi
 exit $status

@@ -134,9 +134,21 @@ fails 2 "an unknown option" clustered --frobnicate
 fails 1 "an unwritable output directory" clustered --set 1 --points 20 --reps 1 --m 5 -o nodir/out.h5
 
 run clustered --help
+cp "$tmp/out" help.txt
 is "$rc" 0 "--help exits 0"
-grep -q '^usage: rfx clustered' "$tmp/out"
+grep -q '^usage: rfx clustered' help.txt
 ok $? "--help prints the usage"
+# Every option with a value states its default, but those without one.
+grep -- '^ *-.*--[a-z-]* [A-Z]' help.txt | grep -v -e '(default' -e '--s ' \
+	-e '--sigma ' -e '--output ' > nodefault.txt
+[ ! -s nodefault.txt ]
+ok $? "--help states every default" || diag_file nodefault.txt
+run help clustered
+cmp -s "$tmp/out" help.txt
+ok $? "rfx help clustered prints the same as rfx clustered --help"
+run --help
+grep -q '^  clustered ' "$tmp/out"
+ok $? "rfx --help lists clustered"
 
 # ---------------------------------------------------------------------------
 # Interruption
