@@ -2,11 +2,11 @@
 #
 # Runs rfx's benchmarks and prints one report (what each line means:
 # bench/README.md). Called by `make bench` from the top directory, after
-# rfx and bench/bin/* are built; takes about a minute and a half, plus
-# about 7.5 minutes for the Tables 6.2-6.3 line.
+# rfx and bench/bin/* are built; takes about 7 minutes on 2 cores, most of
+# it the Tables 6.2-6.3 run.
 #
 #   bench/run.sh            everything
-#   bench/run.sh --quick    skip the Fig 6.4 and Tables 6.2-6.3 runs (about 10 s)
+#   bench/run.sh --quick    only the small programs, none of the experiment runs (about 15 s)
 #
 # A missed target is reported, not an error: the exit status is non-zero
 # only when a benchmark itself fails.
@@ -23,7 +23,11 @@ case "${1-}" in
 *) echo "usage: bench/run.sh [--quick]" >&2; exit 2 ;;
 esac
 
-FIG64_TARGET=60 # seconds, Fig 6.4 analytic run on 2 cores
+# Wall-time targets in seconds on 2 cores for the experiment runs below.
+FIG64_TARGET=60  # thesis Fig 6.4, analytic
+HRF25_TARGET=20  # HRF Figs 2 and 5 (rfx pointwise defaults)
+FIG6_TARGET=60   # HRF Fig 6 / Table 3 (rfx clustered defaults)
+UCI_TARGET=300   # thesis Tables 6.2-6.3
 status=0
 
 cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
@@ -49,13 +53,21 @@ echo "## Projection samplers at d = 1024 (bench/bench_proj)"
 bench/bin/bench_proj || status=1
 echo
 
-echo "## Fig 6.4: ./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0 (defaults, analytic)"
-if [ "$quick" -eq 1 ]; then
-	echo "skipped (--quick)"
-else
+# timed TITLE TARGET NOTE CMD...: prints TITLE, then runs CMD once (unless
+# --quick) and prints its wall time against TARGET seconds, or why it failed,
+# and NOTE.
+timed() {
+	t_title=$1 t_target=$2 t_note=$3
+	shift 3
+	echo "## $t_title"
+	if [ "$quick" -eq 1 ]; then
+		echo "skipped (--quick)"
+		echo
+		return
+	fi
 	err=$(mktemp) || exit 1
 	t0=$(date +%s.%N)
-	./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0 >/dev/null 2>"$err"
+	"$@" >/dev/null 2>"$err"
 	rc=$?
 	t1=$(date +%s.%N)
 	if [ "$rc" -ne 0 ]; then
@@ -63,40 +75,32 @@ else
 		sed 's/^/  /' "$err"
 		status=1
 	else
-		awk -v t0="$t0" -v t1="$t1" -v target="$FIG64_TARGET" -v cores="$cores" 'BEGIN {
+		awk -v t0="$t0" -v t1="$t1" -v target="$t_target" -v note="$t_note" 'BEGIN {
 			s = t1 - t0
 			printf "%-26s %10.1f s %8s %6d s %s\n", "wall time", s, "target <",
 			       target, s < target ? "ok" : "SLOW"
-			printf "# 4 regimes x 10 gammas x 5 samples x L = 1024 (1024^2 pairs each) x 9 methods, %s threads\n", cores
+			printf "# %s\n", note
 		}'
 	fi
 	rm -f "$err"
-fi
+	echo
+}
 
-# Thesis Tables 6.2-6.3 at full scale (experiments/table6_2.sh).
-UCI_TARGET=300 # seconds on 2 cores
-echo
-echo "## Tables 6.2-6.3: ./rfx uci-classify (all datasets and methods, iid and ort, 50 seeds, 10 gammas)"
-if [ "$quick" -eq 1 ]; then
-	echo "skipped (--quick)"
-else
-	err=$(mktemp) || exit 1
-	t0=$(date +%s.%N)
-	./rfx uci-classify --method all --projection both --seeds 50 >/dev/null 2>"$err"
-	rc=$?
-	t1=$(date +%s.%N)
-	if [ "$rc" -ne 0 ]; then
-		echo "failed (exit $rc):"
-		sed 's/^/  /' "$err"
-		status=1
-	else
-		awk -v t0="$t0" -v t1="$t1" -v target="$UCI_TARGET" -v cores="$cores" 'BEGIN {
-			s = t1 - t0
-			printf "%-26s %10.1f s %8s %6d s %s\n", "wall time", s, "target <",
-			       target, s < target ? "ok" : "SLOW"
-			printf "# 8 datasets x 15 method variants x 10 gammas x 50 seeds, %s threads\n", cores
-		}'
-	fi
-	rm -f "$err"
-fi
+timed "Fig 6.4: ./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0 (defaults, analytic)" \
+	"$FIG64_TARGET" \
+	"4 regimes x 10 gammas x 5 samples x L = 1024 (1024^2 pairs each) x 9 methods, $cores threads" \
+	./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0
+
+timed "HRF Figs 2 and 5: ./rfx pointwise (defaults)" "$HRF25_TARGET" \
+	"3 lengths x 33 angles x 6 methods x s = 10000 estimates at d = 64, m = 128 or FLOP-matched; $cores threads" \
+	./rfx pointwise
+
+timed "HRF Fig 6: ./rfx clustered (defaults)" "$FIG6_TARGET" \
+	"4 sets x 3 methods x 7 m x 20 repetitions, MSE over 2000 x 2000 pairs each, and the closed forms; $cores threads" \
+	./rfx clustered
+
+timed "Tables 6.2-6.3: ./rfx uci-classify --method all --projection both --seeds 50" "$UCI_TARGET" \
+	"8 datasets x 15 method variants x 10 gammas x 50 seeds, $cores threads" \
+	./rfx uci-classify --method all --projection both --seeds 50
+
 exit $status

@@ -35,6 +35,8 @@ static const struct rfx_cmd commands[] = {
 	  "softmax-kernel estimators on same-length pairs (HRF Figs 1, 2, 5; Lemma 3.4, Theorem 3.5)" },
 	{ "mse-table", cmd_mse_table,
 	  "MSE of kernel estimators on dataset pairs (HRF Table 1; ORF Figs 2-5) and regression checks" },
+	{ "clustered", cmd_clustered,
+	  "hybrid random features adapted to clustered data (HRF Fig 6, Table 3)" },
 	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },
 	{ "uci-classify", cmd_uci_classify,
 	  "kernel regression classification on eight UCI datasets (thesis Tables 6.1-6.3)" },

@@ -13,6 +13,9 @@ FIG_RESULTS += results/fig_hrf1.h5 results/fig_hrf5.h5 results/fig_hrf_maxerr.h5
 # Thesis Tables 6.1-6.3 (rfx uci-classify) and their comparison text.
 FIG_RESULTS += results/uci.h5 results/uci_tables.txt
 
+# HRF Fig 6 and Table 3 (rfx clustered), and Table 3 beside the paper's.
+FIG_RESULTS += results/fig_hrf6.h5 results/table_hrf3.md
+
 FIG_PLOTS = plots/fig6_4_nonpositive.png plots/fig6_4_nonpositive.pdf \
 	    plots/fig6_4_positive.png plots/fig6_4_positive.pdf \
 	    plots/fig6_4_mc.png plots/fig6_4_mc.pdf \
@@ -34,6 +37,9 @@ FIG_PLOTS += plots/fig_hrf_table1.png plots/fig_hrf_table1.pdf \
 	     plots/fig_orf4.png plots/fig_orf4.pdf \
 	     plots/fig_orf4_uci.png plots/fig_orf4_uci.pdf \
 	     plots/fig_orf5c.png plots/fig_orf5c.pdf
+
+FIG_PLOTS += plots/fig_hrf6.png plots/fig_hrf6.pdf \
+	     plots/fig_hrf6_table3.png plots/fig_hrf6_table3.pdf
 
 .PHONY: figures-build
 
@@ -64,6 +70,18 @@ plots/fig_hrf5.png plots/fig_hrf5.pdf plots/fig_hrf2.png plots/fig_hrf2.pdf &: \
 		plots/fig_hrf5.gp plots/common.gp results/fig_hrf5.h5 rfx
 	@echo '   ' PLOT fig_hrf5 fig_hrf2 >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='results/fig_hrf5.h5'; out='plots/fig_hrf5'; out2='plots/fig_hrf2'" plots/fig_hrf5.gp
+
+# HRF Fig 6, and Table 3's intervals beside the paper's: one script.
+plots/fig_hrf6.png plots/fig_hrf6.pdf plots/fig_hrf6_table3.png plots/fig_hrf6_table3.pdf &: \
+		plots/fig_hrf6.gp plots/common.gp results/fig_hrf6.h5 \
+		experiments/hrf_table3_paper.tsv rfx
+	@echo '   ' PLOT fig_hrf6 fig_hrf6_table3 >&2
+	@$(GNUPLOT) -e "rfx='./rfx'; in='results/fig_hrf6.h5'; out='plots/fig_hrf6'; out2='plots/fig_hrf6_table3'; paper='experiments/hrf_table3_paper.tsv'" plots/fig_hrf6.gp
+
+results/table_hrf3.md: experiments/table_hrf3.sh experiments/hrf_table3_paper.tsv \
+		results/fig_hrf6.h5 rfx
+	@echo '   ' GEN $@ >&2
+	@RFX=./rfx experiments/table_hrf3.sh results/fig_hrf6.h5 > $@.tmp && mv $@.tmp $@
 
 plots/fig%.png plots/fig%.pdf: plots/fig%.gp plots/common.gp results/fig%.h5 rfx
 	@echo '   ' PLOT fig$* >&2

@@ -379,6 +379,21 @@ void rfx_featmat_estimate(const struct rfx_featmat *F1, size_t i,
 			   : -INFINITY;
 }
 
+void rfx_featmat_gram(const struct rfx_featmat *F1, size_t i0, size_t n1,
+		      const struct rfx_featmat *F2, size_t k0, size_t n2,
+		      double *G, size_t ld)
+{
+	int D = F1->D;
+
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n1, (int)n2, D,
+		    1.0, F1->re + i0 * (size_t)D, D, F2->re + k0 * (size_t)D, D,
+		    0.0, G, (int)ld);
+	if (F1->is_complex && F2->is_complex)
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n1,
+			    (int)n2, D, -1.0, F1->im + i0 * (size_t)D, D,
+			    F2->im + k0 * (size_t)D, D, 1.0, G, (int)ld);
+}
+
 void rfx_featmat_project(struct rfx_featmat *F, const struct rfx_draw *w,
 			 const double *X, size_t n, int col0, int ncols)
 {

@@ -156,6 +156,20 @@ void rfx_featmat_estimate(const struct rfx_featmat *F1, size_t i,
 			  double *logabs, int *sign);
 
 /*
+ * The estimates of every pair (rows i0..i0+n1-1 of F1) x (rows k0..k0+n2-1
+ * of F2) without the row scales: G[a ld + b] = Re sum_j Phi1_{i0+a,j}
+ * Phi2_{k0+b,j} e^{-lscale1 - lscale2}, so that the estimate of the pair is
+ * G e^{F1->lscale[i0+a] + F2->lscale[k0+b]} (rfx_featmat_estimate's value).
+ * One dgemm, two when both maps are complex (Re = re re - im im); |G| is at
+ * most the number of features. Runs on the calling thread's BLAS: inside an
+ * OpenMP region the caller must have made OpenBLAS single-threaded
+ * (rfx_blas_single_begin), or the last bits may depend on the threads.
+ */
+void rfx_featmat_gram(const struct rfx_featmat *F1, size_t i0, size_t n1,
+		      const struct rfx_featmat *F2, size_t k0, size_t n2,
+		      double *G, size_t ld);
+
+/*
  * The real feature map of F for side 1 (x's) or 2 (y's) into dst: a
  * complex F of D features becomes 2D real features, [Re Phi, Im Phi] for
  * side 1 and [Re Phi, -Im Phi] for side 2, so that the plain dot product

@@ -380,10 +380,11 @@ static int qr_lapack(int d, struct rfx_proj_ws *ws)
 }
 
 /*
- * Writes k <= d columns of one Haar block at omega, chi(d)-scaled (ORF) or
- * sqrt(d)-scaled (prime: ORF').
+ * Writes k <= d columns of one Haar block at omega, each scaled to length
+ * norm, or to a chi(d) variate when norm is 0 (ORF; ORF' has norm sqrt(d),
+ * a plain Haar matrix 1).
  */
-static int sample_block(const gsl_rng *r, int d, int k, int prime,
+static int sample_block(const gsl_rng *r, int d, int k, double norm,
 			double *omega, size_t ld, struct rfx_proj_ws *ws)
 {
 	double *a = ws->A->data;
@@ -414,11 +415,11 @@ static int sample_block(const gsl_rng *r, int d, int k, int prime,
 	for (j = 0; j < d; j++) {
 		/*
 		 * chi(d) as the root of chi^2(d); drawn for all d columns so
-		 * the draw count per block does not depend on k. ORF' draws
-		 * none.
+		 * the draw count per block does not depend on k. A fixed
+		 * norm draws none.
 		 */
-		double chi = prime ? sqrt((double)d)
-				   : sqrt(gsl_ran_chisq(r, (double)d));
+		double chi = norm > 0.0 ? norm
+				       : sqrt(gsl_ran_chisq(r, (double)d));
 		double rjj = lapack ? ws->scale[j]
 				    : gsl_matrix_get(ws->R, (size_t)j, (size_t)j);
 
@@ -548,6 +549,26 @@ static void sample_halton_scr(const gsl_rng *r, int d, int M, double *omega,
 	}
 }
 
+int rfx_proj_haar(const gsl_rng *r, int d, double *Q, struct rfx_proj_ws *ws,
+		  struct rfx_err *err)
+{
+	int status;
+
+	if (!r || !Q || !ws)
+		return rfx_error(err, RFX_EINVAL,
+				 "haar sampler needs a generator, an output matrix and a workspace");
+	if (ws->d != d)
+		return rfx_error(err, RFX_EINVAL,
+				 "workspace is for dimension %d, got d = %d",
+				 ws->d, d);
+	status = sample_block(r, d, d, 1.0, Q, (size_t)d, ws);
+	if (status)
+		return rfx_error(err, RFX_ENUMERIC,
+				 "qr factorisation of a %d x %d gaussian matrix failed: %s",
+				 d, d, gsl_strerror(status));
+	return RFX_OK;
+}
+
 int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
 		    double *omega, size_t ld, size_t col0,
 		    struct rfx_proj_ws *ws, struct rfx_err *err)
@@ -605,7 +626,8 @@ int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
 	for (b = 0; b < tau; b++) {
 		/* the last block keeps M - d (tau - 1) columns, not M - d tau */
 		int kb = b < tau - 1 ? d : M - d * (tau - 1);
-		int status = sample_block(r, d, kb, p == RFX_PROJ_ORF_PRIME,
+		double norm = p == RFX_PROJ_ORF_PRIME ? sqrt((double)d) : 0.0;
+		int status = sample_block(r, d, kb, norm,
 					  omega + col0 + (size_t)b * (size_t)d,
 					  ld, ws);
 

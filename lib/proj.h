@@ -142,4 +142,16 @@ int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
 		    double *omega, size_t ld, size_t col0,
 		    struct rfx_proj_ws *ws, struct rfx_err *err);
 
+/*
+ * A Haar-distributed (uniform on O(d)) orthogonal matrix into Q (d x d
+ * row-major): the Q of the QR factorisation of a d x d standard Gaussian
+ * matrix with column j multiplied by sign(R_jj) (see above; the same
+ * construction as one ort block, without the chi(d) column norms).
+ * Consumes d * d Gaussians from r. ws must be for dimension d. RFX_EINVAL
+ * for a missing argument or a workspace of another dimension, RFX_ENUMERIC
+ * if the QR factorisation fails.
+ */
+int rfx_proj_haar(const gsl_rng *r, int d, double *Q, struct rfx_proj_ws *ws,
+		  struct rfx_err *err);
+
 #endif

@@ -301,6 +301,64 @@ static void test_to_real(void)
 	rfx_featmat_free(small);
 }
 
+/*
+ * All-pairs estimates (rfx_featmat_gram): G e^{lscale1 + lscale2} against
+ * the direct sum above, for sub-blocks of rows (offsets i0 = 1, k0 = 2 and
+ * a leading dimension wider than the block, whose extra column must stay
+ * untouched), complex x complex, real x complex and real x real.
+ */
+static void test_gram(void)
+{
+	gsl_rng *r = rfx_rng_alloc_stream(304, 0, 0, 0);
+	struct rfx_featmat *F1 = rfx_featmat_alloc(NROW, NCOL);
+	struct rfx_featmat *F2 = rfx_featmat_alloc(NROW, NCOL);
+	struct rfx_featmat *R1 = rfx_featmat_alloc(NROW, NCOL);
+	struct rfx_featmat *R2 = rfx_featmat_alloc(NROW, NCOL);
+	double l1[NROW * NCOL], p1[NROW * NCOL], l2[NROW * NCOL], p2[NROW * NCOL];
+	double G[3 * 3];
+	int kase;
+
+	make_logs(r, l1, p1);
+	make_logs(r, l2, p2);
+	rfx_featmat_from_log(F1, NROW, NCOL, l1, p1);
+	rfx_featmat_from_log(F2, NROW, NCOL, l2, p2);
+	rfx_featmat_from_log(R1, NROW, NCOL, l1, NULL);
+	rfx_featmat_from_log(R2, NROW, NCOL, l2, NULL);
+	for (kase = 0; kase < 3; kase++) {
+		const struct rfx_featmat *A = kase == 2 ? R1 : (kase ? R1 : F1);
+		const struct rfx_featmat *B = kase == 2 ? R2 : F2;
+		static const char *const what[3] = { "complex x complex",
+						     "real x complex", "real x real" };
+		int a, b, good = 1;
+
+		for (a = 0; a < 9; a++)
+			G[a] = 2.385;
+		rfx_featmat_gram(A, 1, 3, B, 2, 2, G, 3);
+		for (a = 0; a < 3; a++) {
+			int i = 1 + a;
+
+			for (b = 0; b < 2; b++) {
+				int k = 2 + b;
+				double off = row_base(i) + row_base(k);
+				double want = direct_sum(l1 + i * NCOL, A == F1 ? p1 + i * NCOL : NULL,
+							 l2 + k * NCOL, B == F2 ? p2 + k * NCOL : NULL, off);
+				double got = G[a * 3 + b] * exp(A->lscale[i] + B->lscale[k] - off);
+
+				good &= fabs(got - want) <= 1e-13 * (fabs(want) + 1e-300) ||
+					(want == 0.0 && got == 0.0);
+			}
+			good &= G[a * 3 + 2] == 2.385;
+		}
+		ok(good, "gram, %s: G e^{ls1 + ls2} is the direct sum for rows 1..3 x 2..3",
+		   what[kase]);
+	}
+	rfx_featmat_free(F1);
+	rfx_featmat_free(F2);
+	rfx_featmat_free(R1);
+	rfx_featmat_free(R2);
+	gsl_rng_free(r);
+}
+
 static void test_project_and_norms(void)
 {
 	const int d = 5, cap = 9, col0 = 2, nc = 4;
@@ -389,6 +447,7 @@ int main(void)
 	test_from_log();
 	test_estimate();
 	test_to_real();
+	test_gram();
 	test_project_and_norms();
 	return done_testing();
 }

@@ -509,10 +509,127 @@ static void test_reproducible(enum rfx_proj p)
 	rfx_proj_ws_free(ws);
 }
 
+/*
+ * 8. rfx_proj_haar: a Haar orthogonal matrix. Exact: Q^T Q = I to rounding,
+ * and the stream decides Q bit for bit. In distribution (d = 6, N draws):
+ *  - P(Q_jj > 0) = 1/2 for each diagonal entry (sign test above);
+ *  - P(det Q > 0) = 1/2: Haar measure gives both components of O(d) equal
+ *    mass. Without the sign(R_jj) correction det Q = (-1)^{d-1} always
+ *    (d - 1 Householder reflectors of determinant -1), so this fails at
+ *    z ~ sqrt(N);
+ *  - a column is uniform on the sphere: E Q_00^2 = 1/d, E Q_00^4 =
+ *    3/(d(d+2)), with the SEs from E Q^8 = 105/(d(d+2)(d+4)(d+6)) as in 3;
+ *  - tr Q: E tr Q = 0 and E (tr Q)^2 = 1 for Haar O(d), d >= 2
+ *    (Diaconis & Shahshahani 1994: E tr(Q)^2 counts the fixed vectors of
+ *    O(d) in R^d (x) R^d, which is 1). Var tr Q = 1; the SE of the second
+ *    moment is the sample one.
+ */
+static void test_haar(void)
+{
+	enum { D = 6, N = 20000 };
+	struct rfx_proj_ws *ws = workspace(D), *ws3 = workspace(3);
+	gsl_rng *r = stream(8, 0);
+	double Q[D * D], Q2[D * D], worst = 0.0;
+	double npos[D] = { 0.0 }, ndet = 0.0, e2 = 1.0 / D, e4 = 3.0 / (D * (D + 2.0));
+	double e8 = 105.0 / (D * (D + 2.0) * (D + 4.0) * (D + 6.0));
+	struct mom q00 = { { 0.0 } }, tr = { { 0.0 } };
+	struct rfx_err err;
+	int n, i, j, k, status;
+
+	for (n = 0; n < N; n++) {
+		double A[D * D], det = 1.0, t = 0.0;
+
+		rfx_err_clear(&err);
+		if (rfx_proj_haar(r, D, Q, ws, &err)) {
+			printf("Bail out! rfx_proj_haar: %s\n", err.msg);
+			exit(1);
+		}
+		for (i = 0; i < D; i++)
+			for (j = 0; j < D; j++) {
+				double s = 0.0;
+
+				for (k = 0; k < D; k++)
+					s += Q[k * D + i] * Q[k * D + j];
+				s -= i == j;
+				if (fabs(s) > worst)
+					worst = fabs(s);
+			}
+		for (j = 0; j < D; j++) {
+			npos[j] += Q[j * D + j] > 0.0;
+			t += Q[j * D + j];
+		}
+		/* det by Gaussian elimination with partial pivoting */
+		memcpy(A, Q, sizeof(A));
+		for (k = 0; k < D; k++) {
+			int p = k;
+
+			for (i = k + 1; i < D; i++)
+				if (fabs(A[i * D + k]) > fabs(A[p * D + k]))
+					p = i;
+			if (p != k) {
+				for (j = 0; j < D; j++) {
+					double v = A[k * D + j];
+
+					A[k * D + j] = A[p * D + j];
+					A[p * D + j] = v;
+				}
+				det = -det;
+			}
+			det *= A[k * D + k];
+			for (i = k + 1; i < D; i++) {
+				double f = A[i * D + k] / A[k * D + k];
+
+				for (j = k; j < D; j++)
+					A[i * D + j] -= f * A[k * D + j];
+			}
+		}
+		ndet += det > 0.0;
+		mom_add(&q00, Q[0]);
+		mom_add(&tr, t);
+	}
+	ok(worst < 1e-14, "haar d=6: Q^T Q = I (worst entry off by %.2g)", worst);
+	for (j = 0; j < D; j++) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "haar Q_%d%d", j, j);
+		check_sign(what, npos[j], N);
+	}
+	check_sign("haar det Q", ndet, N);
+	is_within_se(mom_mean(&q00, 2), sqrt((e4 - e2 * e2) / N), e2, K_SE,
+		     "haar: E Q_00^2 = 1/d");
+	is_within_se(mom_mean(&q00, 4), sqrt((e8 - e4 * e4) / N), e4, K_SE,
+		     "haar: E Q_00^4 = 3/(d(d+2))");
+	is_within_se(mom_mean(&tr, 1), sqrt(1.0 / N), 0.0, K_SE, "haar: E tr Q = 0");
+	is_within_se(mom_mean(&tr, 2),
+		     sqrt((mom_mean(&tr, 4) - mom_mean(&tr, 2) * mom_mean(&tr, 2)) / N),
+		     1.0, K_SE, "haar: E (tr Q)^2 = 1");
+
+	gsl_rng_free(r);
+	r = stream(8, 1);
+	rfx_proj_haar(r, D, Q, ws, NULL);
+	gsl_rng_free(r);
+	r = stream(8, 1);
+	rfx_proj_haar(r, D, Q2, ws, NULL);
+	gsl_rng_free(r);
+	ok(!memcmp(Q, Q2, sizeof(Q)), "haar: same stream, identical Q");
+	r = stream(8, 2);
+	rfx_err_clear(&err);
+	status = rfx_proj_haar(r, D, Q, ws3, &err);
+	ok(status == RFX_EINVAL && strstr(err.msg, "dimension 3"),
+	   "haar: a workspace for another dimension is RFX_EINVAL (%s)", err.msg);
+	rfx_err_clear(&err);
+	status = rfx_proj_haar(r, D, NULL, ws, &err);
+	ok(status == RFX_EINVAL && err.msg[0], "haar: no output matrix is RFX_EINVAL (%s)",
+	   err.msg);
+	gsl_rng_free(r);
+	rfx_proj_ws_free(ws);
+	rfx_proj_ws_free(ws3);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
-	plan(7 + 2 * 20 + 3 + 12 + 2 * 3);
+	plan(7 + 2 * 20 + 3 + 12 + 2 * 3 + 15);
 
 	test_orthogonality();
 	test_distribution(RFX_PROJ_IID);
@@ -521,5 +638,6 @@ int main(void)
 	test_errors();
 	test_reproducible(RFX_PROJ_IID);
 	test_reproducible(RFX_PROJ_ORT);
+	test_haar();
 	return done_testing();
 }
