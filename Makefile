@@ -5,6 +5,7 @@
 #   make bench     performance benchmarks (bench/)
 #   make regress   the MSE tables against results/reference/ (CI)
 #   make check SANITIZE=1   the same suite built with ASan and UBSan
+#   make valgrind  the unit tests under valgrind memcheck
 #   make fuzz      each libFuzzer target of tests/fuzz/ for FUZZ_TIME s (clang)
 #   make           build ./rfx only
 #
@@ -115,7 +116,7 @@ BENCH_BINS += bench/bin/bench_proj
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
 .PHONY: all check test deps figures figures-build bench bench-run clean FORCE \
-	regress regress-update fuzz
+	regress regress-update valgrind valgrind-run fuzz
 
 all: rfx
 
@@ -177,6 +178,25 @@ test: rfx $(TEST_BINS)
 # The replay of the fuzz corpora includes the option parser from cli/.
 tests/bin/t_fuzz: CPPFLAGS += -Icli
 tests/bin/t_fuzz: cli/opt.c $(wildcard tests/fuzz/*.[ch])
+
+# make valgrind: the unit tests (tests/t_*.c; the shell tests would mostly
+# time rfx's start-up under memcheck) with no memcheck error and no
+# definite leak. OpenMP and OpenBLAS run one thread, as memcheck runs
+# threads one at a time anyway, and RFX_TEST_SCALE=small has the slowest
+# tests take smaller samples or skip the checks that need full ones
+# (tests/tap.h: tap_small).
+VALGRIND = valgrind
+VALGRIND_FLAGS = --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \
+	--errors-for-leak-kinds=definite -q
+VALGRIND_TESTS = $(patsubst tests/%.c,tests/bin/%,$(TEST_C))
+
+valgrind: deps
+	@$(MAKE) --no-print-directory valgrind-run
+
+valgrind-run: $(VALGRIND_TESTS)
+	@RFX_TEST_SCALE=small OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+		RFX_TOP=$(CURDIR) \
+		$(PROVE) -e '$(VALGRIND) $(VALGRIND_FLAGS)' $(VALGRIND_TESTS)
 
 # libFuzzer targets, built with clang into build/fuzz/ (their own objects:
 # libFuzzer needs its instrumentation in the code under test). 'make fuzz'
