@@ -418,8 +418,7 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 		rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
 	}
-	fprintf(stderr, "rfx: seed %llu, rng %s\n", (unsigned long long)o.seed,
-		rfx_rng_type()->name);
+	rfx_seed_note(o.seed);
 	for (k = 0; k < nd; k++) {
 		struct rfx_uciexp_config c;
 
