@@ -4,6 +4,8 @@
 #   make figures   install, build, run the experiments, draw plots/
 #   make bench     performance benchmarks (bench/)
 #   make regress   the MSE tables against results/reference/ (CI)
+#   make check SANITIZE=1   the same suite built with ASan and UBSan
+#   make fuzz      each libFuzzer target of tests/fuzz/ for FUZZ_TIME s (clang)
 #   make           build ./rfx only
 #
 # Settings first; local overrides go in config.mak (not tracked).
@@ -28,6 +30,9 @@ LDLIBS = -lhdf5_hl $(HDF5_LIBS) -lopenblas -lgsl -lz -lm
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
+# malloc's contract under ASan too: an absurd size returns NULL (the
+# bad-input tests ask for petabytes) instead of aborting the run.
+TEST_ENV = ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
 endif
 
 PKG_CONFIG = pkg-config
@@ -110,7 +115,7 @@ BENCH_BINS += bench/bin/bench_proj
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
 .PHONY: all check test deps figures figures-build bench bench-run clean FORCE \
-	regress regress-update
+	regress regress-update fuzz
 
 all: rfx
 
@@ -167,7 +172,35 @@ check: deps
 	@$(MAKE) --no-print-directory test
 
 test: rfx $(TEST_BINS)
-	@RFX=$(CURDIR)/rfx RFX_TOP=$(CURDIR) $(PROVE) -e '' $(TEST_BINS)
+	@$(TEST_ENV) RFX=$(CURDIR)/rfx RFX_TOP=$(CURDIR) $(PROVE) -e '' $(TEST_BINS)
+
+# The replay of the fuzz corpora includes the option parser from cli/.
+tests/bin/t_fuzz: CPPFLAGS += -Icli
+tests/bin/t_fuzz: cli/opt.c $(wildcard tests/fuzz/*.[ch])
+
+# libFuzzer targets, built with clang into build/fuzz/ (their own objects:
+# libFuzzer needs its instrumentation in the code under test). 'make fuzz'
+# runs each for FUZZ_TIME seconds from its seeds in tests/fuzz/<target>/;
+# new inputs go to build/fuzz/corpus/, crashes to build/fuzz/artifacts/.
+FUZZ_CC = clang
+FUZZ_TIME = 60
+FUZZ_TARGETS = dataset uci idx opt
+FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fopenmp -MMD -MP -Wno-pass-failed \
+	-fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS = $(patsubst %.o,build/fuzz/%.o,$(LIB_OBJS)) build/fuzz/cli/opt.o
+FUZZ_BINS = $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
+.SECONDARY: $(FUZZ_OBJS)
+
+build/fuzz/%.o: %.c Makefile
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_OBJS)
+	$(QUIET_LINK)$(FUZZ_CC) $(CPPFLAGS) -Icli $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+		-o $@ $< $(FUZZ_OBJS) $(LDLIBS)
+
+fuzz: $(FUZZ_BINS)
+	@FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 figures: deps
 	@$(MAKE) --no-print-directory figures-build
@@ -194,3 +227,4 @@ clean:
 	rm -rf tests/bin bench/bin build
 
 -include $(ALL_OBJS:.o=.d)
+-include $(wildcard build/fuzz/*.d build/fuzz/*/*.d)

@@ -152,8 +152,20 @@ void rfx_progress(void *what, int done, int total)
 	fflush(stderr);
 }
 
+static int seed_noted;     /* a sampled run recorded its seed */
+static uint64_t noted_seed;
+
 void rfx_seed_note(uint64_t seed)
 {
-	fprintf(stderr, "rfx: seed %llu, rng %s\n", (unsigned long long)seed,
-		rfx_rng_type()->name);
+	seed_noted = 1;
+	noted_seed = seed;
+}
+
+void rfx_seed_flush(void)
+{
+	if (!seed_noted)
+		return;
+	seed_noted = 0;
+	fprintf(stderr, "rfx: seed %llu, rng %s\n",
+		(unsigned long long)noted_seed, rfx_rng_type()->name);
 }

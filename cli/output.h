@@ -54,9 +54,12 @@ void rfx_tsv_print(const struct rfx_schema *s, const void *rows, size_t n,
 
 /*
  * "rfx: seed S, rng NAME" on stderr: a sampled run says how to repeat it
- * even when its table goes to a pipe.
+ * even when its table goes to a pipe. rfx_seed_note only records the seed;
+ * main() prints the line through rfx_seed_flush once the command has
+ * succeeded, so that a failed run's stderr is its one error line.
  */
 void rfx_seed_note(uint64_t seed);
+void rfx_seed_flush(void);
 
 /* Progress on stderr when it is a terminal: "rfx: variance 12/200". */
 void rfx_progress(void *what, int done, int total);

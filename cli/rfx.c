@@ -223,6 +223,8 @@ int main(int argc, char **argv)
 		if (!ret)
 			ret = rfx_cli_fail(RFX_EXIT_FAIL, "cannot write to standard output");
 	}
+	if (!ret)
+		rfx_seed_flush();
 	free(line);
 	free(dir);
 	return ret;

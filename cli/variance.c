@@ -128,7 +128,7 @@ static int parse_ints(const char *what, const char *list, int **out, int *n,
 			free(*out);
 			*out = NULL;
 			return rfx_error(err, RFX_EINVAL,
-					 "option '--%s' expects positive integers, got '%s'",
+					 "option '--%s' expects integers in 1..1000000, got '%s'",
 					 what, list);
 		}
 		(*out)[k] = (int)v[k];
@@ -851,7 +851,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			v = strtod(o.dlist, &end);
 			if (*end == '\0' && end != o.dlist && v <= 0)
 				return rfx_cli_fail(RFX_EXIT_USAGE,
-						    "d must be positive, got %s",
+						    "--d must be positive, got %s",
 						    o.dlist);
 			return usage_fail(&err);
 		}

@@ -157,6 +157,35 @@ static int dropped(int c, const int drop[2])
 	return c + 1 == drop[0] || c + 1 == drop[1];
 }
 
+/*
+ * After gzgets() returned NULL: RFX_OK at the end of the data, else the
+ * error, in words that say whether the file was cut short (Z_BUF_ERROR,
+ * "unexpected end of file"), damaged (a bad deflate stream or CRC, "incorrect
+ * data check") or unreadable. zlib prefixes its messages with the path,
+ * which the message quotes already.
+ */
+static int gz_failed(gzFile f, const char *path, struct rfx_err *err)
+{
+	int errnum;
+	const char *m = gzerror(f, &errnum);
+	size_t len = strlen(path);
+
+	if (errnum == Z_OK || errnum == Z_STREAM_END)
+		return RFX_OK;
+	if (m && !strncmp(m, path, len) && !strncmp(m + len, ": ", 2))
+		m += len + 2;
+	if (!m)
+		m = "unknown zlib error";
+	if (errnum == Z_ERRNO)
+		return rfx_error(err, RFX_EIO, "cannot read '%s': %s", path,
+				 strerror(errno));
+	if (errnum == Z_MEM_ERROR)
+		return rfx_error(err, RFX_ENOMEM, "out of memory reading '%s'", path);
+	if (errnum == Z_BUF_ERROR)
+		return rfx_error(err, RFX_EFORMAT, "truncated '%s': gzip: %s", path, m);
+	return rfx_error(err, RFX_EFORMAT, "corrupt gzip data in '%s': %s", path, m);
+}
+
 static struct rfx_dataset *load_text(int ci, const char *path,
 				     struct rfx_err *err)
 {
@@ -189,6 +218,12 @@ static struct rfx_dataset *load_text(int ci, const char *path,
 				  path, lineno, LINE_MAX_LEN - 2);
 			goto out;
 		}
+		/*
+		 * A last line without its newline may be where a gzip stream
+		 * was cut: say so rather than blame the line's fields.
+		 */
+		if ((len == 0 || line[len - 1] != '\n') && gz_failed(f, path, err))
+			goto out;
 		if (lineno <= catalogue[ci].header)
 			continue;
 		got = split(line, fields, MAX_FIELDS);
@@ -230,15 +265,8 @@ static struct rfx_dataset *load_text(int ci, const char *path,
 		}
 		n++;
 	}
-	{
-		int errnum;
-		const char *m = gzerror(f, &errnum);
-
-		if (errnum != Z_OK && errnum != Z_STREAM_END) {
-			rfx_error(err, RFX_EIO, "cannot read '%s': %s", path, m);
-			goto out;
-		}
-	}
+	if (gz_failed(f, path, err))
+		goto out;
 	if (n == 0) {
 		rfx_error(err, RFX_EFORMAT, "'%s' has no data lines", path);
 		goto out;

@@ -18,10 +18,18 @@
  *
  * finite iff Re(1 - 8A) > 0. Powers of complex numbers use the principal
  * logarithm, which is what the Gaussian integral gives for Re(1-2a) > 0.
- * For real A and t = +1 this collapses to
- *   Var = K^2 (a1 e^{(a2 - 1)|x + y|^2} - 1),
- * which is evaluated with expm1 so that the result is exact even when the
- * variance is many orders below K^2.
+ * For real A, a1 = a3 and log a1 = d log(1-4A) - (d/2) log(1-8A)
+ * = -(d/2) log1p(-(u/(1-u))^2) with u = 4A (since (1-2u)/(1-u)^2
+ * = 1 - u^2/(1-u)^2), a form without cancellation as A -> 0 (used while
+ * |u/(1-u)| < 1/2, the logs beyond); call it la.
+ * With t = +1 the variance collapses to
+ *   Var = K^2 expm1(la + |x + y|^2/(1-8A)),
+ * and with t = -1 (a2 + 1 = -1/(1-8A), a4 + 1 = 1, v = |x - y|^2), writing
+ * e^p + e^q - 2 = 2(e^m cosh h - 1) with m, h the half sum and difference,
+ *   Var = K^2 (expm1(m) cosh h + 2 sinh^2(h/2)),
+ *   m = la - 4Av/(1-8A),  h = -v(1-4A)/(1-8A).
+ * Both are exact even when the variance is many orders below K^2 (tiny
+ * inputs, where the general form's 1/2 + 1/2 - 1 loses everything).
  *
  * OPRF takes t = +1 and the real A minimising that variance (Theorem 15,
  * eq. 6.14): A = (1 - 1/rho)/8 with rho the positive root of
@@ -43,7 +51,8 @@
 
 struct gerf_consts {
 	int t;                  /* -1 or +1 */
-	int real_pos;           /* A real and t = +1: the exact OPRF form */
+	int real;               /* A real: the cancellation-free forms */
+	double la;              /* log a1 = log a3 for real A */
 	double complex log_a1;  /* log a1 */
 	double complex a2;
 	double log_a3, a4;
@@ -73,7 +82,18 @@ static void gerf_consts_init(struct gerf_consts *k, double a_re, double a_im,
 	k->t = t;
 	k->a_re = a_re;
 	k->a_im = a_im;
-	k->real_pos = a_im == 0.0 && t == 1;
+	k->real = a_im == 0.0;
+	{
+		/*
+		 * log1p(-u^2) near A = 0; far from it (OPRF at huge inputs
+		 * has A -> -inf, where u rounds to -1) the logs themselves.
+		 */
+		double u = 4.0 * a_re / (1.0 - 4.0 * a_re);
+
+		k->la = fabs(u) < 0.5 ? -0.5 * d * log1p(-u * u)
+				      : d * log(1.0 - 4.0 * a_re) -
+						0.5 * d * log(r8);
+	}
 	k->log_a1 = d * clog(one4) - 0.5 * d * clog(one8);
 	k->a2 = 2.0 * t * one4 / one8;
 	k->log_a3 = 0.5 * d * (2.0 * log(m4) - log(r8));
@@ -104,15 +124,33 @@ static int gerf_log_variance(const struct rfx_params *p,
 		const double *dd = b->dd + i * ny, *ss = b->ss + i * ny;
 		double *o = out + i * ny;
 
-		if (k.real_pos) {
-			double la1 = creal(k.log_a1), c2 = creal(k.a2) - 1.0;
+		if (k.real && k.t == 1) {
+			double la = k.la, c2 = 1.0 / (1.0 - 8.0 * k.a_re);
 
 #pragma omp simd
 			for (j = 0; j < ny; j++)
 			{
-				double e = la1 + c2 * ss[j];
+				double e = la + c2 * ss[j];
 
 				o[j] = -dd[j] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
+			}
+		} else if (k.real) {
+			double la = k.la, r8 = 1.0 - 8.0 * k.a_re;
+			double cm = 4.0 * k.a_re / r8, ch = (1.0 - 4.0 * k.a_re) / r8;
+
+#pragma omp simd
+			for (j = 0; j < ny; j++) {
+				double m = la - cm * dd[j], am = fabs(m);
+				double h = ch * dd[j];
+				/* log|expm1(m)| + log cosh h, sign of m */
+				double l0 = log(-expm1(-am)) + (m > 0.0 ? m : 0.0) +
+					    h + log1p(exp(-2.0 * h)) - RFX_LN2;
+				double s0 = m > 0.0 ? 1.0 : (m < 0.0 ? -1.0 : 0.0);
+				/* log(2 sinh^2(h/2)) */
+				double l1 = h + 2.0 * log(-expm1(-h)) - RFX_LN2;
+
+				o[j] = -dd[j] + rfx_logsum3(l0, s0, l1, 1.0, -INFINITY,
+							    0.0) - lm;
 			}
 		} else {
 			/*
@@ -393,7 +431,7 @@ static int gerf_features(const struct rfx_params *p, const struct rfx_draw *w,
 	gerf_consts_init(&k, p->A_re, p->A_im, p->t, p->d);
 	bb = side == 1 ? k.b : k.t * k.b;
 	rfx_draw_colnorms(w, 0, M, F->cwork);
-	if (k.real_pos) {
+	if (k.real && k.t == 1) {
 		for (m = 0; m < M; m++)
 			F->cwork[m] *= p->A_re;
 		rfx_featmat_exp(F, w, X, n, M, creal(bb), F->cwork, k.c,

@@ -57,8 +57,12 @@ static void list_names(char *buf, size_t n)
 	}
 }
 
-const struct rfx_estimator_type *rfx_estimator_find(const char *name,
-						    struct rfx_err *err)
+/*
+ * The lookup behind rfx_estimator_find; list says whether the name came
+ * from a list, where "all" is also valid (and so worth suggesting).
+ */
+static const struct rfx_estimator_type *find(const char *name, int list,
+					     struct rfx_err *err)
 {
 	const struct rfx_estimator_type *const *e = rfx_estimator_list();
 	char names[256];
@@ -66,10 +70,21 @@ const struct rfx_estimator_type *rfx_estimator_find(const char *name,
 	for (; *e; e++)
 		if (!strcmp((*e)->name, name))
 			return *e;
+	if (list && !strcmp(name, "all")) {
+		rfx_error(err, RFX_EINVAL,
+			  "'all' stands for every method and comes alone, not in a list");
+		return NULL;
+	}
 	list_names(names, sizeof(names));
-	rfx_error(err, RFX_EINVAL, "unknown method '%s' (valid: %s, all)", name,
-		  names);
+	rfx_error(err, RFX_EINVAL, "unknown method '%s' (valid: %s%s)", name,
+		  names, list ? ", all" : "");
 	return NULL;
+}
+
+const struct rfx_estimator_type *rfx_estimator_find(const char *name,
+						    struct rfx_err *err)
+{
+	return find(name, 0, err);
 }
 
 int rfx_estimator_parse_list(const char *list,
@@ -106,7 +121,7 @@ int rfx_estimator_parse_list(const char *list,
 					 "method name too long in '%s'", list);
 		memcpy(item, p, len);
 		item[len] = '\0';
-		e = rfx_estimator_find(item, err);
+		e = find(item, 1, err);
 		if (!e)
 			return RFX_EINVAL;
 		for (i = 0; i < count; i++)

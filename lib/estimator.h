@@ -151,7 +151,8 @@ const struct rfx_estimator_type *const *rfx_estimator_list(void);
 
 /*
  * Looks up an estimator by CLI name. An unknown name is RFX_EINVAL with a
- * message listing every valid name.
+ * message listing every valid name ("all" is not one here: it is valid
+ * only in the lists of rfx_estimator_parse_list, whose messages add it).
  */
 const struct rfx_estimator_type *rfx_estimator_find(const char *name,
 						    struct rfx_err *err);

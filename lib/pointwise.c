@@ -43,7 +43,8 @@ static const struct rfx_column map_cols[] = {
 	HEAD(row), COL(row, flops, RFX_COL_DOUBLE),                            \
 	COL(row, r, RFX_COL_DOUBLE), COL(row, theta, RFX_COL_DOUBLE),          \
 	COL(row, log_sm, RFX_COL_DOUBLE), COL(row, sm, RFX_COL_DOUBLE),        \
-	COL(row, ana_rel_err, RFX_COL_DOUBLE)
+	COL(row, ana_rel_err, RFX_COL_DOUBLE),                                 \
+	COL(row, log_ana_rel_err, RFX_COL_DOUBLE)
 
 static const struct rfx_column est_ana_cols[] = { EST_ANA(rfx_pw_est_row) };
 static const struct rfx_column est_cols[] = {
@@ -525,11 +526,14 @@ static int est_one(const struct rfx_pw_config *c, int i, int k,
 		row->theta = s.th[j];
 		row->log_sm = r * r * cos(s.th[j]);
 		row->sm = exp(row->log_sm);
-		row->ana_rel_err = s.v[j] == -INFINITY ? 0.0 : exp(0.5 * s.v[j] - lk);
-		if (!isfinite(row->ana_rel_err))
-			ret = rfx_error(err, RFX_EINVAL,
-					"%s: relative error at r = %g exceeds double range",
-					m->e->name, r);
+		/*
+		 * The log is the result; the value beside it reads inf where
+		 * it leaves double range (PoisRF, the complex exponential
+		 * near r = 10), as the pair table's variance does.
+		 */
+		row->log_ana_rel_err = s.v[j] == -INFINITY ? -INFINITY
+							   : 0.5 * s.v[j] - lk;
+		row->ana_rel_err = exp(row->log_ana_rel_err);
 	}
 	if (!ret && c->s > 0)
 		ret = est_mc(c, m, &p, k, &s, out, err);

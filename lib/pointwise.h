@@ -86,7 +86,9 @@ struct rfx_pw_est_row {
 	double flops;
 	double r, theta;
 	double log_sm, sm;
-	double ana_rel_err;   /* eps, 0 where the variance vanishes */
+	double ana_rel_err;   /* eps, 0 where the variance vanishes, inf
+				 where it exceeds double range */
+	double log_ana_rel_err; /* log eps, finite but where eps is 0 */
 	long s;               /* estimates (0: analytic only) */
 	double mean, p05, p95;/* of the estimates of SM */
 	double emp_rel_err;   /* sqrt(mean (e - SM)^2)/SM */

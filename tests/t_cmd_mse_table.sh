@@ -96,7 +96,7 @@ awk -F'\t' 'BEGIN {OFS = "\t"} NR > 1 && $3 == "ORF-reg" {$18 = 3 * $18} {print}
 rm -f out.h5
 run mse-table $SMALL --dataset wine --method ORF-reg=trig:ort,HRF-iid=ang:iid --check bad.tsv -o out.h5
 is "$rc" 1 "--check: a tampered reference fails (exit 1)"
-is "$(lines "$tmp/err")" 2 "--check: the seed and one error line on stderr"
+is "$(lines "$tmp/err")" 1 "--check: one error line on stderr (the seed is printed on success only)"
 grep -q "^rfx: regression: 1 of 2 cells differ from 'bad.tsv'" "$tmp/err"
 ok $? "--check: the error names the count and the reference"
 is "$(col "$tmp/out" verdict | tr '\n' ' ')" "FAIL ok " "--check: the failing cell is marked"

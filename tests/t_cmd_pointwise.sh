@@ -24,7 +24,7 @@ if [ ! -f "$RFX_TOP/tests/tap.sh" ]; then
 fi
 . "$RFX_TOP/tests/tap.sh"
 
-HEAD=$(printf 'method\td\tM\tm1\tm3\tflops\tr\ttheta\tlog_sm\tsm\tana_rel_err')
+HEAD=$(printf 'method\td\tM\tm1\tm3\tflops\tr\ttheta\tlog_sm\tsm\tana_rel_err\tlog_ana_rel_err')
 EST_HEADER=$(printf '%s\ts\tmean\tp05\tp95\temp_rel_err' "$HEAD")
 MAP_HEADER=$(printf 'method\td\tM\tm1\tm3\tr\ttheta\tlog_sm\tlog_mse\tlog_rel_err')
 MAX_HEADER=$(printf 'method\tcurve\td\tM\tm1\tm3\tr\ttheta\tlog_rel_err')
@@ -39,8 +39,10 @@ is "$(head -n 1 est.tsv)" "$EST_HEADER" "estimates: documented header"
 is "$(cat "$tmp/err")" "rfx: seed 20221121, rng xoshiro256**" \
 	"estimates: default seed and generator on stderr"
 is "$(rows est.tsv)" 20 "estimates: 2 methods x 2 lengths x 5 angles"
-finite est.tsv 2 16
-ok $? "estimates: every number finite"
+finite est.tsv 2 11 && finite est.tsv 13 17 &&
+	awk -F'\t' -v re="$NUM" 'NR > 1 && !($12 ~ re || ($12 == "-inf" && $11 == 0)) { bad = 1 }
+		END { exit bad }' est.tsv
+ok $? "estimates: every number finite, log_ana_rel_err -inf only where ana_rel_err is 0"
 # FLOP matching against trig, M = 128, d = 64 (worked in tests/t_cost.c).
 is "$(awk -F'\t' '$1 == "ang" {print $3, $4, $5, $6; exit}' est.tsv)" "3780 35 35 16520" \
 	"estimates: ang FLOP-matched to m1 = m3 = 35 (16520 <= 16640 FLOPs)"
@@ -63,7 +65,7 @@ cmp -s "$tmp/out" sub.tsv
 ok $? "estimates: a method's rows at one length do not depend on the rest of the run"
 
 run pointwise --method trig --r 1 --thetas 2 --mc 200 --projection sorf
-awk -F'\t' 'NR == 2 { d = $13 - $10; if (d < 0) d = -d; exit !(rc == 0 && d <= 1e-12 * $10 && $16 < 1e-12) }' rc="$rc" "$tmp/out"
+awk -F'\t' 'NR == 2 { d = $14 - $10; if (d < 0) d = -d; exit !(rc == 0 && d <= 1e-12 * $10 && $17 < 1e-12) }' rc="$rc" "$tmp/out"
 ok $? "estimates --projection sorf: trig is exact at theta = 0 on structured projections too"
 
 run pointwise --method ang --r 1 --thetas 3 --mc 0 --param ang:m3=8

@@ -227,6 +227,56 @@ static void test_log_domain(void)
 	rfx_params_release(&p);
 }
 
+/*
+ * Real A at tiny inputs, where the variance is many orders below K^2 and
+ * the general form (e^T1 + e^T3)/2 - 1 cancels to nothing, and at A far
+ * below 0 (OPRF's fit at huge inputs). The expected values come from the
+ * moments written from first principles, not from the estimator's form:
+ *   t = +1: E u^2 = (1-4A)^d (1-8A)^{-d/2} e^{-2(|x|^2+|y|^2)}
+ *                   e^{2(1-4A)|x+y|^2/(1-8A)},
+ *   t = -1: E (Re u)^2 = (1-4A)^d (1-8A)^{-d/2} (1 + e^{-2(1-4A)|x-y|^2/(1-8A)})/2,
+ * Var = that - e^{-|x-y|^2}, evaluated with Python's decimal module at
+ * 700 digits for x = s (0.3, 1.1, -0.4), y = s (0.9, -0.2, 0.5), M = 1.
+ */
+static void test_tiny(void)
+{
+	static const struct {
+		double s;           /* input scale */
+		const char *a, *t;  /* parameters */
+		double want;        /* log Var */
+	} c[] = {
+		{ 1e-4, "A=1e-9", "t=-1", -35.682658073626330 },
+		{ 1e-8, "A=1e-9", "t=-1", -38.268477883211543 },
+		{ 1e-6, "A=-0.01", "t=-1", -6.1088773722841472 },
+		{ 1e-8, "A=-1e-12", "t=1", -36.025996568433852 },
+		{ 1e-30, "A=0.001", "t=1", -10.629420523679969 },
+		{ 1.0, "A=-1e10", "t=1", 32.718497165835103 },
+		{ 1.0, "A=-1e10", "t=-1", 34.941038926856647 },
+	};
+	static const double xu[3] = { 0.3, 1.1, -0.4 }, yu[3] = { 0.9, -0.2, 0.5 };
+	struct rfx_params p;
+	struct rfx_err err;
+	size_t k;
+	int l;
+
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		double x[3], y[3], lv;
+
+		for (l = 0; l < 3; l++) {
+			x[l] = c[k].s * xu[l];
+			y[l] = c[k].s * yu[l];
+		}
+		rfx_params_init(&p, 3);
+		if (rfx_params_parse(&p, &rfx_est_gerf, c[k].a, &err) ||
+		    rfx_params_parse(&p, &rfx_est_gerf, c[k].t, &err))
+			diag("%s", err.msg);
+		lv = check_log_var(&rfx_est_gerf, &p, x, y, 1);
+		is_approx(lv, c[k].want, 1e-12, "gerf %s %s at inputs ~%g: log Var %.15g",
+			  c[k].a, c[k].t, c[k].s, lv);
+		rfx_params_release(&p);
+	}
+}
+
 static void test_errors(void)
 {
 	struct rfx_params p;
@@ -262,6 +312,7 @@ int main(void)
 	test_oprf_optimal();
 	test_gerf_optimum();
 	test_log_domain();
+	test_tiny();
 	test_errors();
 	return done_testing();
 }

@@ -124,9 +124,11 @@ static void test_find(void)
 	for (i = 0; all[i]; i++)
 		if (!strstr(err.msg, all[i]->name))
 			listed = 0;
-	ok(listed && strstr(err.msg, "'posrf'") && strstr(err.msg, "all"),
-	   "the message names the unknown name and lists every valid one: %s",
+	ok(listed && strstr(err.msg, "'posrf'") && !strstr(err.msg, ", all"),
+	   "the message names the unknown name and lists every valid one, not 'all' (no single lookup takes it): %s",
 	   err.msg);
+	ok(rfx_estimator_find("all", &err) == NULL && !strstr(err.msg, ", all"),
+	   "find(\"all\") fails without suggesting 'all': %s", err.msg);
 	ok(rfx_estimator_find("TRIG", &err) == NULL &&
 		   rfx_estimator_find("po", &err) == NULL &&
 		   rfx_estimator_find("", &err) == NULL &&
@@ -171,8 +173,12 @@ static void test_parse_list(void)
 	   "an empty list is RFX_EINVAL");
 	rfx_err_clear(&err);
 	ok(rfx_estimator_parse_list("pos,favor", out, 32, &n, &err) == RFX_EINVAL &&
-		   strstr(err.msg, "'favor'") && strstr(err.msg, "geom+"),
-	   "an unknown name is RFX_EINVAL listing the valid ones: %s", err.msg);
+		   strstr(err.msg, "'favor'") && strstr(err.msg, "geom+") &&
+		   strstr(err.msg, ", all)"),
+	   "an unknown name is RFX_EINVAL listing the valid ones and 'all': %s", err.msg);
+	ok(rfx_estimator_parse_list("trig,all", out, 32, &n, &err) == RFX_EINVAL &&
+		   strstr(err.msg, "alone"),
+	   "'all' inside a list is RFX_EINVAL saying it comes alone: %s", err.msg);
 	ok(rfx_estimator_parse_list("pos,trig,hyb", out, 2, &n, &err) ==
 			   RFX_EINVAL &&
 		   strstr(err.msg, "too many"),
