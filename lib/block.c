@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "logmath.h"
+
 /* Below this fraction of |x|^2 + |y|^2 the expanded form is recomputed. */
 #define CANCEL_FRACTION 1e-4
 
@@ -100,6 +102,42 @@ static double sqdist(const double *x, const double *y, int d, double sign)
 	return s;
 }
 
+/*
+ * Row i of dd and ss: a vectorised pass for the expanded forms that also
+ * counts the pairs to recompute, then, only if there are any, a scalar
+ * pass that recomputes them coordinate-wise.
+ */
+RFX_SIMD_CLONES
+static void expanded_row(struct rfx_block *b, size_t i)
+{
+	size_t j, ny = b->ny;
+	double *dr = b->dd + i * ny, *sr = b->ss + i * ny;
+	const double *xy = b->xy + i * ny, *yy = b->yy;
+	double xx = b->xx[i], bad = 0.0;
+	int d = b->d;
+
+#pragma omp simd reduction(+ : bad)
+	for (j = 0; j < ny; j++) {
+		double s = xx + yy[j], dd = s - 2.0 * xy[j], ss = s + 2.0 * xy[j];
+
+		dr[j] = dd;
+		sr[j] = ss;
+		bad += (dd < CANCEL_FRACTION * s) | (ss < CANCEL_FRACTION * s);
+	}
+	if (bad == 0.0)
+		return;
+	for (j = 0; j < ny; j++) {
+		double s = xx + yy[j];
+
+		if (dr[j] < CANCEL_FRACTION * s)
+			dr[j] = sqdist(b->X + i * (size_t)d, b->Y + j * (size_t)d,
+				       d, -1.0);
+		if (sr[j] < CANCEL_FRACTION * s)
+			sr[j] = sqdist(b->X + i * (size_t)d, b->Y + j * (size_t)d,
+				       d, 1.0);
+	}
+}
+
 int rfx_block_compute(struct rfx_block *b, const double *X, size_t nx,
 		      const double *Y, size_t ny, const double *shift,
 		      int need_x2y2, struct rfx_err *err)
@@ -121,23 +159,8 @@ int rfx_block_compute(struct rfx_block *b, const double *X, size_t nx,
 		b->yy[j] = sqnorm(b->Y + j * (size_t)d, d);
 	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nx, (int)ny,
 		    d, 1.0, b->X, d, b->Y, d, 0.0, b->xy, (int)ny);
-	for (i = 0; i < nx; i++) {
-		for (j = 0; j < ny; j++) {
-			size_t k = i * ny + j;
-			double s = b->xx[i] + b->yy[j];
-			double dd = s - 2.0 * b->xy[k];
-			double ss = s + 2.0 * b->xy[k];
-
-			if (dd < CANCEL_FRACTION * s)
-				dd = sqdist(b->X + i * (size_t)d,
-					    b->Y + j * (size_t)d, d, -1.0);
-			if (ss < CANCEL_FRACTION * s)
-				ss = sqdist(b->X + i * (size_t)d,
-					    b->Y + j * (size_t)d, d, 1.0);
-			b->dd[k] = dd;
-			b->ss[k] = ss;
-		}
-	}
+	for (i = 0; i < nx; i++)
+		expanded_row(b, i);
 	b->has_x2y2 = 0;
 	if (need_x2y2) {
 		for (i = 0; i < nx * (size_t)d; i++)
