@@ -68,7 +68,14 @@
 #define NB 16           /* coefficients of P on [0, Z0^2] */
 #define NL 20           /* coefficients of H on u in [0, 1] */
 #define CHUNK 64        /* block size: bounds each block's product */
-#define NMAX 20         /* largest of NA, NB, NL */
+#define NMAX 20         /* largest of NA, NB, NL, N12 */
+/* The all-pairs form's extra expansions of P (see tile_row). */
+#define Z1 1.0          /* z <= Z1: N1 coefficients on [0, Z1^2] */
+#define N1 8
+#define Z4 4.0          /* z <= Z4: N4 coefficients on [0, Z4^2] */
+#define N4 12
+#define Z12 12.0        /* z <= Z12: N12 coefficients on [0, Z12^2] */
+#define N12 19
 #define WMAX 8          /* most lanes of partial results, see FOR_LANES */
 
 /*
@@ -77,6 +84,10 @@
  */
 static double pa[NA];   /* I0(sqrt t) ~ sum pa[k] t^k on [0, ZA^2] */
 static double pb[NB];   /* I0(sqrt t) 2^-sigma ~ sum pb[k] t^k, [0, Z0^2] */
+static double p1[N1];   /* I0(sqrt t) ~ sum p1[k] t^k on [0, Z1^2] */
+static double p4[N4];   /* I0(sqrt t) ~ sum p4[k] t^k on [0, Z4^2] */
+static double p12[N12]; /* I0(sqrt t) 2^-rho ~ sum p12[k] t^k, [0, Z12^2] */
+static double c_12;     /* rho log 2: undoes the scaling of p12 */
 static double hl[NL];   /* H(u) 2^tau ~ sum hl[k] u^k on [0, 1] */
 static double c_b;      /* sigma log 2: undoes the scaling of pb */
 static double c_l;      /* -tau/2 log 2: undoes the scaling of hl */
@@ -547,10 +558,16 @@ rows_body(const double *a, const double *B, size_t nr, size_t n,
  * renormalised after each CHUNK as in sum_body, where the z sums are
  * compensated too. The tile lives on the heap, n JT entries per array.
  */
-#define JT 32           /* rows of B per tile: the lanes */
+#define JT 64           /* rows of B per tile: the lanes */
 
-/* Kinds of a coordinate, as the kinds of block of sum_body. */
-enum { K_A, K_B, K_LARGE, K_MIXED, K_COUNT };
+/*
+ * Kinds of a coordinate: the largest z at most Z1, ZA, Z4, Z0 or Z12 (one
+ * P each, fewer coefficients for a narrower range), every z above Z0
+ * (H), or both sides (both, as in sum_body's mixed blocks). P on [0,
+ * Z12^2] takes the place of both where it can: 19 coefficients instead
+ * of 36 (wider, the monomial form loses digits).
+ */
+enum { K_1, K_A, K_4, K_B, K_LARGE, K_12, K_MIXED, K_COUNT, K_SKIP = K_COUNT };
 
 struct pair_tile {
 	double *y;      /* n x JT: |B_jl| at [l JT + j] */
@@ -652,8 +669,9 @@ tile_row(const double *a, const struct pair_tile *T, size_t n, double scale,
 	int64_t ef[JT], eh[JT]; /* exponents: of pf, of ph and the u's */
 	double cnt[K_COUNT] = { 0.0 }; /* coordinates per kind */
 	double sv[CHUNK];       /* s of each coordinate of the chunk */
-	unsigned char idx[K_COUNT][CHUNK]; /* the chunk's coordinates by kind */
-	size_t nk[K_COUNT], l0, l1, l, k, j;
+	unsigned char kind[CHUNK]; /* of each coordinate of the chunk */
+	unsigned char idx[K_COUNT + 1][CHUNK]; /* the chunk's coordinates by kind */
+	size_t nk[K_COUNT + 1], l0, l1, l, k, j;
 	double fv[JT];
 
 	for (j = 0; j < JT; j++) {
@@ -663,37 +681,56 @@ tile_row(const double *a, const struct pair_tile *T, size_t n, double scale,
 	}
 	for (l0 = 0; l0 < n; l0 = l1) {
 		l1 = n - l0 < CHUNK ? n : l0 + CHUNK;
-		for (k = 0; k < K_COUNT; k++)
-			nk[k] = 0;
+		/*
+		 * The kind of each coordinate, computed rather than branched
+		 * on (which kind comes next is data, and a mispredicted branch
+		 * per coordinate cost a quarter of the time); a NaN compares
+		 * false everywhere, lands in K_1 and propagates through P.
+		 */
 		for (l = l0; l < l1; l++) {
 			double s = scale * fabs(a[l]), tmax = s * s * T->yymax[l];
-			int kind;
+			int base = (tmax > Z1 * Z1) + (tmax > ZA * ZA) +
+				   (tmax > Z4 * Z4) + (tmax > Z0 * Z0);
+			int wide = (base == K_LARGE) & !(s * T->ymin[l] > Z0);
+			int skip = (s == 0.0) & T->fin[l]; /* every z is 0 */
 
 			sv[l - l0] = s;
-			if (s == 0.0 && T->fin[l])
-				continue; /* every z is 0: the factor is 1 */
-			kind = tmax <= ZA * ZA	    ? K_A
-			       : tmax <= Z0 * Z0     ? K_B
-			       : s * T->ymin[l] > Z0 ? K_LARGE
-						     : K_MIXED; /* and NaN */
-			idx[kind][nk[kind]++] = (unsigned char)(l - l0);
+			kind[l - l0] = (unsigned char)(skip ? K_SKIP
+						       : base + wide * (1 + (tmax > Z12 * Z12)));
 		}
-		for (k = 0; k < nk[K_A]; k++) {
-			const double *yy = T->yy + (l0 + idx[K_A][k]) * JT;
-			double s2 = sv[idx[K_A][k]] * sv[idx[K_A][k]];
+		/*
+		 * The lists by kind, with the eight counts packed in one
+		 * integer, a byte each (CHUNK < 256): indexed counters in
+		 * memory chained every coordinate through a store and a load.
+		 */
+		{
+			uint64_t cnts = 0;
 
-#pragma omp simd
-			for (j = 0; j < JT; j++)
-				pf[j] *= poly(pa, NA, s2 * yy[j], fused);
-		}
-		for (k = 0; k < nk[K_B]; k++) {
-			const double *yy = T->yy + (l0 + idx[K_B][k]) * JT;
-			double s2 = sv[idx[K_B][k]] * sv[idx[K_B][k]];
+			for (l = 0; l < l1 - l0; l++) {
+				unsigned sh = 8u * kind[l];
 
-#pragma omp simd
-			for (j = 0; j < JT; j++)
-				pf[j] *= poly(pb, NB, s2 * yy[j], fused);
+				idx[kind[l]][(cnts >> sh) & 0xff] = (unsigned char)l;
+				cnts += (uint64_t)1 << sh;
+			}
+			for (k = 0; k <= K_COUNT; k++)
+				nk[k] = (size_t)((cnts >> (8 * k)) & 0xff);
 		}
+/* The coordinates of kind K: P with coefficients C, N of them, t = s^2 y^2. */
+#define SMALL_KIND(K, C, N)						\
+		for (k = 0; k < nk[K]; k++) {				\
+			const double *yy = T->yy + (l0 + idx[K][k]) * JT; \
+			double s2 = sv[idx[K][k]] * sv[idx[K][k]];	\
+									\
+			_Pragma("omp simd")				\
+			for (j = 0; j < JT; j++)			\
+				pf[j] *= poly(C, N, s2 * yy[j], fused);	\
+		}
+		SMALL_KIND(K_1, p1, N1)
+		SMALL_KIND(K_A, pa, NA)
+		SMALL_KIND(K_4, p4, N4)
+		SMALL_KIND(K_B, pb, NB)
+		SMALL_KIND(K_12, p12, N12)
+#undef SMALL_KIND
 		for (k = 0; k < nk[K_LARGE]; k++) {
 			size_t o = (l0 + idx[K_LARGE][k]) * JT;
 			const double *y = T->y + o, *yr = T->yr + o;
@@ -754,8 +791,8 @@ tile_row(const double *a, const struct pair_tile *T, size_t n, double scale,
 		}
 	}
 	{
-		double cst = cnt[K_B] * c_b + cnt[K_LARGE] * c_l +
-			     cnt[K_MIXED] * c_m;
+		double cst = cnt[K_B] * c_b + cnt[K_12] * c_12 +
+			     cnt[K_LARGE] * c_l + cnt[K_MIXED] * c_m;
 
 #pragma omp simd
 		for (j = 0; j < JT; j++)
@@ -860,7 +897,7 @@ static int kernel_runs(const struct kernel *k)
 
 static void init_once(void)
 {
-	int sigma, tau; /* binary scalings that centre the factors on 1 */
+	int sigma, tau, rho; /* binary scalings that centre the factors on 1 */
 	double pb_z0;   /* scaled P at t = Z0^2 */
 	const struct kernel *k;
 
@@ -874,6 +911,18 @@ static void init_once(void)
 	tau = -(int)lround(2.0 * log2(gsl_sf_bessel_I0_scaled(Z0)) + 0.5);
 	fit_monomial(i0_series, 0.0L, ZA * ZA, NA, 1.0L, pa);
 	fit_monomial(i0_series, 0.0L, Z0 * Z0, NB, ldexpl(1.0L, -sigma), pb);
+	/*
+	 * The all-pairs form's narrower and wider P: I0 <= I0(4) = 11.3 needs
+	 * no scaling; I0(12) = 18949 is centred like pb, by 2^-rho.
+	 */
+	rho = (int)lround(0.5 * log2(gsl_sf_bessel_I0(Z12)));
+	fit_monomial(i0_series, 0.0L, Z1 * Z1, N1, 1.0L, p1);
+	fit_monomial(i0_series, 0.0L, Z4 * Z4, N4, 1.0L, p4);
+	fit_monomial(i0_series, 0.0L, Z12 * Z12, N12, ldexpl(1.0L, -rho),
+		     p12);
+	p1[0] = p4[0] = 1.0;
+	p12[0] = ldexp(1.0, -rho);
+	c_12 = rho * LN2;
 	fit_monomial(h_gsl, 0.0L, 1.0L, NL, ldexpl(1.0L, tau), hl);
 	/*
 	 * P(0) = I0(0) = 1 exactly, so log I0(0) comes out exactly 0 (the

@@ -64,7 +64,7 @@ void rfx_bessel_sum_log_i0_rows(const double *a, const double *B, size_t nr,
  * pairs, the form a variance map needs, several times faster (the
  * pairs are the vector lanes). They agree with the per-call sums to
  * rounding, not bit for bit. scale |A[i n + k]| must be finite too. It
- * allocates a tile of 24 n KiB (falling back to the slower per-row form
+ * allocates a tile of 1.5 n KiB (falling back to the slower per-row form
  * when that fails, or when too few pairs would fill it).
  */
 void rfx_bessel_sum_log_i0_pairs(const double *A, size_t na, const double *B,

@@ -383,6 +383,62 @@ static int check_pairs(rfx_bessel_pairs_fn *fn, const double *A, size_t na,
 	return pass;
 }
 
+/*
+ * The all-pairs form one element at a time (n = 1): B's rows are the z of
+ * a grid, so its tiles hold 32 neighbouring z and each takes the kind of
+ * its range, seams included; shuffled, the tiles span wide ranges and
+ * take the wider kinds (mixed among them). Each log I0 against GSL.
+ */
+static void test_pairs_grid(const char *name, rfx_bessel_pairs_fn *fn)
+{
+	static const double seams[] = { 1.0, 2.0, 4.0, 8.0, 12.0 };
+	static const double huge[] = { 1e5, 1e6, 1e100, 1e300, 1e308 };
+	enum { NG = 60000 };
+	static double z[NG], zs[NG], out[4 * NG];
+	double one[4] = { 1.0, -1.0, 1.0, 1.0 }, worst = 0.0, zworst = 0.0;
+	size_t n = 0, k, i, pass;
+
+	for (k = 0; k < 40000; k++)
+		z[n++] = 50.0 * (k + 0.385) / 40000.0;
+	for (k = 0; k < 5; k++) {
+		double lo = seams[k], hi = seams[k];
+
+		z[n++] = seams[k];
+		for (i = 0; i < 8; i++) {
+			lo = nextafter(lo, 0.0);
+			hi = nextafter(hi, 100.0);
+			z[n++] = lo;
+			z[n++] = hi;
+		}
+	}
+	for (k = 0; k <= 2000; k++)
+		z[n++] = 50.0 * pow(1e4 / 50.0, k / 2000.0);
+	for (k = 0; k < 5; k++)
+		z[n++] = huge[k];
+	for (pass = 0; pass < 2; pass++) {
+		/* 7919 is prime, so k -> 7919 k mod n permutes */
+		for (k = 0; k < n; k++)
+			zs[k] = pass ? z[(k * 7919) % n] : z[k];
+		fn(one, 4, zs, n, 1, 1.0, out);
+		for (i = 0; i < 4; i++)
+			for (k = 0; k < n; k++) {
+				double r = ref_log_i0(zs[k]);
+				double e = fabs(out[i * n + k] - r) /
+					   (r > 1.0 ? r : 1.0);
+
+				if (!(e <= worst)) {
+					worst = e;
+					zworst = zs[k];
+				}
+			}
+	}
+	diag("%s: pairs, one z each: max |error| / max(1, log I0) = %.3g at "
+	     "z = %.17g over %zu z, sorted and shuffled", name, worst, zworst,
+	     n);
+	ok(worst <= TOL, "%s: pairs: each log I0 within %g max(1, log I0) "
+	   "of GSL, tiles of every kind", name, TOL);
+}
+
 static void test_pairs(const char *name, rfx_bessel_pairs_fn *fn,
 		       const gsl_rng *r)
 {
@@ -420,10 +476,11 @@ static void test_pairs(const char *name, rfx_bessel_pairs_fn *fn,
 
 	/* rows of equal coordinates: one kind of coordinate per case */
 	{
-		static const double zs[] = { 0.7, 1.9, 5.0, 7.99, 8.01, 50.0 };
+		static const double zs[] = { 0.7, 1.9, 3.5, 5.0, 7.99, 8.01,
+					     11.9, 20.0, 50.0 };
 		int q, kinds = 1;
 
-		for (q = 0; q < 6; q++) {
+		for (q = 0; q < 9; q++) {
 			for (k = 0; k < NA * 64; k++)
 				A[k] = sqrt(zs[q]) * (k & 1 ? 1.0 : -1.0);
 			for (k = 0; k < NB * 64; k++)
@@ -549,6 +606,7 @@ int main(void)
 			ok(1, "%s pairs # SKIP %s", kernel_names[i], err.msg);
 			continue;
 		}
+		test_pairs_grid(kernel_names[i], pfn);
 		test_pairs(kernel_names[i], pfn, r);
 	}
 	test_agree(r);
