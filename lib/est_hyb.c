@@ -396,6 +396,13 @@ static int hyb_features_kind(const struct hyb_kind *k,
 	if (D > F->cap_D || pc > F->cap_D)
 		return rfx_error(err, RFX_EINVAL, "%s: feature capacity too small",
 				 k->name);
+	if (!k->gauss && m1 <= RFX_HYBMAP_MAX_M1) {
+		/* the angular kinds: fused, block by block (lib/featmap.c) */
+		struct rfx_hybmap h = { m1, m3, k->posh, k->shared };
+
+		rfx_featmat_hybrid(F, w, X, n, &h, sgn);
+		return RFX_OK;
+	}
 	rfx_featmat_project(F, w, X, n, 0, nc);
 	rfx_rownorms(X, n, w->d, F->work2);
 	/* Log-moduli go to re, phases to im; rfx_featmat_from_log allows that. */
