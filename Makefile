@@ -106,6 +106,7 @@ TEST_BINS = $(patsubst tests/%.c,tests/bin/%,$(TEST_C)) \
 BENCH_BINS += bench/bin/bench_bessel
 BENCH_BINS += bench/bin/bench_featmap
 BENCH_BINS += bench/bin/bench_proj
+BENCH_BINS += bench/bin/runstat
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
