@@ -67,6 +67,7 @@ LIB_OBJS += lib/est_posh.o
 LIB_OBJS += lib/est_trig.o
 LIB_OBJS += lib/estimator.o
 LIB_OBJS += lib/featmap.o
+LIB_OBJS += lib/gemm.o
 LIB_OBJS += lib/images.o
 LIB_OBJS += lib/kernel.o
 LIB_OBJS += lib/kreg.o

@@ -1,6 +1,6 @@
 /*
- * Pair blocks. x_i . y_j for the whole block is one dgemm; so is
- * sum_l x_il^2 y_jl^2 (a dgemm of the squared coordinates). The expanded
+ * Pair blocks. x_i . y_j for the whole block is one matrix product
+ * (rfx_gemm_nt); so is sum_l x_il^2 y_jl^2 (of the squared coordinates). The expanded
  * |x|^2 + |y|^2 - 2 x.y loses relative accuracy when x and y nearly cancel
  * (|x - y|^2 << |x|^2 + |y|^2): those pairs, rare in practice, are
  * recomputed coordinate-wise, because the trigonometric variance needs
@@ -8,10 +8,10 @@
  */
 #include "block.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemm.h"
 #include "logmath.h"
 
 /* Below this fraction of |x|^2 + |y|^2 the expanded form is recomputed. */
@@ -40,8 +40,9 @@ struct rfx_block *rfx_block_alloc(int d, size_t nx, size_t ny)
 	b->ybuf = malloc(ny * (size_t)d * sizeof(double));
 	b->x2buf = malloc(nx * (size_t)d * sizeof(double));
 	b->y2buf = malloc(ny * (size_t)d * sizeof(double));
+	b->tbuf = malloc(ny * (size_t)d * sizeof(double));
 	if (!b->xx || !b->yy || !b->xy || !b->dd || !b->ss || !b->x2y2 ||
-	    !b->xbuf || !b->ybuf || !b->x2buf || !b->y2buf) {
+	    !b->xbuf || !b->ybuf || !b->x2buf || !b->y2buf || !b->tbuf) {
 		rfx_block_free(b);
 		return NULL;
 	}
@@ -62,6 +63,7 @@ void rfx_block_free(struct rfx_block *b)
 	free(b->ybuf);
 	free(b->x2buf);
 	free(b->y2buf);
+	free(b->tbuf);
 	free(b);
 }
 
@@ -157,8 +159,8 @@ int rfx_block_compute(struct rfx_block *b, const double *X, size_t nx,
 		b->xx[i] = sqnorm(b->X + i * (size_t)d, d);
 	for (j = 0; j < ny; j++)
 		b->yy[j] = sqnorm(b->Y + j * (size_t)d, d);
-	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nx, (int)ny,
-		    d, 1.0, b->X, d, b->Y, d, 0.0, b->xy, (int)ny);
+	rfx_gemm_nt(nx, ny, (size_t)d, b->X, (size_t)d, b->Y, (size_t)d, b->xy,
+		    ny, b->tbuf);
 	for (i = 0; i < nx; i++)
 		expanded_row(b, i);
 	b->has_x2y2 = 0;
@@ -167,9 +169,8 @@ int rfx_block_compute(struct rfx_block *b, const double *X, size_t nx,
 			b->x2buf[i] = b->X[i] * b->X[i];
 		for (j = 0; j < ny * (size_t)d; j++)
 			b->y2buf[j] = b->Y[j] * b->Y[j];
-		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nx,
-			    (int)ny, d, 1.0, b->x2buf, d, b->y2buf, d, 0.0,
-			    b->x2y2, (int)ny);
+		rfx_gemm_nt(nx, ny, (size_t)d, b->x2buf, (size_t)d, b->y2buf,
+			    (size_t)d, b->x2y2, ny, b->tbuf);
 		b->has_x2y2 = 1;
 	}
 	return RFX_OK;

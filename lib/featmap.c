@@ -7,12 +7,14 @@
  * Speed. The element loops carry "#pragma omp simd" so that exp, sin and
  * cos go to glibc's vector functions (lib/logmath.h) and are compiled for
  * AVX-512, AVX2 and baseline x86-64 (chosen at run time). The fused maps
- * work on blocks of rows small enough that the dgemm's output is still in
- * L2 when it is transformed, so the L x M matrix crosses memory once
+ * work on blocks of rows small enough that the product's output is still
+ * in L2 when it is transformed (the product is lib/gemm.c's: AVX-512 where
+ * the CPU has it, OpenBLAS's dgemm otherwise), so the L x M matrix crosses memory once
  * (twice for the complex TrigRF: re and im) instead of once per pass.
  */
 #include "featmap.h"
 #include "blas.h"
+#include "gemm.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -333,9 +335,8 @@ static void hybrid_block(const struct fused *f, size_t i0, size_t cnt)
 	double *pr = F->work + i0 * (size_t)nc;
 	double pe[2 * RFX_HYBMAP_MAX_M1];
 
-	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)cnt, nc,
-		    w->d, 1.0, f->X + i0 * (size_t)w->d, w->d, w->omega,
-		    w->cap, 0.0, pr, nc);
+	rfx_gemm(cnt, (size_t)nc, (size_t)w->d, 1.0, f->X + i0 * (size_t)w->d,
+		 (size_t)w->d, w->omega, (size_t)w->cap, pr, (size_t)nc);
 	for (i = 0; i < cnt; i++) {
 		const double *x = f->X + (i0 + i) * (size_t)w->d;
 		double xx = 0.0;
@@ -364,9 +365,8 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt)
 		return;
 	}
 
-	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)cnt, P,
-		    w->d, f->b, f->X + i0 * (size_t)w->d, w->d,
-		    w->omega, w->cap, 0.0, re, f->M);
+	rfx_gemm(cnt, (size_t)P, (size_t)w->d, f->b, f->X + i0 * (size_t)w->d,
+		 (size_t)w->d, w->omega, (size_t)w->cap, re, M);
 	if (f->paired)
 		for (i = 0; i < cnt; i++) {
 			double *v = re + i * M;
