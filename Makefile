@@ -72,6 +72,7 @@ LIB_OBJS += lib/est_posh.o
 LIB_OBJS += lib/est_trig.o
 LIB_OBJS += lib/estimator.o
 LIB_OBJS += lib/featmap.o
+LIB_OBJS += lib/gemm.o
 LIB_OBJS += lib/images.o
 LIB_OBJS += lib/kernel.o
 LIB_OBJS += lib/kreg.o
@@ -111,6 +112,7 @@ TEST_BINS = $(patsubst tests/%.c,tests/bin/%,$(TEST_C)) \
 BENCH_BINS += bench/bin/bench_bessel
 BENCH_BINS += bench/bin/bench_featmap
 BENCH_BINS += bench/bin/bench_proj
+BENCH_BINS += bench/bin/runstat
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
