@@ -74,11 +74,11 @@ plots/fig_hrf5.png plots/fig_hrf5.pdf plots/fig_hrf2.png plots/fig_hrf2.pdf &: \
 # HRF Fig 6, and Table 3's intervals beside the paper's: one script.
 plots/fig_hrf6.png plots/fig_hrf6.pdf plots/fig_hrf6_table3.png plots/fig_hrf6_table3.pdf &: \
 		plots/fig_hrf6.gp plots/common.gp results/fig_hrf6.h5 \
-		experiments/hrf_table3_paper.tsv rfx
+		experiments/reference/hrf_table3.tsv rfx
 	@echo '   ' PLOT fig_hrf6 fig_hrf6_table3 >&2
-	@$(GNUPLOT) -e "rfx='./rfx'; in='results/fig_hrf6.h5'; out='plots/fig_hrf6'; out2='plots/fig_hrf6_table3'; paper='experiments/hrf_table3_paper.tsv'" plots/fig_hrf6.gp
+	@$(GNUPLOT) -e "rfx='./rfx'; in='results/fig_hrf6.h5'; out='plots/fig_hrf6'; out2='plots/fig_hrf6_table3'; paper='experiments/reference/hrf_table3.tsv'" plots/fig_hrf6.gp
 
-results/table_hrf3.md: experiments/table_hrf3.sh experiments/hrf_table3_paper.tsv \
+results/table_hrf3.md: experiments/table_hrf3.sh experiments/reference/hrf_table3.tsv \
 		results/fig_hrf6.h5 rfx
 	@echo '   ' GEN $@ >&2
 	@RFX=./rfx experiments/table_hrf3.sh results/fig_hrf6.h5 > $@.tmp && mv $@.tmp $@
