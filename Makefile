@@ -4,6 +4,7 @@
 #   make figures   install, build, run the experiments, draw plots/
 #   make bench     performance benchmarks (bench/)
 #   make regress   the MSE tables against results/reference/ (CI)
+#   make install   rfx, its man page and data/ under PREFIX (default /usr/local)
 #   make           build ./rfx only
 #
 # Settings first; local overrides go in config.mak (not tracked).
@@ -36,6 +37,14 @@ HDF5_LIBS = $(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)
 
 GNUPLOT = gnuplot
 PROVE = prove
+
+# make install: PREFIX/bin/rfx, PREFIX/share/man/man1/rfx.1 and the
+# datasets in PREFIX/share/rfx/data, where an installed rfx looks for them.
+PREFIX = /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man
+DATADIR = $(PREFIX)/share/rfx
+INSTALL = install
 
 -include config.mak
 
@@ -110,7 +119,7 @@ BENCH_BINS += bench/bin/bench_proj
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
 .PHONY: all check test deps figures figures-build bench bench-run clean FORCE \
-	regress regress-update
+	regress regress-update install
 
 all: rfx
 
@@ -188,6 +197,12 @@ bench: deps
 
 bench-run: rfx $(BENCH_BINS)
 	@bench/run.sh
+
+install: rfx doc/rfx.1
+	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(DATADIR)/data'
+	$(INSTALL) -m 755 rfx '$(DESTDIR)$(BINDIR)/rfx'
+	$(INSTALL) -m 644 doc/rfx.1 '$(DESTDIR)$(MANDIR)/man1/rfx.1'
+	$(INSTALL) -m 644 data/* '$(DESTDIR)$(DATADIR)/data'
 
 clean:
 	rm -f rfx librfx.a lib/*.o lib/*.d cli/*.o cli/*.d

@@ -512,7 +512,7 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 	else if (getenv("RFX_DATA"))
 		snprintf(dir, sizeof(dir), "%s", getenv("RFX_DATA"));
 	else
-		snprintf(dir, sizeof(dir), "%s/data", cli->exe_dir);
+		snprintf(dir, sizeof(dir), "%s", cli->data_dir);
 	for (k = 0; k < nd; k++) {
 		struct rfx_dataset *raw = rfx_dataset_load(dnames[k], dir, err);
 

@@ -398,7 +398,7 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 		if (dir)
 			snprintf(path, sizeof(path), "%s/%s", dir, specs[k]->file);
 		else
-			snprintf(path, sizeof(path), "%s/data/%s", cli->exe_dir,
+			snprintf(path, sizeof(path), "%s/%s", cli->data_dir,
 				 specs[k]->file);
 		data[k] = rfx_uci_load(specs[k], path, enc, &err);
 		if (!data[k] ||

@@ -494,7 +494,7 @@ static struct rfx_images *load_mnist(const struct variance_opts *o,
 	if (dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, MNIST_FILE);
 	else
-		snprintf(path, sizeof(path), "%s/data/%s", cli->exe_dir, MNIST_FILE);
+		snprintf(path, sizeof(path), "%s/%s", cli->data_dir, MNIST_FILE);
 	raw = rfx_images_load_idx(path, err);
 	if (!raw)
 		return NULL;
