@@ -1,7 +1,9 @@
 # rfx: random-feature variance studies.
 #
 #   make check     install missing Debian packages, build, run the TAP suite
-#   make figures   install, build, run the experiments, draw plots/
+#   make figures   install, build, run the experiments, draw plots/, write
+#                  results/REPORT.md and .html (experiments/figures.mk)
+#   make figures-smoke  the same at SCALE=fast in build/smoke/, outputs checked (CI)
 #   make bench     performance benchmarks (bench/)
 #   make regress   the MSE tables against results/reference/ (CI)
 #   make install   rfx, its man page and data/ under PREFIX (default /usr/local)
@@ -37,6 +39,7 @@ HDF5_LIBS = $(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)
 
 GNUPLOT = gnuplot
 PROVE = prove
+PYTHON = python3
 
 # make install: PREFIX/bin/rfx, PREFIX/share/man/man1/rfx.1 and the
 # datasets in PREFIX/share/rfx/data, where an installed rfx looks for them.
