@@ -93,6 +93,17 @@ ok(E([1.0, 2.0, 3.0, 4.0], "== 1, 2, 3, 4") and not E([2.0, 3.0], "== 1, 2, 3, 4
 ok(E(True, "true") and E(False, "false") and not E(False, "true"), "expect: true, false")
 ok(raises(lambda: E(1.0, "about 1"), ValueError), "expect: an unknown comparison is an error")
 
+# --- the difference column -------------------------------------------------
+D = report.difference
+ok(D(83.0, dict(expect="> 80", paper="> e^80", format="e^%.1f")) == "+e^3.0" and
+   D(58.75, dict(expect="> 75", paper="> e^75")) == "-16.2",
+   "difference: against the expected number when the paper quotes it")
+ok(D(0.36, dict(expect="> 0", paper="+1.2 (53.1 / 54.3)", diff_from="1.2", format="%+.2f")) == "-0.84",
+   "difference: against diff_from when given")
+ok(D(0.97, dict(expect="> 0.5", paper="in most cases")) == "-" and
+   D(True, dict(expect="true", paper="x")) == "-" and D("gerf", dict(expect="== gerf", paper="GERF")) == "-",
+   "difference: none for a threshold of ours, a yes/no or a name")
+
 # --- selection: strings exactly, numbers nearest ----------------------------
 rows = [dict(method=m, r="%g" % r, theta="%g" % t, v="%g" % (10 * r + t))
         for m in ("a", "b") for r in (0.5, 1, 1.5) for t in (0.1, 1.6, 3.1)]
