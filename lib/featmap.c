@@ -342,6 +342,7 @@ static void hybrid_block(const struct fused *f, size_t i0, size_t cnt)
 		double xx = 0.0;
 		int l;
 
+#pragma omp simd reduction(+ : xx)
 		for (l = 0; l < w->d; l++)
 			xx += x[l] * x[l];
 		F->lscale[i0 + i] = hybrid_row(h, pr + i * (size_t)nc, xx, f->sgn,
@@ -384,6 +385,7 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt)
 		double xx = 0.0;
 		int l;
 
+#pragma omp simd reduction(+ : xx)
 		for (l = 0; l < w->d; l++)
 			xx += x[l] * x[l];
 		F->lscale[i0 + i] = exp_row(re + i * M, f->a, f->M) +

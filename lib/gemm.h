@@ -5,8 +5,8 @@
  * AVX2 (Haswell) kernel on AVX-512 machines it does not know, such as
  * Sapphire Rapids, at about half of what the FMA units can do; on such
  * CPUs these functions use a register-blocked AVX-512 kernel instead
- * (8 rows x 24 columns of C in 24 registers, A packed 8 rows at a time,
- * about 1.8x OpenBLAS's speed at k = 64), and OpenBLAS's dgemm elsewhere.
+ * (8 rows x 24 columns of C in 24 registers, about 1.8x OpenBLAS's speed
+ * at k = 64), and OpenBLAS's dgemm elsewhere.
  *
  * Both run on the calling thread only (inside rfx's parallel regions the
  * caller has OpenBLAS at one thread, lib/blas.h), so a result does not
@@ -18,12 +18,6 @@
 #define RFX_GEMM_H
 
 #include <stddef.h>
-
-/*
- * Largest k of the AVX-512 kernel: its 32 packed rows of A (64 KiB) live
- * on the stack.
- */
-#define RFX_GEMM_KMAX 256
 
 /*
  * C = alpha A B, row-major: A is m x k with row stride lda, B k x n with
