@@ -13,8 +13,8 @@
 # Each experiment runs through experiments/timed.sh, which prints RUN and
 # DONE lines on stderr and records its wall and CPU time in
 # RESULTS_DIR/<name>.time for the report. Results depend on their script,
-# the binary and the scale, so only stale ones recompute; make -j2 runs
-# two at a time.
+# the scale and the code (RESULTS_DIR/.code), so only stale ones
+# recompute; make -j2 runs two at a time.
 
 SCALE = full
 RESULTS_DIR = results
@@ -79,7 +79,7 @@ FIG_REPORT = $(R)/REPORT.md $(R)/REPORT.html
 REPORT_INPUTS = experiments/report.py experiments/reference/figures.tsv \
 		experiments/reference/claims.txt \
 		$(wildcard experiments/reference/*.tsv) \
-		$(FIG_RESULTS) $(FIG_RESULTS:.h5=.time) $(FIG_PLOTS) $(FIG_TEXT) rfx
+		$(FIG_RESULTS) $(FIG_RESULTS:.h5=.time) $(FIG_PLOTS) $(FIG_TEXT)
 
 .PHONY: figures-build figures-smoke figures-smoke-build
 
@@ -90,68 +90,79 @@ $(R)/.scale: FORCE
 	@mkdir -p $(R) $(P)
 	@echo '$(SCALE)' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
+# ... and the code: a checksum of the sources and the build flags, which
+# changes when the computation can, unlike the binary, which is relinked
+# with a new version string at every commit (build/version.h).
+CODE_FILES = $(sort $(wildcard lib/*.[ch] cli/*.[ch])) build/flags
+$(R)/.code: FORCE | rfx
+	@mkdir -p $(R) $(P)
+	@cat $(CODE_FILES) | cksum > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+# What every experiment needs: timed.sh and the binary only have to exist.
+EXP_DEPS = $(R)/.scale $(R)/.code | rfx experiments/timed.sh
+
 # A results file and its .time come from one run of the script.
-$(R)/variance.h5 $(R)/variance.time &: experiments/fig6_4.sh experiments/timed.sh rfx $(R)/.scale
+$(R)/variance.h5 $(R)/variance.time &: experiments/fig6_4.sh $(EXP_DEPS)
 	@$(TIMED) $(R)/variance.h5 experiments/fig6_4.sh
 
-$(R)/uci.h5 $(R)/uci.time &: experiments/table6_2.sh experiments/timed.sh rfx $(R)/.scale
+$(R)/uci.h5 $(R)/uci.time &: experiments/table6_2.sh $(EXP_DEPS)
 	@$(TIMED) $(R)/uci.h5 experiments/table6_2.sh
 
-$(R)/fig%.h5 $(R)/fig%.time: experiments/fig%.sh experiments/timed.sh rfx $(R)/.scale
+$(R)/fig%.h5 $(R)/fig%.time: experiments/fig%.sh $(EXP_DEPS)
 	@$(TIMED) $(R)/fig$*.h5 experiments/fig$*.sh
 
 $(P)/fig6_4_nonpositive.png $(P)/fig6_4_nonpositive.pdf \
 $(P)/fig6_4_positive.png $(P)/fig6_4_positive.pdf \
 $(P)/fig6_4_mc.png $(P)/fig6_4_mc.pdf &: \
-		plots/fig6_4.gp plots/common.gp $(R)/variance.h5 rfx
+		plots/fig6_4.gp plots/common.gp $(R)/variance.h5 | rfx
 	@echo '   ' PLOT fig6_4 >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/variance.h5'; out='$(P)/fig6_4'" plots/fig6_4.gp
 
 # HRF Fig 2 is a subset of Fig 5's panels: one script draws both.
 $(P)/fig_hrf5.png $(P)/fig_hrf5.pdf $(P)/fig_hrf2.png $(P)/fig_hrf2.pdf &: \
-		plots/fig_hrf5.gp plots/common.gp $(R)/fig_hrf5.h5 rfx
+		plots/fig_hrf5.gp plots/common.gp $(R)/fig_hrf5.h5 | rfx
 	@echo '   ' PLOT fig_hrf5 fig_hrf2 >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig_hrf5.h5'; out='$(P)/fig_hrf5'; out2='$(P)/fig_hrf2'" plots/fig_hrf5.gp
 
 # HRF Fig 6, and Table 3's intervals beside the paper's: one script.
 $(P)/fig_hrf6.png $(P)/fig_hrf6.pdf $(P)/fig_hrf6_table3.png $(P)/fig_hrf6_table3.pdf &: \
 		plots/fig_hrf6.gp plots/common.gp $(R)/fig_hrf6.h5 \
-		experiments/reference/hrf_table3.tsv rfx
+		experiments/reference/hrf_table3.tsv | rfx
 	@echo '   ' PLOT fig_hrf6 fig_hrf6_table3 >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig_hrf6.h5'; out='$(P)/fig_hrf6'; out2='$(P)/fig_hrf6_table3'; paper='experiments/reference/hrf_table3.tsv'" plots/fig_hrf6.gp
 
 $(R)/table_hrf3.md: experiments/table_hrf3.sh experiments/reference/hrf_table3.tsv \
-		$(R)/fig_hrf6.h5 rfx
+		$(R)/fig_hrf6.h5 | rfx
 	@echo '   ' GEN $@ >&2
 	@RFX=./rfx experiments/table_hrf3.sh $(R)/fig_hrf6.h5 > $@.tmp && mv $@.tmp $@
 
 # HRF Table 1 beside the paper's numbers.
 $(P)/fig_hrf_table1.png $(P)/fig_hrf_table1.pdf &: plots/fig_hrf_table1.gp plots/common.gp \
-		$(R)/fig_hrf_table1.h5 experiments/reference/hrf_table1.tsv rfx
+		$(R)/fig_hrf_table1.h5 experiments/reference/hrf_table1.tsv | rfx
 	@echo '   ' PLOT fig_hrf_table1 >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig_hrf_table1.h5'; out='$(P)/fig_hrf_table1'; paper='experiments/reference/hrf_table1.tsv'" plots/fig_hrf_table1.gp
 
-$(P)/fig%.png $(P)/fig%.pdf: plots/fig%.gp plots/common.gp $(R)/fig%.h5 rfx
+$(P)/fig%.png $(P)/fig%.pdf: plots/fig%.gp plots/common.gp $(R)/fig%.h5 | rfx
 	@echo '   ' PLOT fig$* >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig$*.h5'; out='$(P)/fig$*'" plots/fig$*.gp
 
 # Thesis sec. 6.6.2, Tables 6.1-6.3: UCI classification by kernel regression.
-$(R)/uci_tables.txt: experiments/uci_tables.sh $(R)/uci.h5 rfx \
+$(R)/uci_tables.txt: experiments/uci_tables.sh $(R)/uci.h5 \
 		experiments/reference/thesis_table6_1.tsv \
 		experiments/reference/thesis_table6_2.tsv \
-		experiments/reference/thesis_table6_3.tsv
+		experiments/reference/thesis_table6_3.tsv | rfx
 	@echo '   ' GEN $@ >&2
 	@RFX=./rfx experiments/uci_tables.sh $(R)/uci.h5 > $@.tmp && mv $@.tmp $@
 
-$(P)/uci.png $(P)/uci.pdf &: plots/uci.gp plots/common.gp $(R)/uci.h5 rfx \
+$(P)/uci.png $(P)/uci.pdf &: plots/uci.gp plots/common.gp $(R)/uci.h5 \
 		experiments/reference/thesis_table6_2.tsv \
-		experiments/reference/thesis_table6_3.tsv
+		experiments/reference/thesis_table6_3.tsv | rfx
 	@echo '   ' PLOT uci >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/uci.h5'; out='$(P)/uci'; ref='experiments/reference'" plots/uci.gp
 
 # ORF Figs 2 and 3 come from one run (--vs-z); one script draws both.
 $(P)/fig_orf2.png $(P)/fig_orf2.pdf $(P)/fig_orf3.png $(P)/fig_orf3.pdf &: \
-		plots/fig_orf23.gp plots/common.gp $(R)/fig_orf23.h5 rfx
+		plots/fig_orf23.gp plots/common.gp $(R)/fig_orf23.h5 | rfx
 	@echo '   ' PLOT fig_orf2 fig_orf3 >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig_orf23.h5'; out='$(P)/fig_orf2'; out2='$(P)/fig_orf3'" plots/fig_orf23.gp
 
@@ -161,7 +172,7 @@ $(P)/fig_orf5ab.png $(P)/fig_orf5ab.pdf \
 $(P)/fig_orf5c.png $(P)/fig_orf5c.pdf: plots/mse_vs_ratio.gp
 
 # The report last: it reads every result, time, figure and reference.
-$(R)/REPORT.md $(R)/REPORT.html &: $(REPORT_INPUTS)
+$(R)/REPORT.md $(R)/REPORT.html &: $(REPORT_INPUTS) | rfx
 	@echo '   ' GEN $(R)/REPORT.md $(R)/REPORT.html >&2
 	@RFX=./rfx $(PYTHON) experiments/report.py --results $(R) --plots $(P) \
 		--md $(R)/REPORT.md --html $(R)/REPORT.html

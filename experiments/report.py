@@ -637,26 +637,29 @@ def timing_blocks(times, figs, results_dir):
     cpu = sum(float(t["cpu_s"]) for t in times)
     cores = times[0].get("cores", "?")
     span = max(float(t["end"]) for t in times) - min(float(t["start"]) for t in times)
-    text = ("Sum of the experiments' wall times %s, of their CPU times %s (%s cores online). "
+    text = ("Sum of the experiments' wall times %s, of their CPU times %s (%s cores online)."
             % (fmt_s(wall), fmt_s(cpu), cores))
-    if len(runs) == 1 and list(runs)[0] not in ("manual", ""):
+    last = os.path.join(results_dir, "last_full_run.tsv")
+    # The total is measured only by the make run that ran every experiment
+    # (make exports its id as FIG_RUN); a later report reads it back.
+    if len(runs) == 1 and list(runs)[0] == os.environ.get("FIG_RUN"):
         run = list(runs)[0]
         now = time.time()
-        text += ("All of them ran in one make run (%s): from its start (including the build) "
+        text += (" All of them ran in one make run (%s): from its start (including the build) "
                  "to this report %s; the experiments alone took %s of wall time from the first "
                  "start to the last end." % (run, fmt_s(now - float(run)), fmt_s(span)))
         full = {"run": run, "scale": times[0]["scale"], "total_s": "%.0f" % (now - float(run)),
                 "experiments_s": "%.0f" % span, "cpu_s": "%.0f" % cpu,
                 "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(float(run)))}
-        with open(os.path.join(results_dir, "last_full_run.tsv"), "w") as fh:
+        with open(last, "w") as fh:
             fh.write("\t".join(full) + "\n" + "\t".join(full.values()) + "\n")
     else:
-        text += ("The experiments ran in %d different make runs (only stale results recompute), "
-                 "so there is no single total here." % len(runs))
-        p = os.path.join(results_dir, "last_full_run.tsv")
-        if os.path.exists(p):
-            f = read_tsv(p)[0]
-            text += (" The last run that computed every experiment (%s, SCALE=%s) took %s from "
+        if len(runs) > 1:
+            text += (" The experiments ran in %d different make runs (only stale results "
+                     "recompute), so there is no single total here." % len(runs))
+        if os.path.exists(last):
+            f = read_tsv(last)[0]
+            text += (" The last make run that computed every experiment (%s, SCALE=%s) took %s from "
                      "start to report, %s of it the experiments (CPU %s)."
                      % (f["date"], f["scale"], fmt_s(f["total_s"]), fmt_s(f["experiments_s"]),
                         fmt_s(f["cpu_s"])))

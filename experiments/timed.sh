@@ -18,6 +18,10 @@ out=$1
 script=$2
 shift 2
 time_file=${out%.*}.time
+# The scratch files go whatever happens, the .time only on success (below).
+trap 'rm -f "$time_file.times" "$time_file.c0" "$time_file.c1" "$time_file.tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo nan; }
 # cpu: user + system seconds of the children so far (second line of
