@@ -1,12 +1,15 @@
 # rfx: random-feature variance studies.
 #
 #   make check     install missing Debian packages, build, run the TAP suite
-#   make figures   install, build, run the experiments, draw plots/
+#   make figures   install, build, run the experiments, draw plots/, write
+#                  results/REPORT.md and .html (experiments/figures.mk)
+#   make figures-smoke  the same at SCALE=fast in build/smoke/, outputs checked (CI)
 #   make bench     performance benchmarks (bench/)
 #   make regress   the MSE tables against results/reference/ (CI)
 #   make check SANITIZE=1   the same suite built with ASan and UBSan
 #   make valgrind  the unit tests under valgrind memcheck
 #   make fuzz      each libFuzzer target of tests/fuzz/ for FUZZ_TIME s (clang)
+#   make install   rfx, its man page and data/ under PREFIX (default /usr/local)
 #   make           build ./rfx only
 #
 # Settings first; local overrides go in config.mak (not tracked).
@@ -42,6 +45,15 @@ HDF5_LIBS = $(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)
 
 GNUPLOT = gnuplot
 PROVE = prove
+PYTHON = python3
+
+# make install: PREFIX/bin/rfx, PREFIX/share/man/man1/rfx.1 and the
+# datasets in PREFIX/share/rfx/data, where an installed rfx looks for them.
+PREFIX = /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man
+DATADIR = $(PREFIX)/share/rfx
+INSTALL = install
 
 -include config.mak
 
@@ -73,6 +85,7 @@ LIB_OBJS += lib/est_posh.o
 LIB_OBJS += lib/est_trig.o
 LIB_OBJS += lib/estimator.o
 LIB_OBJS += lib/featmap.o
+LIB_OBJS += lib/gemm.o
 LIB_OBJS += lib/images.o
 LIB_OBJS += lib/kernel.o
 LIB_OBJS += lib/kreg.o
@@ -112,11 +125,12 @@ TEST_BINS = $(patsubst tests/%.c,tests/bin/%,$(TEST_C)) \
 BENCH_BINS += bench/bin/bench_bessel
 BENCH_BINS += bench/bin/bench_featmap
 BENCH_BINS += bench/bin/bench_proj
+BENCH_BINS += bench/bin/runstat
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
 .PHONY: all check test deps figures figures-build bench bench-run clean FORCE \
-	regress regress-update valgrind valgrind-run fuzz
+	regress regress-update valgrind valgrind-run fuzz install
 
 all: rfx
 
@@ -241,6 +255,12 @@ bench: deps
 
 bench-run: rfx $(BENCH_BINS)
 	@bench/run.sh
+
+install: rfx doc/rfx.1
+	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(DATADIR)/data'
+	$(INSTALL) -m 755 rfx '$(DESTDIR)$(BINDIR)/rfx'
+	$(INSTALL) -m 644 doc/rfx.1 '$(DESTDIR)$(MANDIR)/man1/rfx.1'
+	$(INSTALL) -m 644 data/* '$(DESTDIR)$(DATADIR)/data'
 
 clean:
 	rm -f rfx librfx.a lib/*.o lib/*.d cli/*.o cli/*.d

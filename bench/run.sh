@@ -2,11 +2,11 @@
 #
 # Runs rfx's benchmarks and prints one report (what each line means:
 # bench/README.md). Called by `make bench` from the top directory, after
-# rfx and bench/bin/* are built; takes about 7 minutes on 2 cores, most of
+# rfx and bench/bin/* are built; takes about 10 minutes on 2 cores, most of
 # it the Tables 6.2-6.3 run.
 #
 #   bench/run.sh            everything
-#   bench/run.sh --quick    only the small programs, none of the experiment runs (about 15 s)
+#   bench/run.sh --quick    the small programs once, no scaling, none of the experiment runs (about 30 s)
 #
 # A missed target is reported, not an error: the exit status is non-zero
 # only when a benchmark itself fails.
@@ -24,7 +24,7 @@ case "${1-}" in
 esac
 
 # Wall-time targets in seconds on 2 cores for the experiment runs below.
-FIG64_TARGET=60  # thesis Fig 6.4, analytic
+FIG64_TARGET=30  # thesis Fig 6.4, analytic
 HRF25_TARGET=20  # HRF Figs 2 and 5 (rfx pointwise defaults)
 FIG6_TARGET=60   # HRF Fig 6 / Table 3 (rfx clustered defaults)
 UCI_TARGET=300   # thesis Tables 6.2-6.3
@@ -41,9 +41,19 @@ echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo
 	"(other load on the machine slows every line)"
 echo
 
-echo "## Feature maps against the projection dgemm (bench/bench_featmap)"
-bench/bin/bench_featmap || status=1
+echo "## Feature maps: rfx, the dgemm floor and the peers (bench/featmaps.sh)"
+if [ "$quick" -eq 1 ]; then
+	bench/featmaps.sh --rounds 1 || status=1
+else
+	bench/featmaps.sh || status=1
+fi
 echo
+
+if [ "$quick" -eq 0 ]; then
+	echo "## Scaling: rfx trig map against L (bench/featmaps.sh --scaling)"
+	bench/featmaps.sh --scaling || status=1
+	echo
+fi
 
 echo "## log I0 sums of the geometric features' variance (bench/bench_bessel)"
 bench/bin/bench_bessel || status=1
@@ -54,8 +64,10 @@ bench/bin/bench_proj || status=1
 echo
 
 # timed TITLE TARGET NOTE CMD...: prints TITLE, then runs CMD once (unless
-# --quick) and prints its wall time against TARGET seconds, or why it failed,
-# and NOTE.
+# --quick) under bench/bin/runstat and prints its wall time against TARGET
+# seconds, its CPU time (user + system, all threads) over the cores, its
+# peak resident set and the load average around it, or why it failed; then
+# NOTE.
 timed() {
 	t_title=$1 t_target=$2 t_note=$3
 	shift 3
@@ -66,23 +78,28 @@ timed() {
 		return
 	fi
 	err=$(mktemp) || exit 1
-	t0=$(date +%s.%N)
-	"$@" >/dev/null 2>"$err"
+	rep=$(mktemp) || exit 1
+	l0=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
+	bench/bin/runstat "$@" >/dev/null 2>"$err" 3>"$rep"
 	rc=$?
-	t1=$(date +%s.%N)
-	if [ "$rc" -ne 0 ]; then
+	l1=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
+	if [ "$rc" -ne 0 ] || ! grep -q '^runstat ' "$rep"; then
 		echo "failed (exit $rc):"
 		sed 's/^/  /' "$err"
 		status=1
 	else
-		awk -v t0="$t0" -v t1="$t1" -v target="$t_target" -v note="$t_note" 'BEGIN {
-			s = t1 - t0
+		sed 's/[a-z_]*=//g' "$rep" | awk -v target="$t_target" -v note="$t_note" \
+			-v cores="$cores" -v l0="$l0" -v l1="$l1" '{
+			s = $3; cpu = $4 + $5
 			printf "%-26s %10.1f s %8s %6d s %s\n", "wall time", s, "target <",
 			       target, s < target ? "ok" : "SLOW"
-			printf "# %s\n", note
+			printf "%-26s %10.1f s %s\n", "CPU time / cores", cpu / cores,
+			       "(user + sys over " cores " cores: the wall time on an idle machine, at best)"
+			printf "%-26s %10.0f MiB\n", "peak resident set", $6 / 1024
+			printf "# load average %s before, %s after; %s\n", l0, l1, note
 		}'
 	fi
-	rm -f "$err"
+	rm -f "$err" "$rep"
 	echo
 }
 

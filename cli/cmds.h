@@ -18,6 +18,9 @@ struct rfx_cli {
 	const char *version;      /* rfx version */
 	const char *commit;       /* git commit of the build */
 	const char *exe_dir;      /* directory of the rfx binary */
+	const char *data_dir;     /* default data directory: <exe_dir>/data in
+				   * the source tree, else the installed
+				   * <exe_dir>/../share/rfx/data */
 };
 
 int cmd_variance(int argc, char **argv, const struct rfx_cli *cli);

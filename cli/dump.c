@@ -96,11 +96,11 @@ int cmd_dump(int argc, char **argv, const struct rfx_cli *cli)
 	const char *blank = NULL;
 	struct rfx_opt opts[] = {
 		{ "blank-on", 0, RFX_OPT_STRING, &blank, "COL",
-		  "empty line where COL changes (gnuplot grid scans)", 0 },
+		  "empty line where COL changes, for gnuplot grid scans (default none)", 0 },
 		{ "where", 0, RFX_OPT_MULTI, &where, "COL=VALUE",
-		  "only rows whose column equals VALUE (repeatable)", 0 },
+		  "only rows whose column equals VALUE, repeatable (default: every row)", 0 },
 		{ "attrs", 0, RFX_OPT_FLAG, &attrs, NULL,
-		  "print the file's attributes (version, commit, command, seed)", 0 },
+		  "print the file's attributes (version, commit, command, seed) (default off)", 0 },
 		{ NULL, 0, 0, NULL, NULL, NULL, 0 }
 	};
 

@@ -36,6 +36,7 @@
 #define MAX_METHODS 32
 #define MAX_DATA 16
 #define MAX_NORMS 8
+#define MAX_SCALES 8
 #define MAX_ITEMS 64
 
 /* HRF Table 1's columns. */
@@ -65,7 +66,7 @@ static const char summary[] =
 
 struct mt_opts {
 	const char *dataset, *method, *kernel, *norm, *features, *ratio, *match;
-	const char *baseline, *sigma, *pad, *data, *check, *output;
+	const char *baseline, *sigma, *sigma_scale, *pad, *data, *check, *output;
 	const char *projection, *dlist;
 	int vs_z, nn_k, z_steps, threads;
 	long pairs, draws, reps, nn_sample, mc;
@@ -86,7 +87,8 @@ static const struct {
 	{ "kernel", MODE_TABLE },  { "norm", MODE_TABLE },
 	{ "features", MODE_TABLE }, { "ratio", MODE_TABLE },
 	{ "match", MODE_TABLE },   { "baseline", MODE_TABLE },
-	{ "sigma", MODE_TABLE },   { "nn-k", MODE_TABLE },
+	{ "sigma", MODE_TABLE },   { "sigma-scale", MODE_TABLE },
+	{ "nn-k", MODE_TABLE },
 	{ "nn-sample", MODE_TABLE }, { "pad", MODE_TABLE },
 	{ "pairs", MODE_TABLE },   { "draws", MODE_TABLE },
 	{ "reps", MODE_TABLE },    { "param", MODE_TABLE },
@@ -199,7 +201,7 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "features", 0, RFX_OPT_STRING, &o->features, "LIST",
 		  "budgets: features of the baseline (default 512)", 0 },
 		{ "ratio", 0, RFX_OPT_STRING, &o->ratio, "LIST",
-		  "budgets as multiples of d instead, D/d (e.g. 1,2,4,6,8,10)", 0 },
+		  "budgets as multiples of d instead, D/d, e.g. 1,2,4,6,8,10 (default none: --features)", 0 },
 		{ "match", 0, RFX_OPT_STRING, &o->match, "KIND",
 		  "flops: same map cost as the baseline; none: the budget for each (default flops)", 0 },
 		{ "baseline", 0, RFX_OPT_STRING, &o->baseline, "METHOD",
@@ -207,6 +209,8 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "sigma", 0, RFX_OPT_STRING, &o->sigma, "S",
 		  "bandwidth: a number, or nn for the mean distance to the k-th neighbour "
 		  "(default 1 for softmax, nn for gauss)", 0 },
+		{ "sigma-scale", 0, RFX_OPT_STRING, &o->sigma_scale, "LIST",
+		  "multiply the bandwidth by each factor, one block of rows each (ORF Fig 5ab) (default 1)", 0 },
 		{ "nn-k", 0, RFX_OPT_INT, &o->nn_k, "K",
 		  "the neighbour of --sigma nn (default 50)", 0 },
 		{ "nn-sample", 0, RFX_OPT_LONG, &o->nn_sample, "N",
@@ -220,13 +224,13 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "reps", 0, RFX_OPT_LONG, &o->reps, "R",
 		  "repetitions, for the mean and standard deviation (default 20)", 0 },
 		{ "param", 0, RFX_OPT_MULTI, &o->params, "[M:]NAME=VALUE",
-		  "fix a parameter instead of fitting or matching it", 0 },
+		  "fix a parameter instead of fitting or matching it (default: all fitted)", 0 },
 		{ "data", 0, RFX_OPT_STRING, &o->data, "DIR",
 		  "the datasets' directory (default $RFX_DATA, else data/ next to rfx)", 0 },
 		{ "check", 0, RFX_OPT_STRING, &o->check, "REF.tsv",
-		  "compare with a reference table (make regress); exit 1 if a cell differs", 0 },
+		  "compare with a reference table (make regress); exit 1 if a cell differs (default none)", 0 },
 		{ "vs-z", 0, RFX_OPT_FLAG, &o->vs_z, NULL,
-		  "ORF Figs 2, 3: bias and variance ratio against z", 0 },
+		  "ORF Figs 2, 3: bias and variance ratio against z (default off)", 0 },
 		{ "projection", 0, RFX_OPT_STRING, &o->projection, "LIST",
 		  "--vs-z: projections, of " RFX_PROJ_NAMES " (default iid,ort,orf-prime,sorf)", 0 },
 		{ "d", 0, RFX_OPT_STRING, &o->dlist, "LIST",
@@ -242,7 +246,7 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "threads", 0, RFX_OPT_INT, &o->threads, "T",
 		  "OpenMP threads (default: all cores)", 0 },
 		{ "output", 'o', RFX_OPT_STRING, &o->output, "FILE.h5",
-		  "also write the table to this HDF5 file", 0 },
+		  "also write the table to this HDF5 file (default none: stdout only)", 0 },
 		{ NULL, 0, 0, NULL, NULL, NULL, 0 }
 	};
 
@@ -362,11 +366,11 @@ out:
 /* The table mode */
 
 struct mt_state {
-	struct rfx_dataset *ds[MAX_DATA * MAX_NORMS];
-	struct rfx_mse_data data[MAX_DATA * MAX_NORMS];
+	struct rfx_dataset *ds[MAX_DATA * MAX_NORMS];          /* owned */
+	struct rfx_mse_data data[MAX_DATA * MAX_NORMS * MAX_SCALES];
 	struct rfx_mse_method methods[MAX_METHODS];
 	struct rfx_params base[MAX_METHODS];
-	int nds, nmethods, inited;
+	int nds, nowned, nmethods, inited; /* data entries, datasets owned */
 	int features[MAX_ITEMS];
 	double ratio[MAX_ITEMS];
 	int nbudget;
@@ -377,7 +381,7 @@ static void state_release(struct mt_state *s)
 {
 	int k;
 
-	for (k = 0; k < s->nds; k++)
+	for (k = 0; k < s->nowned; k++)
 		rfx_dataset_free(s->ds[k]);
 	for (k = 0; k < s->inited; k++)
 		rfx_params_release(&s->base[k]);
@@ -464,8 +468,8 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 	const char *dnames[MAX_DATA], *nnames[MAX_NORMS];
 	char dbuf[1024], nbuf[256], dir[4096];
 	enum rfx_norm norms[MAX_NORMS];
-	int nd, nn, k, j, pow2, ret;
-	double sigma = 0.0;
+	int nd, nn, nsc, k, j, q, pow2, ret;
+	double sigma = 0.0, scale[MAX_SCALES];
 	char *end;
 
 	*code = RFX_EXIT_USAGE;
@@ -492,6 +496,31 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 				return rfx_error(err, RFX_EINVAL,
 						 "normalisation '%s' listed twice", nnames[k]);
 	}
+	if (o->sigma_scale) {
+		double *v;
+
+		if (rfx_opt_doubles("sigma-scale", o->sigma_scale, &v, &nsc, err))
+			return RFX_EINVAL;
+		for (k = 0; k < nsc && k < MAX_SCALES; k++)
+			scale[k] = v[k];
+		free(v);
+		if (nsc > MAX_SCALES)
+			return rfx_error(err, RFX_EINVAL,
+					 "--sigma-scale takes at most %d factors, got %d",
+					 MAX_SCALES, nsc);
+		for (k = 0; k < nsc; k++)
+			if (!(scale[k] > 0.0))
+				return rfx_error(err, RFX_EINVAL,
+						 "--sigma-scale factors must be positive, got %g",
+						 scale[k]);
+		/* A reference's cells are keyed without the bandwidth. */
+		if (o->check && nsc > 1)
+			return rfx_error(err, RFX_EINVAL,
+					 "--check compares one bandwidth: give --sigma-scale one factor");
+	} else {
+		nsc = 1;
+		scale[0] = 1.0;
+	}
 	if (strcmp(o->pad, "none") && strcmp(o->pad, "pow2"))
 		return rfx_error(err, RFX_EINVAL, "unknown --pad '%s' (valid: none, pow2)",
 				 o->pad);
@@ -512,7 +541,7 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 	else if (getenv("RFX_DATA"))
 		snprintf(dir, sizeof(dir), "%s", getenv("RFX_DATA"));
 	else
-		snprintf(dir, sizeof(dir), "%s/data", cli->exe_dir);
+		snprintf(dir, sizeof(dir), "%s", cli->data_dir);
 	for (k = 0; k < nd; k++) {
 		struct rfx_dataset *raw = rfx_dataset_load(dnames[k], dir, err);
 
@@ -523,14 +552,14 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 		for (j = 0; j < nn; j++) {
 			struct rfx_dataset *ds = rfx_dataset_from(raw->name, raw->X,
 								  raw->n, raw->d, err);
-			struct rfx_mse_data *dd = &s->data[s->nds];
+			double base;  /* the bandwidth before --sigma-scale */
 
 			if (!ds) {
 				rfx_dataset_free(raw);
 				*code = RFX_EXIT_FAIL;
 				return RFX_ENOMEM;
 			}
-			s->ds[s->nds++] = ds;
+			s->ds[s->nowned++] = ds;
 			rfx_dataset_normalize(ds, norms[j]);
 			ret = pow2 ? rfx_dataset_pad(ds, 1 << (int)ceil(log2((double)ds->d)),
 						     err)
@@ -542,21 +571,31 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 
 				ret = r ? rfx_dataset_nn_sigma(ds, o->nn_k,
 							       (size_t)o->nn_sample, r,
-							       &dd->sigma, err)
+							       &base, err)
 					: rfx_error(err, RFX_ENOMEM, "out of memory");
 				if (r)
 					gsl_rng_free(r);
 			} else {
-				dd->sigma = sigma;
+				base = sigma;
 			}
 			if (ret) {
 				rfx_dataset_free(raw);
 				*code = ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL;
 				return ret;
 			}
-			dd->ds = ds;
-			dd->norm = rfx_norm_name(norms[j]);
-			dd->id = rfx_dataset_index(ds->name);
+			/*
+			 * One entry per bandwidth factor, all on the same
+			 * inputs and random streams (the id), so that the
+			 * factors compare on common random numbers.
+			 */
+			for (q = 0; q < nsc; q++) {
+				struct rfx_mse_data *dd = &s->data[s->nds++];
+
+				dd->ds = ds;
+				dd->norm = rfx_norm_name(norms[j]);
+				dd->sigma = base * scale[q];
+				dd->id = rfx_dataset_index(ds->name);
+			}
 		}
 		rfx_dataset_free(raw);
 	}

@@ -267,9 +267,9 @@ static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 		{ "method", 0, RFX_OPT_STRING, &o->method, "LIST",
 		  "estimators, comma-separated, or all (default trig,posh,ang,gauss-hyb,pos,oprf; --map: trig,posh,ang)", 0 },
 		{ "map", 0, RFX_OPT_FLAG, &o->map, NULL,
-		  "closed-form MSE over (r, theta) (HRF Fig 1)", 0 },
+		  "closed-form MSE over (r, theta) (HRF Fig 1) (default off)", 0 },
 		{ "max-error", 0, RFX_OPT_FLAG, &o->maxerr, NULL,
-		  "max-relative-error over S(r) vs r (Lemma 3.4, Theorem 3.5)", 0 },
+		  "max-relative-error over S(r) vs r (Lemma 3.4, Theorem 3.5) (default off)", 0 },
 		{ "r", 0, RFX_OPT_STRING, &o->rlist, "LIST",
 		  "lengths (default 1,1.25,1.5)", 0 },
 		{ "thetas", 0, RFX_OPT_INT, &o->thetas, "N",
@@ -288,7 +288,7 @@ static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 		{ "match", 0, RFX_OPT_STRING, &o->match, "KIND",
 		  "flops: same map cost as the baseline; none: M each, hybrids m1 = M, m3 = 1 (default flops; --map none)", 0 },
 		{ "param", 0, RFX_OPT_MULTI, &o->params, "[M:]NAME=VALUE",
-		  "fix a parameter instead of fitting or matching it (m1, m3, sigma, rho, A, ...)", 0 },
+		  "fix a parameter instead of fitting or matching it (m1, m3, sigma, rho, A, ...) (default: all fitted)", 0 },
 		{ "mc", 0, RFX_OPT_LONG, &o->mc, "S",
 		  "estimates per point, 0 for the analytic columns alone (default 10000)", 0 },
 		{ "projection", 0, RFX_OPT_STRING, &o->projection, "P",
@@ -298,7 +298,7 @@ static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 		{ "threads", 0, RFX_OPT_INT, &o->threads, "T",
 		  "OpenMP threads (default: all cores)", 0 },
 		{ "output", 'o', RFX_OPT_STRING, &o->output, "FILE.h5",
-		  "also write the table to this HDF5 file", 0 },
+		  "also write the table to this HDF5 file (default none: stdout only)", 0 },
 		{ NULL, 0, 0, NULL, NULL, NULL, 0 }
 	};
 

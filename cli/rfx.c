@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <gsl/gsl_errno.h>
 
@@ -130,6 +131,29 @@ static char *exe_dir(void)
 	return strdup(buf);
 }
 
+/*
+ * The data directory when neither --data nor $RFX_DATA names one: data/
+ * next to the binary (the source tree), else where make install puts it,
+ * PREFIX/share/rfx/data for a binary in PREFIX/bin.
+ */
+static char *data_dir(const char *exe)
+{
+	size_t len = strlen(exe) + sizeof("/../share/rfx/data");
+	char *s = malloc(len);
+	struct stat st;
+
+	if (!s)
+		return NULL;
+	snprintf(s, len, "%s/data", exe);
+	if (stat(s, &st) == 0 && S_ISDIR(st.st_mode))
+		return s;
+	snprintf(s, len, "%s/../share/rfx/data", exe);
+	if (stat(s, &st) == 0 && S_ISDIR(st.st_mode))
+		return s;
+	snprintf(s, len, "%s/data", exe);
+	return s;
+}
+
 static void usage(FILE *out)
 {
 	const struct rfx_cmd *c;
@@ -185,7 +209,7 @@ int main(int argc, char **argv)
 {
 	const struct rfx_cmd *c;
 	struct rfx_cli cli;
-	char *line, *dir;
+	char *line, *dir, *data;
 	int ret;
 
 	gsl_set_error_handler_off();
@@ -207,15 +231,18 @@ int main(int argc, char **argv)
 				    "unknown command '%s' (see 'rfx help')", argv[1]);
 	line = join_command_line(argc, argv);
 	dir = exe_dir();
-	if (!line || !dir) {
+	data = dir ? data_dir(dir) : NULL;
+	if (!line || !dir || !data) {
 		free(line);
 		free(dir);
+		free(data);
 		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 	}
 	cli.command_line = line;
 	cli.version = RFX_VERSION;
 	cli.commit = RFX_GIT_COMMIT;
 	cli.exe_dir = dir;
+	cli.data_dir = data;
 	ret = c->fn(argc - 1, argv + 1, &cli);
 	if (caught_signal && ret != RFX_EXIT_USAGE)
 		ret = 128 + caught_signal;
@@ -227,5 +254,6 @@ int main(int argc, char **argv)
 		rfx_seed_flush();
 	free(line);
 	free(dir);
+	free(data);
 	return ret;
 }

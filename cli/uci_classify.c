@@ -305,7 +305,7 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
 			  "data directory (default: $RFX_DATA, else data/ next to rfx)", 0 },
 			{ "output", 'o', RFX_OPT_STRING, &o.output, "FILE.h5",
-			  "also write the tables to this HDF5 file", 0 },
+			  "also write the tables to this HDF5 file (default none: stdout only)", 0 },
 			{ NULL, 0, 0, NULL, NULL, NULL, 0 }
 		};
 
@@ -398,7 +398,7 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 		if (dir)
 			snprintf(path, sizeof(path), "%s/%s", dir, specs[k]->file);
 		else
-			snprintf(path, sizeof(path), "%s/data/%s", cli->exe_dir,
+			snprintf(path, sizeof(path), "%s/%s", cli->data_dir,
 				 specs[k]->file);
 		data[k] = rfx_uci_load(specs[k], path, enc, &err);
 		if (!data[k] ||

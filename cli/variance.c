@@ -494,7 +494,7 @@ static struct rfx_images *load_mnist(const struct variance_opts *o,
 	if (dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, MNIST_FILE);
 	else
-		snprintf(path, sizeof(path), "%s/data/%s", cli->exe_dir, MNIST_FILE);
+		snprintf(path, sizeof(path), "%s/%s", cli->data_dir, MNIST_FILE);
 	raw = rfx_images_load_idx(path, err);
 	if (!raw)
 		return NULL;
@@ -760,15 +760,17 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			{ "threads", 0, RFX_OPT_INT, &o.threads, "T",
 			  "OpenMP threads (default: all cores)", 0 },
 			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
-			  "data directory for MNIST (default: data/ next to rfx)", 0 },
+			  "data directory for MNIST (default: $RFX_DATA, else data/ next to rfx)", 0 },
 			{ "mnist-norm", 0, RFX_OPT_STRING, &o.mnist_norm, "N",
 			  "mnist pixels: unit ([0, 1]) or standard (z-scored per pixel) (default unit)", 0 },
-			{ "x", 0, RFX_OPT_STRING, &o.x, "LIST", "pair mode: x", 0 },
-			{ "y", 0, RFX_OPT_STRING, &o.y, "LIST", "pair mode: y", 0 },
+			{ "x", 0, RFX_OPT_STRING, &o.x, "LIST",
+			  "pair mode: x, comma-separated (default none: sampled sets)", 0 },
+			{ "y", 0, RFX_OPT_STRING, &o.y, "LIST",
+			  "pair mode: y, as long as x (default none)", 0 },
 			{ "param", 0, RFX_OPT_MULTI, &o.params, "[M:]NAME=VALUE",
-			  "fix a parameter instead of fitting it (A, t, lambda, q, c, m1, m3)", 0 },
+			  "fix a parameter instead of fitting it (A, t, lambda, q, c, m1, m3) (default: all fitted)", 0 },
 			{ "map", 0, RFX_OPT_STRING, &o.map, "KIND",
-			  "analytic map: angle (Figs 4.1, 6.1) or sum (Fig 6.2)", 0 },
+			  "analytic map: angle (Figs 4.1, 6.1) or sum (Fig 6.2) (default none)", 0 },
 			{ "steps", 0, RFX_OPT_INT, &o.steps, "N",
 			  "map grid points per axis (default 60)", 0 },
 			{ "r-max", 0, RFX_OPT_DOUBLE, &o.r_max, "R",
@@ -778,7 +780,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			{ "baseline", 0, RFX_OPT_STRING, &o.baseline, "METHOD",
 			  "map: log_ratio is against this method (default pos)", 0 },
 			{ "output", 'o', RFX_OPT_STRING, &o.output, "FILE.h5",
-			  "also write the tables to this HDF5 file", 0 },
+			  "also write the tables to this HDF5 file (default none: stdout only)", 0 },
 			{ NULL, 0, 0, NULL, NULL, NULL, 0 }
 		};
 

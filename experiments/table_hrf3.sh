@@ -2,7 +2,7 @@
 # HRF Table 3 beside rfx's, and the paper's claim in numbers, as Markdown
 # (the tables of docs/REPRODUCTION.md): for each set and m the [min, max]
 # of the empirical MSE over repetitions, rfx's next to the paper's
-# (experiments/hrf_table3_paper.tsv; its FAVOR+ beside rfx's pos); then,
+# (experiments/reference/hrf_table3.tsv; its FAVOR+ beside rfx's pos); then,
 # per set, the mean MSE of each method over the repetitions and the
 # ratio of pos's and trig's means to the hybrid's.
 #
@@ -10,7 +10,7 @@
 set -eu
 RFX=${RFX:-./rfx}
 here=$(dirname "$0")
-"$RFX" dump "$1" table3 | awk -F'\t' -v paper="$here/hrf_table3_paper.tsv" '
+"$RFX" dump "$1" table3 | awk -F'\t' -v paper="$here/reference/hrf_table3.tsv" '
 BEGIN {
 	while ((getline l < paper) > 0) {
 		if (l ~ /^#/ || l ~ /^set/) continue

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Our Tables 6.1-6.3 (thesis sec. 6.6.2) next to the thesis' numbers
-# (experiments/reference/thesis_table6_*.tsv), the differences in accuracy
+# (experiments/reference/thesis_table6_{1,2,3}.tsv), the differences in accuracy
 # points, and the thesis' conclusions checked in numbers:
 #   - "OPRF shows the best average performance" (Table 6.3), "with GeomRF
 #     and OPRF performing particularly well";
@@ -20,19 +20,23 @@ ref=$here/reference
 "$RFX" dump "$1" uci_data > "${TMPDIR:-/tmp}/uci_tables.$$.data"
 trap 'rm -f "${TMPDIR:-/tmp}/uci_tables.$$.data"' EXIT
 "$RFX" dump "$1" uci | awk -F'\t' -v data="${TMPDIR:-/tmp}/uci_tables.$$.data" \
-	-v t2="$ref/thesis_table6_2.tsv" -v t3="$ref/thesis_table6_3.tsv" '
+	-v t1="$ref/thesis_table6_1.tsv" -v t2="$ref/thesis_table6_2.tsv" \
+	-v t3="$ref/thesis_table6_3.tsv" '
 function abs(v) { return v < 0 ? -v : v }
 function fmt(v) { return v == "" ? "  -  " : sprintf("%5.1f", v) }
 function dif(a, b) { return (a == "" || b == "") ? "   -  " : sprintf("%+6.1f", a - b) }
 BEGIN {
 	nd = split("abalone banknote car yeast cmc nursery wifi chess", D, " ")
-	split("3758 1233 1554 1334 1324 11664 1799 25249", TL, " ")
 	nm = split("trig pos hyb gerf pois geom oprf pois+ geom+", M, " ")
 	split("TrigRF PosRF HybRF GERF PoisRF GeomRF OPRF PoisRF+ GeomRF+", T, " ")
 	n2 = split("trig pos gerf oprf", M2, " ")
 	# Which projection Table 6.3 shows for each method.
 	p63["trig"] = "ort"; p63["pos"] = "ort"; p63["gerf"] = "ort"; p63["oprf"] = "ort"
 	p63["hyb"] = "iid"
+	while ((getline line < t1) > 0) {
+		if (line ~ /^#/ || line ~ /^dataset/) continue
+		split(line, f, "\t"); th1[f[1]] = f[2]
+	}
 	while ((getline line < t2) > 0) {
 		if (line ~ /^#/ || line ~ /^dataset/) continue
 		split(line, f, "\t"); th2[f[1], f[2], f[3]] = f[4]
@@ -92,7 +96,7 @@ END {
 	printf "%-9s %6s %3s %7s %7s %7s %5s\n", "dataset", "rows", "d", "classes", "L", "thesis", "diff"
 	for (i = 1; i <= nd; i++) {
 		d = D[i]; if (!(d in rows)) continue
-		printf "%-9s %6d %3d %7d %7d %7d %+5d\n", d, rows[d], dd[d], cls[d], L[d], TL[i], L[d] - TL[i]
+		printf "%-9s %6d %3d %7d %7d %7d %+5d\n", d, rows[d], dd[d], cls[d], L[d], th1[d], L[d] - th1[d]
 	}
 
 	printf "\nTable 6.2: test accuracy (%%), iid / ort: rfx [thesis], %d seeds\n", seeds

@@ -52,6 +52,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_sf_bessel.h>
@@ -67,7 +68,14 @@
 #define NB 16           /* coefficients of P on [0, Z0^2] */
 #define NL 20           /* coefficients of H on u in [0, 1] */
 #define CHUNK 64        /* block size: bounds each block's product */
-#define NMAX 20         /* largest of NA, NB, NL */
+#define NMAX 20         /* largest of NA, NB, NL, N12 */
+/* The all-pairs form's extra expansions of P (see tile_row). */
+#define Z1 1.0          /* z <= Z1: N1 coefficients on [0, Z1^2] */
+#define N1 8
+#define Z4 4.0          /* z <= Z4: N4 coefficients on [0, Z4^2] */
+#define N4 12
+#define Z12 12.0        /* z <= Z12: N12 coefficients on [0, Z12^2] */
+#define N12 19
 #define WMAX 8          /* most lanes of partial results, see FOR_LANES */
 
 /*
@@ -76,6 +84,10 @@
  */
 static double pa[NA];   /* I0(sqrt t) ~ sum pa[k] t^k on [0, ZA^2] */
 static double pb[NB];   /* I0(sqrt t) 2^-sigma ~ sum pb[k] t^k, [0, Z0^2] */
+static double p1[N1];   /* I0(sqrt t) ~ sum p1[k] t^k on [0, Z1^2] */
+static double p4[N4];   /* I0(sqrt t) ~ sum p4[k] t^k on [0, Z4^2] */
+static double p12[N12]; /* I0(sqrt t) 2^-rho ~ sum p12[k] t^k, [0, Z12^2] */
+static double c_12;     /* rho log 2: undoes the scaling of p12 */
 static double hl[NL];   /* H(u) 2^tau ~ sum hl[k] u^k on [0, 1] */
 static double c_b;      /* sigma log 2: undoes the scaling of pb */
 static double c_l;      /* -tau/2 log 2: undoes the scaling of hl */
@@ -528,17 +540,316 @@ rows_body(const double *a, const double *B, size_t nr, size_t n,
 	}
 }
 
+/*
+ * All pairs of two sets of rows at once (rfx_bessel_sum_log_i0_pairs),
+ * the form a variance map needs. The work is turned around: JT rows of B
+ * are transposed into a tile, and for a row a of A and a coordinate l the
+ * JT elements z_j = s |B_jl|, s = scale |a_l|, are the lanes of one loop.
+ * All lanes share s, so s times the tile's largest (and smallest) |B_jl|
+ * decides the kind of the whole loop, with one scalar comparison: the
+ * range scan of sum_body, its per-block reductions and most of its mixed
+ * blocks (one large z there forces both polynomials on 64 elements) go
+ * away. The coordinates of each CHUNK are sorted by kind first and each
+ * kind then runs as one loop over its coordinates, so the kinds do not
+ * cost a mispredicted branch each. t = s^2 B_jl^2 and u = Z0/z = (Z0/s)
+ * / |B_jl| use squares and reciprocals that the tile holds, so no element
+ * divides. Factors accumulate per lane in two products, one for the small
+ * kinds and one (whose log is halved) for the large and mixed ones,
+ * renormalised after each CHUNK as in sum_body, where the z sums are
+ * compensated too. The tile lives on the heap, n JT entries per array.
+ */
+#define JT 64           /* rows of B per tile: the lanes */
+
+/*
+ * Kinds of a coordinate: the largest z at most Z1, ZA, Z4, Z0 or Z12 (one
+ * P each, fewer coefficients for a narrower range), every z above Z0
+ * (H), or both sides (both, as in sum_body's mixed blocks). P on [0,
+ * Z12^2] takes the place of both where it can: 19 coefficients instead
+ * of 36 (wider, the monomial form loses digits).
+ */
+enum { K_1, K_A, K_4, K_B, K_LARGE, K_12, K_MIXED, K_COUNT, K_SKIP = K_COUNT };
+
+struct pair_tile {
+	double *y;      /* n x JT: |B_jl| at [l JT + j] */
+	double *yy;     /* B_jl^2 */
+	double *yr;     /* 1/|B_jl| (inf for 0) */
+	double *yymax;  /* n: largest B_jl^2 over the lanes */
+	double *ymin;   /* n: smallest |B_jl| */
+	int *fin;       /* n: every |B_jl| finite, so a zero a_l adds 0 */
+};
+
+/* Allocates the tile for rows of n; NULL on OOM. */
+static struct pair_tile *tile_alloc(size_t n)
+{
+	struct pair_tile *T = malloc(sizeof(*T));
+
+	if (!T)
+		return NULL;
+	T->y = malloc(3 * n * JT * sizeof(double));
+	T->yymax = malloc(2 * n * sizeof(double));
+	T->fin = malloc(n * sizeof(int));
+	if (!T->y || !T->yymax || !T->fin) {
+		free(T->y);
+		free(T->yymax);
+		free(T->fin);
+		free(T);
+		return NULL;
+	}
+	T->yy = T->y + n * JT;
+	T->yr = T->yy + n * JT;
+	T->ymin = T->yymax + n;
+	return T;
+}
+
+static void tile_free(struct pair_tile *T)
+{
+	free(T->y);
+	free(T->yymax);
+	free(T->fin);
+	free(T);
+}
+
+/*
+ * Rows j0..j0+m-1 of B into tile T; lanes m..JT-1 repeat row j0+m-1, so
+ * that they stay finite and leave the extremes alone.
+ */
+static inline __attribute__((always_inline)) void
+tile_fill(struct pair_tile *T, const double *B, size_t j0, size_t m,
+	  size_t n)
+{
+	size_t l, j;
+
+	for (l = 0; l < n; l++) {
+		double hi = 0.0, lo = HUGE_VAL;
+		int fin = 1;
+
+		for (j = 0; j < JT; j++) {
+			size_t r = j0 + (j < m ? j : m - 1);
+			double v = fabs(B[r * n + l]), vv = v * v;
+
+			T->y[l * JT + j] = v;
+			T->yy[l * JT + j] = vv;
+			T->yr[l * JT + j] = 1.0 / v;
+			hi = vv > hi ? vv : hi;
+			lo = v < lo ? v : lo;
+			fin &= v < HUGE_VAL; /* false for inf and NaN */
+		}
+		T->yymax[l] = hi;
+		T->ymin[l] = lo;
+		T->fin[l] = fin;
+	}
+}
+
+/*
+ * x = m 2^e with m in [1, 2) as in renorm, lane-wise and branch-free:
+ * returns m, adds e to *ex; non-finite or zero x pass unchanged.
+ */
+static inline __attribute__((always_inline)) double
+renorm_lane(double x, int64_t *ex)
+{
+	uint64_t bits, mb;
+	double m;
+	int ok = x > 0.0 && x < HUGE_VAL;
+
+	memcpy(&bits, &x, sizeof bits);
+	mb = (bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL;
+	memcpy(&m, &mb, sizeof m);
+	*ex += ok ? (int64_t)(bits >> 52) - 1023 : 0;
+	return ok ? m : x;
+}
+
+/* One row a against tile T: the JT sums, lanes 0..m-1 into out. */
+static inline __attribute__((always_inline)) void
+tile_row(const double *a, const struct pair_tile *T, size_t n, double scale,
+	 double *out, size_t m, const int fused)
+{
+	double pf[JT], ph[JT];  /* full and halved products, in range */
+	double acc[JT];         /* z sum since the last checkpoint */
+	double zs[JT], zc[JT];  /* compensated z sum, its error */
+	int64_t ef[JT], eh[JT]; /* exponents: of pf, of ph and the u's */
+	double cnt[K_COUNT] = { 0.0 }; /* coordinates per kind */
+	double sv[CHUNK];       /* s of each coordinate of the chunk */
+	unsigned char kind[CHUNK]; /* of each coordinate of the chunk */
+	unsigned char idx[K_COUNT + 1][CHUNK]; /* the chunk's coordinates by kind */
+	size_t nk[K_COUNT + 1], l0, l1, l, k, j;
+	double fv[JT];
+
+	for (j = 0; j < JT; j++) {
+		pf[j] = ph[j] = 1.0;
+		acc[j] = zs[j] = zc[j] = 0.0;
+		ef[j] = eh[j] = 0;
+	}
+	for (l0 = 0; l0 < n; l0 = l1) {
+		l1 = n - l0 < CHUNK ? n : l0 + CHUNK;
+		/*
+		 * The kind of each coordinate, computed rather than branched
+		 * on (which kind comes next is data, and a mispredicted branch
+		 * per coordinate cost a quarter of the time); a NaN compares
+		 * false everywhere, lands in K_1 and propagates through P.
+		 */
+		for (l = l0; l < l1; l++) {
+			double s = scale * fabs(a[l]), tmax = s * s * T->yymax[l];
+			int base = (tmax > Z1 * Z1) + (tmax > ZA * ZA) +
+				   (tmax > Z4 * Z4) + (tmax > Z0 * Z0);
+			int wide = (base == K_LARGE) & !(s * T->ymin[l] > Z0);
+			int skip = (s == 0.0) & T->fin[l]; /* every z is 0 */
+
+			sv[l - l0] = s;
+			kind[l - l0] = (unsigned char)(skip ? K_SKIP
+						       : base + wide * (1 + (tmax > Z12 * Z12)));
+		}
+		/*
+		 * The lists by kind, with the eight counts packed in one
+		 * integer, a byte each (CHUNK < 256): indexed counters in
+		 * memory chained every coordinate through a store and a load.
+		 */
+		{
+			uint64_t cnts = 0;
+
+			for (l = 0; l < l1 - l0; l++) {
+				unsigned sh = 8u * kind[l];
+
+				idx[kind[l]][(cnts >> sh) & 0xff] = (unsigned char)l;
+				cnts += (uint64_t)1 << sh;
+			}
+			for (k = 0; k <= K_COUNT; k++)
+				nk[k] = (size_t)((cnts >> (8 * k)) & 0xff);
+		}
+/* The coordinates of kind K: P with coefficients C, N of them, t = s^2 y^2. */
+#define SMALL_KIND(K, C, N)						\
+		for (k = 0; k < nk[K]; k++) {				\
+			const double *yy = T->yy + (l0 + idx[K][k]) * JT; \
+			double s2 = sv[idx[K][k]] * sv[idx[K][k]];	\
+									\
+			_Pragma("omp simd")				\
+			for (j = 0; j < JT; j++)			\
+				pf[j] *= poly(C, N, s2 * yy[j], fused);	\
+		}
+		SMALL_KIND(K_1, p1, N1)
+		SMALL_KIND(K_A, pa, NA)
+		SMALL_KIND(K_4, p4, N4)
+		SMALL_KIND(K_B, pb, NB)
+		SMALL_KIND(K_12, p12, N12)
+#undef SMALL_KIND
+		for (k = 0; k < nk[K_LARGE]; k++) {
+			size_t o = (l0 + idx[K_LARGE][k]) * JT;
+			const double *y = T->y + o, *yr = T->yr + o;
+			double s = sv[idx[K_LARGE][k]], r = Z0 / s;
+
+#pragma omp simd
+			for (j = 0; j < JT; j++) {
+				double u = r * yr[j], mu;
+				int64_t eb;
+
+				mu = split_u(u, &eb);
+				ph[j] *= mu * poly(hl, NL, u, fused);
+				acc[j] += s * y[j];
+				eh[j] += eb - 1023;
+			}
+		}
+		for (k = 0; k < nk[K_MIXED]; k++) {
+			size_t o = (l0 + idx[K_MIXED][k]) * JT;
+			const double *y = T->y + o, *yr = T->yr + o;
+			double s = sv[idx[K_MIXED][k]], r = Z0 / s;
+
+#pragma omp simd
+			for (j = 0; j < JT; j++) {
+				double z = s * y[j], t = z * z, u = r * yr[j];
+				double dz = z - Z0, p, mu;
+				int64_t eb;
+
+				/*
+				 * As step_mixed, with u from the reciprocal and
+				 * clamps that keep a NaN (there, the block's
+				 * range scan would have sent it to a kind that
+				 * does).
+				 */
+				t = t > t_top ? t_top : t;
+				u = u > u_top ? u_top : u;
+				dz = dz < 0.0 ? 0.0 : dz;
+				p = poly(pb, NB, t, fused);
+				mu = split_u(u, &eb);
+				ph[j] *= (p * p) * (mu * poly(hl, NL, u, fused));
+				acc[j] += dz;
+				eh[j] += eb - 1023;
+			}
+		}
+		for (k = 0; k < K_COUNT; k++)
+			cnt[k] += (double)nk[k];
+		/* checkpoint: products back to [1, 2), z sums compensated */
+#pragma omp simd
+		for (j = 0; j < JT; j++) {
+			double x = acc[j], t = zs[j] + x;
+			double c = fabs(zs[j]) >= fabs(x) ? (zs[j] - t) + x
+							  : (x - t) + zs[j];
+
+			zc[j] += fabs(t) < HUGE_VAL ? c : 0.0;
+			zs[j] = t;
+			acc[j] = 0.0;
+			pf[j] = renorm_lane(pf[j], &ef[j]);
+			ph[j] = renorm_lane(ph[j], &eh[j]);
+		}
+	}
+	{
+		double cst = cnt[K_B] * c_b + cnt[K_12] * c_12 +
+			     cnt[K_LARGE] * c_l + cnt[K_MIXED] * c_m;
+
+#pragma omp simd
+		for (j = 0; j < JT; j++)
+			fv[j] = log(pf[j] * sqrt(ph[j]));
+		for (j = 0; j < m; j++)
+			out[j] = (zs[j] + zc[j]) + cst +
+				 LN2 * ((double)ef[j] + 0.5 * (double)eh[j]) +
+				 fv[j];
+	}
+}
+
+/*
+ * Tiles when there are enough pairs to fill them (and the tile could be
+ * allocated), else row by row.
+ */
+static inline __attribute__((always_inline)) void
+pairs_body(const double *A, size_t na, const double *B, size_t nb, size_t n,
+	   double scale, double *out, const int w, const int fused)
+{
+	struct pair_tile *T = NULL;
+	size_t i, j0;
+
+	scale = fabs(scale);
+	if (n > 0 && na >= 4 && nb >= JT / 2)
+		T = tile_alloc(n);
+	if (!T) {
+		for (i = 0; i < na; i++)
+			rows_body(A + i * n, B, nb, n, scale, out + i * nb, w,
+				  fused);
+		return;
+	}
+	for (j0 = 0; j0 < nb; j0 += JT) {
+		size_t m = nb - j0 < JT ? nb - j0 : JT;
+
+		tile_fill(T, B, j0, m, n);
+		for (i = 0; i < na; i++)
+			tile_row(A + i * n, T, n, scale, out + i * nb + j0, m,
+				 fused);
+	}
+	tile_free(T);
+}
+
 typedef void rows_fn(const double *a, const double *B, size_t nr, size_t n,
 		     double scale, double *out);
+typedef rfx_bessel_pairs_fn pairs_fn;
 
 static rfx_bessel_sum_fn sum_generic;
 static rows_fn rows_generic;
+static pairs_fn pairs_generic;
 #if defined(__x86_64__) && defined(__GNUC__)
 #define RFX_BESSEL_X86 1
 static rfx_bessel_sum_fn sum_avx2;
 static rfx_bessel_sum_fn sum_avx512;
 static rows_fn rows_avx2;
 static rows_fn rows_avx512;
+static pairs_fn pairs_avx2;
+static pairs_fn pairs_avx512;
 #endif
 
 /*
@@ -550,16 +861,17 @@ struct kernel {
 	const char *name;                /* for rfx_bessel_kernel_find */
 	rfx_bessel_sum_fn *fn;
 	rows_fn *rows;
+	pairs_fn *pairs;
 	const char *feature1, *feature2; /* __builtin_cpu_supports names */
 };
 
 static const struct kernel kernels[] = {
-	{ "generic", sum_generic, rows_generic, NULL, NULL },
+	{ "generic", sum_generic, rows_generic, pairs_generic, NULL, NULL },
 #ifdef RFX_BESSEL_X86
-	{ "avx2", sum_avx2, rows_avx2, "avx2", "fma" },
-	{ "avx512", sum_avx512, rows_avx512, "avx512f", "fma" },
+	{ "avx2", sum_avx2, rows_avx2, pairs_avx2, "avx2", "fma" },
+	{ "avx512", sum_avx512, rows_avx512, pairs_avx512, "avx512f", "fma" },
 #endif
-	{ NULL, NULL, NULL, NULL, NULL }
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 static int cpu_has(const char *feature)
@@ -585,7 +897,7 @@ static int kernel_runs(const struct kernel *k)
 
 static void init_once(void)
 {
-	int sigma, tau; /* binary scalings that centre the factors on 1 */
+	int sigma, tau, rho; /* binary scalings that centre the factors on 1 */
 	double pb_z0;   /* scaled P at t = Z0^2 */
 	const struct kernel *k;
 
@@ -599,6 +911,18 @@ static void init_once(void)
 	tau = -(int)lround(2.0 * log2(gsl_sf_bessel_I0_scaled(Z0)) + 0.5);
 	fit_monomial(i0_series, 0.0L, ZA * ZA, NA, 1.0L, pa);
 	fit_monomial(i0_series, 0.0L, Z0 * Z0, NB, ldexpl(1.0L, -sigma), pb);
+	/*
+	 * The all-pairs form's narrower and wider P: I0 <= I0(4) = 11.3 needs
+	 * no scaling; I0(12) = 18949 is centred like pb, by 2^-rho.
+	 */
+	rho = (int)lround(0.5 * log2(gsl_sf_bessel_I0(Z12)));
+	fit_monomial(i0_series, 0.0L, Z1 * Z1, N1, 1.0L, p1);
+	fit_monomial(i0_series, 0.0L, Z4 * Z4, N4, 1.0L, p4);
+	fit_monomial(i0_series, 0.0L, Z12 * Z12, N12, ldexpl(1.0L, -rho),
+		     p12);
+	p1[0] = p4[0] = 1.0;
+	p12[0] = ldexp(1.0, -rho);
+	c_12 = rho * LN2;
 	fit_monomial(h_gsl, 0.0L, 1.0L, NL, ldexpl(1.0L, tau), hl);
 	/*
 	 * P(0) = I0(0) = 1 exactly, so log I0(0) comes out exactly 0 (the
@@ -647,6 +971,14 @@ void rfx_bessel_sum_log_i0_rows(const double *a, const double *B, size_t nr,
 	impl->rows(a, B, nr, n, scale, out);
 }
 
+void rfx_bessel_sum_log_i0_pairs(const double *A, size_t na, const double *B,
+				 size_t nb, size_t n, double scale,
+				 double *out)
+{
+	rfx_bessel_init();
+	impl->pairs(A, na, B, nb, n, scale, out);
+}
+
 double rfx_bessel_log_i0(double z)
 {
 	double one = 1.0;
@@ -661,8 +993,9 @@ const char *rfx_bessel_kernel_name(void)
 	return impl->name;
 }
 
-int rfx_bessel_kernel_find(const char *name, rfx_bessel_sum_fn **fn,
-			   struct rfx_err *err)
+/* The kernel called name, or NULL and an error. */
+static const struct kernel *kernel_lookup(const char *name,
+					  struct rfx_err *err)
 {
 	const struct kernel *k;
 	char names[64] = "";  /* the valid names, for the message */
@@ -672,13 +1005,14 @@ int rfx_bessel_kernel_find(const char *name, rfx_bessel_sum_fn **fn,
 	for (k = kernels; k->name; k++) {
 		if (strcmp(k->name, name))
 			continue;
-		if (!kernel_runs(k))
-			return rfx_error(err, RFX_EINVAL,
-					 "bessel kernel '%s' needs %s and %s, "
-					 "which this CPU lacks", name,
-					 k->feature1, k->feature2);
-		*fn = k->fn;
-		return RFX_OK;
+		if (!kernel_runs(k)) {
+			rfx_error(err, RFX_EINVAL,
+				  "bessel kernel '%s' needs %s and %s, "
+				  "which this CPU lacks", name, k->feature1,
+				  k->feature2);
+			return NULL;
+		}
+		return k;
 	}
 	for (k = kernels; k->name; k++) {
 		int r = snprintf(names + off, sizeof names - off, "%s%s",
@@ -688,9 +1022,32 @@ int rfx_bessel_kernel_find(const char *name, rfx_bessel_sum_fn **fn,
 			break;
 		off += (size_t)r;
 	}
-	return rfx_error(err, RFX_EINVAL,
-			 "unknown bessel kernel '%s', expected one of: %s",
-			 name, names);
+	rfx_error(err, RFX_EINVAL,
+		  "unknown bessel kernel '%s', expected one of: %s", name,
+		  names);
+	return NULL;
+}
+
+int rfx_bessel_kernel_find(const char *name, rfx_bessel_sum_fn **fn,
+			   struct rfx_err *err)
+{
+	const struct kernel *k = kernel_lookup(name, err);
+
+	if (!k)
+		return RFX_EINVAL;
+	*fn = k->fn;
+	return RFX_OK;
+}
+
+int rfx_bessel_pairs_find(const char *name, rfx_bessel_pairs_fn **fn,
+			  struct rfx_err *err)
+{
+	const struct kernel *k = kernel_lookup(name, err);
+
+	if (!k)
+		return RFX_EINVAL;
+	*fn = k->pairs;
+	return RFX_OK;
 }
 
 /*
@@ -738,5 +1095,27 @@ static void rows_avx512(const double *a, const double *B, size_t nr,
 			size_t n, double scale, double *out)
 {
 	rows_body(a, B, nr, n, scale, out, 8, 1);
+}
+#endif
+
+static void pairs_generic(const double *A, size_t na, const double *B,
+			  size_t nb, size_t n, double scale, double *out)
+{
+	pairs_body(A, na, B, nb, n, scale, out, 2, 0);
+}
+
+#ifdef RFX_BESSEL_X86
+__attribute__((target("avx2,fma")))
+static void pairs_avx2(const double *A, size_t na, const double *B,
+		       size_t nb, size_t n, double scale, double *out)
+{
+	pairs_body(A, na, B, nb, n, scale, out, 4, 1);
+}
+
+__attribute__((target("avx512f,fma")))
+static void pairs_avx512(const double *A, size_t na, const double *B,
+			 size_t nb, size_t n, double scale, double *out)
+{
+	pairs_body(A, na, B, nb, n, scale, out, 8, 1);
 }
 #endif

@@ -13,7 +13,9 @@
  * finite z >= 0, and within 1e-15 as measured against GSL over [0, 1e4]
  * and at huge z (tests/t_bessel.c). Speed, d = 64, AVX2 or AVX-512: about
  * 1 ns per element when all z <= 2, 1.3 when all z <= 8, 2.5 when all
- * z > 8 and 3-3.5 when both (bench/bench_bessel.c).
+ * z > 8 and 3-3.5 when both (bench/bench_bessel.c); the all-pairs form
+ * rfx_bessel_sum_log_i0_pairs, which a variance map uses, about 2.5 times
+ * less.
  *
  * Every function here is thread-safe.
  */
@@ -56,6 +58,20 @@ void rfx_bessel_sum_log_i0_rows(const double *a, const double *B, size_t nr,
 				size_t n, double scale, double *out);
 
 /*
+ * out[i nb + j] = sum_{k<n} log I0(scale |A[i n + k] B[j n + k]|) for
+ * every pair of the na rows of A and the nb rows of B (both row-major,
+ * n entries per row): the sums of rfx_bessel_sum_log_i0_prod for all
+ * pairs, the form a variance map needs, several times faster (the
+ * pairs are the vector lanes). They agree with the per-call sums to
+ * rounding, not bit for bit. scale |A[i n + k]| must be finite too. It
+ * allocates a tile of 1.5 n KiB (falling back to the slower per-row form
+ * when that fails, or when too few pairs would fill it).
+ */
+void rfx_bessel_sum_log_i0_pairs(const double *A, size_t na, const double *B,
+				 size_t nb, size_t n, double scale,
+				 double *out);
+
+/*
  * Kernels: rfx_bessel_sum_log_i0_prod is compiled for several instruction
  * sets ("generic": any CPU; "avx2": AVX2 and FMA; "avx512": AVX-512F and
  * FMA) and uses the best one this CPU runs. They agree to rounding (the
@@ -64,6 +80,10 @@ void rfx_bessel_sum_log_i0_rows(const double *a, const double *B, size_t nr,
  */
 typedef double rfx_bessel_sum_fn(const double *a, const double *b,
 				 double scale, size_t n);
+
+typedef void rfx_bessel_pairs_fn(const double *A, size_t na, const double *B,
+				 size_t nb, size_t n, double scale,
+				 double *out);
 
 /* The name of the kernel in use. */
 const char *rfx_bessel_kernel_name(void);
@@ -75,5 +95,9 @@ const char *rfx_bessel_kernel_name(void);
  */
 int rfx_bessel_kernel_find(const char *name, rfx_bessel_sum_fn **fn,
 			   struct rfx_err *err);
+
+/* The same for that kernel's rfx_bessel_sum_log_i0_pairs. */
+int rfx_bessel_pairs_find(const char *name, rfx_bessel_pairs_fn **fn,
+			  struct rfx_err *err);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * Pair blocks. x_i . y_j for the whole block is one dgemm; so is
- * sum_l x_il^2 y_jl^2 (a dgemm of the squared coordinates). The expanded
+ * Pair blocks. x_i . y_j for the whole block is one matrix product
+ * (rfx_gemm_nt); so is sum_l x_il^2 y_jl^2 (of the squared coordinates). The expanded
  * |x|^2 + |y|^2 - 2 x.y loses relative accuracy when x and y nearly cancel
  * (|x - y|^2 << |x|^2 + |y|^2): those pairs, rare in practice, are
  * recomputed coordinate-wise, because the trigonometric variance needs
@@ -8,9 +8,11 @@
  */
 #include "block.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gemm.h"
+#include "logmath.h"
 
 /* Below this fraction of |x|^2 + |y|^2 the expanded form is recomputed. */
 #define CANCEL_FRACTION 1e-4
@@ -38,8 +40,9 @@ struct rfx_block *rfx_block_alloc(int d, size_t nx, size_t ny)
 	b->ybuf = malloc(ny * (size_t)d * sizeof(double));
 	b->x2buf = malloc(nx * (size_t)d * sizeof(double));
 	b->y2buf = malloc(ny * (size_t)d * sizeof(double));
+	b->tbuf = malloc(ny * (size_t)d * sizeof(double));
 	if (!b->xx || !b->yy || !b->xy || !b->dd || !b->ss || !b->x2y2 ||
-	    !b->xbuf || !b->ybuf || !b->x2buf || !b->y2buf) {
+	    !b->xbuf || !b->ybuf || !b->x2buf || !b->y2buf || !b->tbuf) {
 		rfx_block_free(b);
 		return NULL;
 	}
@@ -60,6 +63,7 @@ void rfx_block_free(struct rfx_block *b)
 	free(b->ybuf);
 	free(b->x2buf);
 	free(b->y2buf);
+	free(b->tbuf);
 	free(b);
 }
 
@@ -100,6 +104,42 @@ static double sqdist(const double *x, const double *y, int d, double sign)
 	return s;
 }
 
+/*
+ * Row i of dd and ss: a vectorised pass for the expanded forms that also
+ * counts the pairs to recompute, then, only if there are any, a scalar
+ * pass that recomputes them coordinate-wise.
+ */
+RFX_SIMD_CLONES
+static void expanded_row(struct rfx_block *b, size_t i)
+{
+	size_t j, ny = b->ny;
+	double *dr = b->dd + i * ny, *sr = b->ss + i * ny;
+	const double *xy = b->xy + i * ny, *yy = b->yy;
+	double xx = b->xx[i], bad = 0.0;
+	int d = b->d;
+
+#pragma omp simd reduction(+ : bad)
+	for (j = 0; j < ny; j++) {
+		double s = xx + yy[j], dd = s - 2.0 * xy[j], ss = s + 2.0 * xy[j];
+
+		dr[j] = dd;
+		sr[j] = ss;
+		bad += (dd < CANCEL_FRACTION * s) | (ss < CANCEL_FRACTION * s);
+	}
+	if (bad == 0.0)
+		return;
+	for (j = 0; j < ny; j++) {
+		double s = xx + yy[j];
+
+		if (dr[j] < CANCEL_FRACTION * s)
+			dr[j] = sqdist(b->X + i * (size_t)d, b->Y + j * (size_t)d,
+				       d, -1.0);
+		if (sr[j] < CANCEL_FRACTION * s)
+			sr[j] = sqdist(b->X + i * (size_t)d, b->Y + j * (size_t)d,
+				       d, 1.0);
+	}
+}
+
 int rfx_block_compute(struct rfx_block *b, const double *X, size_t nx,
 		      const double *Y, size_t ny, const double *shift,
 		      int need_x2y2, struct rfx_err *err)
@@ -119,34 +159,18 @@ int rfx_block_compute(struct rfx_block *b, const double *X, size_t nx,
 		b->xx[i] = sqnorm(b->X + i * (size_t)d, d);
 	for (j = 0; j < ny; j++)
 		b->yy[j] = sqnorm(b->Y + j * (size_t)d, d);
-	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nx, (int)ny,
-		    d, 1.0, b->X, d, b->Y, d, 0.0, b->xy, (int)ny);
-	for (i = 0; i < nx; i++) {
-		for (j = 0; j < ny; j++) {
-			size_t k = i * ny + j;
-			double s = b->xx[i] + b->yy[j];
-			double dd = s - 2.0 * b->xy[k];
-			double ss = s + 2.0 * b->xy[k];
-
-			if (dd < CANCEL_FRACTION * s)
-				dd = sqdist(b->X + i * (size_t)d,
-					    b->Y + j * (size_t)d, d, -1.0);
-			if (ss < CANCEL_FRACTION * s)
-				ss = sqdist(b->X + i * (size_t)d,
-					    b->Y + j * (size_t)d, d, 1.0);
-			b->dd[k] = dd;
-			b->ss[k] = ss;
-		}
-	}
+	rfx_gemm_nt(nx, ny, (size_t)d, b->X, (size_t)d, b->Y, (size_t)d, b->xy,
+		    ny, b->tbuf);
+	for (i = 0; i < nx; i++)
+		expanded_row(b, i);
 	b->has_x2y2 = 0;
 	if (need_x2y2) {
 		for (i = 0; i < nx * (size_t)d; i++)
 			b->x2buf[i] = b->X[i] * b->X[i];
 		for (j = 0; j < ny * (size_t)d; j++)
 			b->y2buf[j] = b->Y[j] * b->Y[j];
-		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nx,
-			    (int)ny, d, 1.0, b->x2buf, d, b->y2buf, d, 0.0,
-			    b->x2y2, (int)ny);
+		rfx_gemm_nt(nx, ny, (size_t)d, b->x2buf, (size_t)d, b->y2buf,
+			    (size_t)d, b->x2y2, ny, b->tbuf);
 		b->has_x2y2 = 1;
 	}
 	return RFX_OK;

@@ -1,7 +1,7 @@
 /*
  * Pair blocks: the per-pair quantities every closed-form variance needs,
  * for all pairs (x_i, y_j) of an nx x ny block at once. Inner products come
- * from one dgemm (OpenBLAS), which is what makes a full L x L variance map
+ * from one matrix product (lib/gemm.h), which is what makes a full L x L variance map
  * cheap; |x - y|^2 and |x + y|^2 are recomputed coordinate-wise where the
  * expanded form |x|^2 + |y|^2 -+ 2 x.y would lose relative accuracy (close
  * or opposite points), because 1 - K^2 and expm1(|x + y|^2) need it.
@@ -26,9 +26,9 @@ struct rfx_block {
 	double *x2y2;      /* nx * ny: sum_l x_il^2 y_jl^2, when requested */
 	int has_x2y2;      /* x2y2 is filled */
 
-	/* private: capacity and buffers for shifted copies */
+	/* private: capacity, buffers for shifted copies, rfx_gemm_nt's */
 	size_t cap_x, cap_y;
-	double *xbuf, *ybuf, *x2buf, *y2buf;
+	double *xbuf, *ybuf, *x2buf, *y2buf, *tbuf;
 };
 
 /* Allocates a block for up to nx x ny pairs in dimension d; NULL on OOM. */

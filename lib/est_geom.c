@@ -137,8 +137,9 @@ static int geom_plus_fit(struct rfx_params *p, const double *X, size_t nx,
 }
 
 /*
- * Row by row: the Bessel sums of a row go to out first, then one vectorised
- * pass turns them into log-variances in place.
+ * The Bessel sums of the whole block go to out first (one call, the pairs
+ * as vector lanes), then one vectorised pass turns them into
+ * log-variances in place.
  */
 RFX_SIMD_CLONES
 static int geom_log_variance(const struct rfx_params *p,
@@ -147,25 +148,19 @@ static int geom_log_variance(const struct rfx_params *p,
 {
 	double q = p->q, lm = log((double)M), scale, lq;
 	int d = b->d;
-	size_t i, j, ny = b->ny;
+	size_t k, np = b->nx * b->ny;
 
 	if (!(q > 0.0 && q < 1.0))
 		return rfx_error(err, RFX_EINVAL, "geom: q must be in (0, 1)");
-	rfx_bessel_init();
 	scale = 2.0 / sqrt(1.0 - q);
 	lq = -d * log(q);
-	for (i = 0; i < b->nx; i++) {
-		const double *x = b->X + i * (size_t)d, *xy = b->xy + i * ny;
-		const double *dd = b->dd + i * ny;
-		double *o = out + i * ny;
-
-		rfx_bessel_sum_log_i0_rows(x, b->Y, ny, (size_t)d, scale, o);
+	rfx_bessel_sum_log_i0_pairs(b->X, b->nx, b->Y, b->ny, (size_t)d, scale,
+				    out);
 #pragma omp simd
-		for (j = 0; j < ny; j++) {
-			double e = lq + o[j] - 2.0 * xy[j];
+	for (k = 0; k < np; k++) {
+		double e = lq + out[k] - 2.0 * b->xy[k];
 
-			o[j] = -dd[j] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
-		}
+		out[k] = -b->dd[k] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
 	}
 	return RFX_OK;
 }

@@ -134,24 +134,22 @@ static int kind_fit(const struct hyb_kind *k, struct rfx_params *p,
 }
 
 /*
- * log Var for one pair in Gaussian-kernel units. lm1 = log m1, im3 = 1/m3;
- * the remaining arguments are the block's per-pair quantities.
+ * The weights of one pair: wl2 = E lambda^2, wt2 = E (1 - lambda)^2 and
+ * wc = 2 E lambda (1 - lambda). im3 = 1/m3; the remaining arguments are
+ * the block's per-pair quantities.
  */
-static inline __attribute__((always_inline)) double
-hyb_log_var1(int posh, int shared, int gauss, double xx, double yy, double xy,
-	     double dd, double ss, double lm1, double im3, double sigma2,
-	     double rho)
+static inline __attribute__((always_inline)) void
+hyb_weights(int gauss, double xx, double yy, double dd, double ss,
+	    double im3, double sigma2, double rho, double *wl2, double *wt2,
+	    double *wc)
 {
-	double q, wl2, wt2, wc, lt, lp, lc, sgn_c;
+	double q, v;
 
 	if (gauss) {
 		double e1 = exp(-0.5 * sigma2 * dd), e2 = exp(-sigma2 * dd);
-		double v = 0.5 * im3 * (1.0 - e2) * (1.0 - e2) / (rho * rho);
 
+		v = 0.5 * im3 * (1.0 - e2) * (1.0 - e2) / (rho * rho);
 		q = (1.0 - e1) / rho;
-		wl2 = q * q + v;
-		wt2 = (1.0 - q) * (1.0 - q) + v;
-		wc = 2.0 * (q * (1.0 - q) - v);
 	} else {
 		/*
 		 * theta from |x - y|^2 or |x + y|^2, whichever is smaller, both
@@ -161,28 +159,36 @@ hyb_log_var1(int posh, int shared, int gauss, double xx, double yy, double xy,
 		 * and pi minus the same with |x + y|^2 near pi; acos of x.y/(|x||y|)
 		 * would lose half the digits there. No short-circuits and no
 		 * division under a condition (GCC will not speculate a trapping
-		 * operation), so that the loop vectorises.
+		 * operation), so that the loop vectorises. One asin, of the
+		 * argument chosen.
 		 */
-		int nz = (xx > 0.0) & (yy > 0.0);
+		int nz = (xx > 0.0) & (yy > 0.0), near = dd < ss;
 		double nx = sqrt(xx), nyy = sqrt(yy);
 		double l = (xx - yy) / (nz ? nx + nyy : 1.0), l2 = l * l;
-		double a0 = dd - l2, a1 = ss - l2;
+		double a0 = (near ? dd : ss) - l2;
 		double den = 2.0 * sqrt(nx * nyy);
 		double s0 = sqrt(a0 > 0.0 ? a0 : 0.0) / (nz ? den : 1.0);
-		double s1 = sqrt(a1 > 0.0 ? a1 : 0.0) / (nz ? den : 1.0);
 		double t0 = 2.0 * asin(s0 < 1.0 ? s0 : 1.0);
-		double t1 = RFX_PI - 2.0 * asin(s1 < 1.0 ? s1 : 1.0);
-		double th = nz ? (dd < ss ? t0 : t1) : 0.5 * RFX_PI;
-		double v0, v;
+		double th = nz ? (near ? t0 : RFX_PI - t0) : 0.5 * RFX_PI;
 
-		(void)xy;
 		q = th / RFX_PI;
-		v0 = q * (1.0 - q) * im3;
-		v = nz ? v0 : 0.0;
-		wl2 = q * q + v;
-		wt2 = (1.0 - q) * (1.0 - q) + v;
-		wc = 2.0 * (q * (1.0 - q) - v);
+		v = nz ? q * (1.0 - q) * im3 : 0.0;
 	}
+	*wl2 = q * q + v;
+	*wt2 = (1.0 - q) * (1.0 - q) + v;
+	*wc = 2.0 * (q * (1.0 - q) - v);
+}
+
+/*
+ * log Var for one pair in Gaussian-kernel units, every term in logs (any
+ * inputs). lm1 = log m1.
+ */
+static inline __attribute__((always_inline)) double
+hyb_log_var1(int posh, int shared, double xx, double yy, double dd,
+	     double ss, double lm1, double wl2, double wt2, double wc)
+{
+	double lt, lp, lc, sgn_c;
+
 	lt = 2.0 * rfx_log1mexp(-dd) - lm1 - RFX_LN2;
 	lp = posh ? -dd + ss + 2.0 * rfx_log1mexp(-ss) - lm1 - RFX_LN2
 		  : -dd + rfx_logexpm1(ss) - lm1;
@@ -200,6 +206,70 @@ hyb_log_var1(int posh, int shared, int gauss, double xx, double yy, double xy,
 		lc = shared ? lc : -INFINITY;
 	}
 	return rfx_logsum3(log(wt2) + lt, 1.0, log(wl2) + lp, 1.0, lc, sgn_c);
+}
+
+/*
+ * Bounds on |x|^2, |y|^2, |x - y|^2 and |x + y|^2 within which
+ * hyb_log_var1_lin's terms neither overflow nor leave the normal range:
+ * K^2 >= e^-300, e^{|x+y|^2} <= e^300, and with all four at least 1e-30
+ * (or |x -+ y|^2 exactly 0) every term is above 1e-230, or exactly 0.
+ */
+#define HYB_LIN_LO 1e-30
+#define HYB_LIN_HI 300.0
+
+/*
+ * The same variance formed in doubles, one log at the end instead of six
+ * logs, two expm1 and three exps: for blocks within the bounds above.
+ * The terms and their cancellation are those of hyb_log_var1.
+ */
+static inline __attribute__((always_inline)) double
+hyb_log_var1_lin(int posh, int shared, double xx, double yy, double dd,
+		 double ss, double lm1, double wl2, double wt2, double wc)
+{
+	double em = -expm1(-dd), k2 = exp(-dd), vp, v;
+	double half = sin(0.5 * (xx - yy));
+
+	if (posh) {
+		double es = -expm1(-ss);
+
+		vp = 0.5 * exp(ss - dd) * es * es;
+	} else {
+		vp = k2 * expm1(ss);
+	}
+	v = 0.5 * wt2 * em * em + wl2 * vp;
+	v -= shared ? 2.0 * wc * k2 * half * half : 0.0;
+	return log(v > 0.0 ? v : 0.0) - lm1;
+}
+
+/* Whether every pair of b is within the bounds of hyb_log_var1_lin. */
+RFX_SIMD_CLONES
+static int hyb_block_linear(const struct rfx_block *b)
+{
+	size_t k, np = b->nx * b->ny;
+	double lo = HUGE_VAL, hi = 0.0;
+
+	for (k = 0; k < b->nx; k++) {
+		lo = b->xx[k] < lo ? b->xx[k] : lo;
+		hi = b->xx[k] > hi ? b->xx[k] : hi;
+	}
+	for (k = 0; k < b->ny; k++) {
+		lo = b->yy[k] < lo ? b->yy[k] : lo;
+		hi = b->yy[k] > hi ? b->yy[k] : hi;
+	}
+	if (!(lo >= HYB_LIN_LO && hi <= HYB_LIN_HI))
+		return 0;
+#pragma omp simd reduction(min : lo) reduction(max : hi)
+	for (k = 0; k < np; k++) {
+		double d = b->dd[k], s = b->ss[k];
+		double dl = d == 0.0 ? HYB_LIN_LO : d; /* exact 0: term exactly 0 */
+		double sl = s == 0.0 ? HYB_LIN_LO : s;
+
+		lo = dl < lo ? dl : lo;
+		lo = sl < lo ? sl : lo;
+		hi = d > hi ? d : hi;
+		hi = s > hi ? s : hi;
+	}
+	return lo >= HYB_LIN_LO && hi <= HYB_LIN_HI; /* false for NaN */
 }
 
 RFX_SIMD_CLONES
@@ -225,26 +295,41 @@ static int hyb_log_variance_kind(const struct hyb_kind *k,
 	 * One loop per kind with the kind's flags as constants, so that GCC
 	 * drops the other branches and vectorises (it does not unswitch at -O2).
 	 */
-#define HYB_LOOP(POSH, SHARED, GAUSS)                                          \
+#define HYB_LOOP(POSH, SHARED, GAUSS, VAR1)                                    \
 	for (i = 0; i < b->nx; i++) {                                          \
-		const double *xy = b->xy + i * ny, *dd = b->dd + i * ny;       \
-		const double *ss = b->ss + i * ny, *yy = b->yy;                \
+		const double *dd = b->dd + i * ny, *ss = b->ss + i * ny;       \
+		const double *yy = b->yy;                                      \
 		double *o = out + i * ny, xx = b->xx[i];                       \
                                                                                \
 		_Pragma("omp simd")                                            \
-		for (j = 0; j < ny; j++)                                       \
-			o[j] = hyb_log_var1(POSH, SHARED, GAUSS, xx, yy[j],    \
-					    xy[j], dd[j], ss[j], lm1, im3,     \
-					    sigma2, rho);                      \
+		for (j = 0; j < ny; j++) {                                     \
+			double wl2, wt2, wc;                                   \
+                                                                               \
+			hyb_weights(GAUSS, xx, yy[j], dd[j], ss[j], im3,       \
+				    sigma2, rho, &wl2, &wt2, &wc);             \
+			o[j] = VAR1(POSH, SHARED, xx, yy[j], dd[j], ss[j],     \
+				    lm1, wl2, wt2, wc);                        \
+		}                                                              \
 	}
-	if (gauss)
-		HYB_LOOP(1, 1, 1)
-	else if (!posh)
-		HYB_LOOP(0, 1, 0)
-	else if (shared)
-		HYB_LOOP(1, 1, 0)
-	else
-		HYB_LOOP(1, 0, 0)
+	if (hyb_block_linear(b)) {
+		if (gauss)
+			HYB_LOOP(1, 1, 1, hyb_log_var1_lin)
+		else if (!posh)
+			HYB_LOOP(0, 1, 0, hyb_log_var1_lin)
+		else if (shared)
+			HYB_LOOP(1, 1, 0, hyb_log_var1_lin)
+		else
+			HYB_LOOP(1, 0, 0, hyb_log_var1_lin)
+	} else {
+		if (gauss)
+			HYB_LOOP(1, 1, 1, hyb_log_var1)
+		else if (!posh)
+			HYB_LOOP(0, 1, 0, hyb_log_var1)
+		else if (shared)
+			HYB_LOOP(1, 1, 0, hyb_log_var1)
+		else
+			HYB_LOOP(1, 0, 0, hyb_log_var1)
+	}
 #undef HYB_LOOP
 	return RFX_OK;
 }
@@ -311,6 +396,13 @@ static int hyb_features_kind(const struct hyb_kind *k,
 	if (D > F->cap_D || pc > F->cap_D)
 		return rfx_error(err, RFX_EINVAL, "%s: feature capacity too small",
 				 k->name);
+	if (!k->gauss && m1 <= RFX_HYBMAP_MAX_M1) {
+		/* the angular kinds: fused, block by block (lib/featmap.c) */
+		struct rfx_hybmap h = { m1, m3, k->posh, k->shared };
+
+		rfx_featmat_hybrid(F, w, X, n, &h, sgn);
+		return RFX_OK;
+	}
 	rfx_featmat_project(F, w, X, n, 0, nc);
 	rfx_rownorms(X, n, w->d, F->work2);
 	/* Log-moduli go to re, phases to im; rfx_featmat_from_log allows that. */

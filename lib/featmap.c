@@ -7,12 +7,14 @@
  * Speed. The element loops carry "#pragma omp simd" so that exp, sin and
  * cos go to glibc's vector functions (lib/logmath.h) and are compiled for
  * AVX-512, AVX2 and baseline x86-64 (chosen at run time). The fused maps
- * work on blocks of rows small enough that the dgemm's output is still in
- * L2 when it is transformed, so the L x M matrix crosses memory once
+ * work on blocks of rows small enough that the product's output is still
+ * in L2 when it is transformed (the product is lib/gemm.c's: AVX-512 where
+ * the CPU has it, OpenBLAS's dgemm otherwise), so the L x M matrix crosses memory once
  * (twice for the complex TrigRF: re and im) instead of once per pass.
  */
 #include "featmap.h"
 #include "blas.h"
+#include "gemm.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -198,6 +200,7 @@ struct fused {
 	const double *a;      /* exp: column constants or NULL */
 	double c, e;          /* exp: row constant c|x|^2 + e */
 	struct rfx_featmat *F;
+	const struct rfx_hybmap *h; /* rfx_featmat_hybrid's map, else NULL */
 };
 
 /*
@@ -249,6 +252,105 @@ static double exp_row(double *v, const double *a, int M)
 	return m;
 }
 
+/*
+ * One row of rfx_featmat_hybrid from its nc projections pr; xx = |x|^2.
+ * Sets the row's D entries of re and im and returns its scale.
+ */
+FEATMAP_CLONES
+static double hybrid_row(const struct rfx_hybmap *h, const double *pr,
+			 double xx, double sgn, double *re, double *im,
+			 double *pe)
+{
+	int m1 = h->m1, m3 = h->m3, pc = h->posh ? 2 * m1 : m1;
+	int nb = h->shared ? m1 : 2 * m1, j, l;
+	const double *pt = pr, *pp = pr + (h->shared ? 0 : m1), *pl = pr + nb;
+	double lt = -0.5 * log((double)m1);     /* log of T's modulus */
+	double cp = -0.5 * log((double)pc) - xx; /* P's: cp + w.x */
+	double ia = 1.0 / sqrt((double)m3);     /* |a_l| when a_l != 0 */
+	double mp = -INFINITY, u, ct;
+	double *ta = re + m1, *tb = im + m1;    /* a (x) T */
+	double *pa = re + (m3 + 1) * m1, *pb = im + (m3 + 1) * m1; /* P, a (x) P */
+
+	/* P's exponents: +-w.x (cosh) or w.x (PosRF), and their maximum. */
+	if (h->posh) {
+#pragma omp simd reduction(max : mp)
+		for (j = 0; j < m1; j++) {
+			pe[2 * j] = pp[j];
+			pe[2 * j + 1] = -pp[j];
+			mp = fabs(pp[j]) > mp ? fabs(pp[j]) : mp;
+		}
+	} else {
+#pragma omp simd reduction(max : mp)
+		for (j = 0; j < m1; j++) {
+			pe[j] = pp[j];
+			mp = pp[j] > mp ? pp[j] : mp;
+		}
+	}
+	/* The row's largest log-modulus, T's or P's, is u - log(2)/2. */
+	u = cp + mp > lt ? cp + mp : lt;
+	ct = exp(lt - u);
+#pragma omp simd
+	for (j = 0; j < pc; j++)
+		pa[j] = exp(cp + pe[j] - u);
+#pragma omp simd
+	for (j = 0; j < m1; j++)
+		re[j] = ct * cos(pt[j]);
+#pragma omp simd
+	for (j = 0; j < m1; j++)
+		im[j] = sgn * ct * sin(pt[j]);
+#pragma omp simd
+	for (j = 0; j < pc; j++)
+		pb[j] = 0.0;
+	/* a_l = sign(w_l.x)/sqrt(m3) times T, and i a_l times P. */
+	for (l = 0; l < m3; l++) {
+		double al = ((pl[l] > 0.0) - (pl[l] < 0.0)) * ia;
+		double *ar = ta + l * m1, *ai = tb + l * m1;
+		double *qr = pa + (l + 1) * pc, *qi = pb + (l + 1) * pc;
+
+#pragma omp simd
+		for (j = 0; j < m1; j++) {
+			ar[j] = al * re[j];
+			ai[j] = al * im[j];
+		}
+#pragma omp simd
+		for (j = 0; j < pc; j++) {
+			qr[j] = 0.0;
+			qi[j] = al * pa[j];
+		}
+	}
+	return u - 0.5 * RFX_LN2;
+}
+
+/*
+ * Rows i0..i0+cnt-1 of rfx_featmat_hybrid: the projections go to F->work
+ * (nc per row), each row's entries straight to re and im.
+ */
+static void hybrid_block(const struct fused *f, size_t i0, size_t cnt)
+{
+	const struct rfx_hybmap *h = f->h;
+	const struct rfx_draw *w = f->w;
+	struct rfx_featmat *F = f->F;
+	int nc = (h->shared ? h->m1 : 2 * h->m1) + h->m3;
+	size_t D = (size_t)f->M, i;
+	double *pr = F->work + i0 * (size_t)nc;
+	double pe[2 * RFX_HYBMAP_MAX_M1];
+
+	rfx_gemm(cnt, (size_t)nc, (size_t)w->d, 1.0, f->X + i0 * (size_t)w->d,
+		 (size_t)w->d, w->omega, (size_t)w->cap, pr, (size_t)nc);
+	for (i = 0; i < cnt; i++) {
+		const double *x = f->X + (i0 + i) * (size_t)w->d;
+		double xx = 0.0;
+		int l;
+
+#pragma omp simd reduction(+ : xx)
+		for (l = 0; l < w->d; l++)
+			xx += x[l] * x[l];
+		F->lscale[i0 + i] = hybrid_row(h, pr + i * (size_t)nc, xx, f->sgn,
+					       F->re + (i0 + i) * D,
+					       F->im + (i0 + i) * D, pe);
+	}
+}
+
 /* Rows i0..i0+cnt-1: project into F->re, then transform in cache. */
 static void fused_block(const struct fused *f, size_t i0, size_t cnt)
 {
@@ -259,9 +361,13 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt)
 
 	int P = f->paired ? f->M / 2 : f->M;
 
-	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)cnt, P,
-		    w->d, f->b, f->X + i0 * (size_t)w->d, w->d,
-		    w->omega, w->cap, 0.0, re, f->M);
+	if (f->h) {
+		hybrid_block(f, i0, cnt);
+		return;
+	}
+
+	rfx_gemm(cnt, (size_t)P, (size_t)w->d, f->b, f->X + i0 * (size_t)w->d,
+		 (size_t)w->d, w->omega, (size_t)w->cap, re, M);
 	if (f->paired)
 		for (i = 0; i < cnt; i++) {
 			double *v = re + i * M;
@@ -279,6 +385,7 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt)
 		double xx = 0.0;
 		int l;
 
+#pragma omp simd reduction(+ : xx)
 		for (l = 0; l < w->d; l++)
 			xx += x[l] * x[l];
 		F->lscale[i0 + i] = exp_row(re + i * M, f->a, f->M) +
@@ -321,7 +428,7 @@ static void fused_run(const struct fused *f, size_t n)
 void rfx_featmat_trig(struct rfx_featmat *F, const struct rfx_draw *w,
 		      const double *X, size_t n, int M, double sgn, double ls)
 {
-	struct fused f = { w, X, M, 0, 1, sgn, 1.0, NULL, 0.0, 0.0, F };
+	struct fused f = { w, X, M, 0, 1, sgn, 1.0, NULL, 0.0, 0.0, F, NULL };
 	size_t i;
 
 	fused_run(&f, n);
@@ -336,7 +443,7 @@ void rfx_featmat_exp(struct rfx_featmat *F, const struct rfx_draw *w,
 		     const double *X, size_t n, int M, double b,
 		     const double *colconst, double c, double e)
 {
-	struct fused f = { w, X, M, 0, 0, 1.0, b, colconst, c, e, F };
+	struct fused f = { w, X, M, 0, 0, 1.0, b, colconst, c, e, F, NULL };
 
 	fused_run(&f, n);
 	F->n = n;
@@ -348,12 +455,30 @@ void rfx_featmat_exp_paired(struct rfx_featmat *F, const struct rfx_draw *w,
 			    const double *X, size_t n, int M, double c,
 			    double e)
 {
-	struct fused f = { w, X, 2 * M, 1, 0, 1.0, 1.0, NULL, c, e, F };
+	struct fused f = { w, X, 2 * M, 1, 0, 1.0, 1.0, NULL, c, e, F, NULL };
 
 	fused_run(&f, n);
 	F->n = n;
 	F->D = 2 * M;
 	F->is_complex = 0;
+}
+
+int rfx_hybmap_dim(const struct rfx_hybmap *h)
+{
+	return (h->m3 + 1) * (h->posh ? 3 * h->m1 : 2 * h->m1);
+}
+
+void rfx_featmat_hybrid(struct rfx_featmat *F, const struct rfx_draw *w,
+			const double *X, size_t n,
+			const struct rfx_hybmap *h, double sgn)
+{
+	int D = rfx_hybmap_dim(h);
+	struct fused f = { w, X, D, 0, 0, sgn, 1.0, NULL, 0.0, 0.0, F, h };
+
+	fused_run(&f, n);
+	F->n = n;
+	F->D = D;
+	F->is_complex = 1;
 }
 
 void rfx_featmat_estimate(const struct rfx_featmat *F1, size_t i,

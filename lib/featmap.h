@@ -148,6 +148,42 @@ void rfx_featmat_exp_paired(struct rfx_featmat *F, const struct rfx_draw *w,
 			    double e);
 
 /*
+ * The angular hybrids' maps (thesis eqs. 6.6-6.8, HybRF; HRF eq. 11 with
+ * Lemma 2.3, the angular hybrid): m1 base projections (Gaussian columns
+ * 0..m1-1 of the draw, then m1 more for P unless shared) and m3 lambda
+ * projections after them. Per row, with T_j = e^{i sgn w_j.x}/sqrt(m1),
+ * a_l = sign(w_l.x)/sqrt(m3) and P the positive features (posh: the m1
+ * pairs e^{+-w_j.x - |x|^2}/sqrt(2 m1); else e^{w_j.x - |x|^2}/sqrt(m1)),
+ * the entries are [T, a (x) T, P, i a (x) P]/sqrt 2, a (x) v ordered
+ * by l then j: rfx_hybmap_dim(h) = (m3 + 1)(m1 + Pc) of them, Pc = 2 m1
+ * for posh, m1 otherwise.
+ */
+#define RFX_HYBMAP_MAX_M1 4096 /* largest m1 of rfx_featmat_hybrid */
+
+struct rfx_hybmap {
+	int m1, m3;   /* base and lambda projections */
+	int posh;     /* P = HRF's cosh pairs, else PosRF */
+	int shared;   /* T and P on the same m1 projections */
+};
+
+/* Entries per row of the map. */
+int rfx_hybmap_dim(const struct rfx_hybmap *h);
+
+/*
+ * Sets F to n rows of the map of h for the inputs X (n x d) and draw w,
+ * sgn = +1 for side 1 and -1 for side 2 (the conjugate of T), fused as
+ * the maps above: blocks of rows are projected by one dgemm each into
+ * F->work and their entries written straight into re and im, with the
+ * row's largest log-modulus as its scale. F needs capacity D =
+ * rfx_hybmap_dim(h) features and F->work n (2 m1 + m3) entries (so D >=
+ * 2 m1 + m3); m1 at most RFX_HYBMAP_MAX_M1. Bit-identical for any number
+ * of threads, as the maps above.
+ */
+void rfx_featmat_hybrid(struct rfx_featmat *F, const struct rfx_draw *w,
+			const double *X, size_t n,
+			const struct rfx_hybmap *h, double sgn);
+
+/*
  * The estimate Re sum_j Phi1(x_i)_j Phi2(y_k)_j for row i of F1 and row k
  * of F2, as log|value| (-inf for 0) and sign (-1, 0, +1).
  */

@@ -1,10 +1,13 @@
-# Shared by the MSE-against-D/d figures (ORF Figs 4, 5c and the UCI
-# extension): one panel per dataset of table "mse", MSE (log scale) against
-# D/d, one curve per method with its standard error over the repetitions.
-# The caller sets `title` and, optionally, `layout` ("rows,cols").
+# Shared by the MSE-against-D/d figures (ORF Figs 4, 5 and the UCI
+# extension): one panel per dataset of table "mse" (or, with panel =
+# "sigma", per bandwidth), MSE (log scale) against D/d, one curve per
+# method with its standard error over the repetitions. The caller sets
+# `title` and, optionally, `layout` ("rows,cols") and `panel`.
 load "plots/common.gp"
 
-datasets = system(rfx." dump ".in." mse | awk -F'\t' 'NR > 1 && !s[$1]++ {printf \"%s \", $1}'")
+if (!exists("panel")) panel = "dataset"
+pcol = panel eq "sigma" ? 13 : 1
+datasets = system(rfx." dump ".in." mse | awk -F'\t' -v c=".pcol." 'NR > 1 && !s[$c]++ {printf \"%s \", $c}'")
 methods = system(rfx." dump ".in." mse | awk -F'\t' 'NR > 1 && !s[$3]++ {printf \"%s \", $3}'")
 if (!exists("layout")) layout = sprintf("1,%d", words(datasets))
 
@@ -25,9 +28,13 @@ do for [t in "png pdf"] {
 	set output out.".".t
 	eval(sprintf("set multiplot layout %s title title", layout))
 	do for [ds in datasets] {
-		dd = system(rfx." dump ".in." mse --where dataset=".ds." | awk -F'\t' 'NR == 2 {print $6}'")
-		set title sprintf("%s (d = %s)", ds, dd)
-		plot for [m in methods] where("mse", "--where dataset=".ds." --where method=".m) \
+		dd = system(rfx." dump ".in." mse --where ".panel."=".ds." | awk -F'\t' 'NR == 2 {print $1, $6}'")
+		if (panel eq "sigma") {
+			set title sprintf("%s (d = %s), sigma = %.4g", word(dd, 1), word(dd, 2), real(ds))
+		} else {
+			set title sprintf("%s (d = %s)", ds, word(dd, 2))
+		}
+		plot for [m in methods] where("mse", "--where ".panel."=".ds." --where method=".m) \
 			using "ratio":"mse":"mse_se" with yerrorlines lw 2 pt 7 ps 0.6 lc rgb mcolor(m) title m
 	}
 	unset multiplot

@@ -5,8 +5,10 @@
  * approximation, log-spaced points up to 1e4 and huge arguments, known
  * values, the product sum for vectors that reach every kind of block (all
  * small, all large, mixed, longer than a block) with every kernel this CPU
- * runs, the error path of rfx_bessel_kernel_find, and start-up from many
- * threads at once (which must come first, before anything initialises).
+ * runs, the all-pairs form with every kernel (tiles, partial tiles, the
+ * per-row fallback, every kind of coordinate, non-finite input), the error
+ * path of rfx_bessel_kernel_find, and start-up from many threads at once
+ * (which must come first, before anything initialises).
  *
  * The bound for each log I0(z) is 1e-13 max(1, log I0(z)), i.e. 1e-13
  * relative in I0 for moderate z; the measured maximum is printed as a
@@ -347,6 +349,187 @@ static void test_rows(const gsl_rng *r)
 	   worst);
 }
 
+/*
+ * One kernel's all-pairs form against GSL, pair by pair, and against the
+ * per-call sums: na x nb sets with n coordinates at a scale, and B's rows
+ * in tiles of 32 (the last partial) unless there are too few.
+ */
+static int check_pairs(rfx_bessel_pairs_fn *fn, const double *A, size_t na,
+		       const double *B, size_t nb, size_t n, double scale,
+		       double *out, double *worst_gsl, double *worst_prod)
+{
+	size_t i, j;
+	int pass = 1;
+
+	fn(A, na, B, nb, n, scale, out);
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++) {
+			double tol, want = ref_sum(A + i * n, B + j * n, scale, n,
+						   &tol);
+			double prod = rfx_bessel_sum_log_i0_prod(A + i * n,
+								 B + j * n,
+								 scale, n);
+			double got = out[i * nb + j];
+			double e = fabs(got - want) / (tol / TOL);
+			/* both round once or twice per factor of a product */
+			double ep = fabs(got - prod) /
+				    ((fabs(prod) > 1.0 ? fabs(prod) : 1.0) *
+				     (double)(n + 1));
+
+			pass &= fabs(got - want) <= tol && ep <= 4e-15;
+			*worst_gsl = e > *worst_gsl ? e : *worst_gsl;
+			*worst_prod = ep > *worst_prod ? ep : *worst_prod;
+		}
+	return pass;
+}
+
+/*
+ * The all-pairs form one element at a time (n = 1): B's rows are the z of
+ * a grid, so its tiles hold 32 neighbouring z and each takes the kind of
+ * its range, seams included; shuffled, the tiles span wide ranges and
+ * take the wider kinds (mixed among them). Each log I0 against GSL.
+ */
+static void test_pairs_grid(const char *name, rfx_bessel_pairs_fn *fn)
+{
+	static const double seams[] = { 1.0, 2.0, 4.0, 8.0, 12.0 };
+	static const double huge[] = { 1e5, 1e6, 1e100, 1e300, 1e308 };
+	enum { NG = 60000 };
+	static double z[NG], zs[NG], out[4 * NG];
+	double one[4] = { 1.0, -1.0, 1.0, 1.0 }, worst = 0.0, zworst = 0.0;
+	size_t n = 0, k, i, pass;
+
+	for (k = 0; k < 40000; k++)
+		z[n++] = 50.0 * (k + 0.385) / 40000.0;
+	for (k = 0; k < 5; k++) {
+		double lo = seams[k], hi = seams[k];
+
+		z[n++] = seams[k];
+		for (i = 0; i < 8; i++) {
+			lo = nextafter(lo, 0.0);
+			hi = nextafter(hi, 100.0);
+			z[n++] = lo;
+			z[n++] = hi;
+		}
+	}
+	for (k = 0; k <= 2000; k++)
+		z[n++] = 50.0 * pow(1e4 / 50.0, k / 2000.0);
+	for (k = 0; k < 5; k++)
+		z[n++] = huge[k];
+	for (pass = 0; pass < 2; pass++) {
+		/* 7919 is prime, so k -> 7919 k mod n permutes */
+		for (k = 0; k < n; k++)
+			zs[k] = pass ? z[(k * 7919) % n] : z[k];
+		fn(one, 4, zs, n, 1, 1.0, out);
+		for (i = 0; i < 4; i++)
+			for (k = 0; k < n; k++) {
+				double r = ref_log_i0(zs[k]);
+				double e = fabs(out[i * n + k] - r) /
+					   (r > 1.0 ? r : 1.0);
+
+				if (!(e <= worst)) {
+					worst = e;
+					zworst = zs[k];
+				}
+			}
+	}
+	diag("%s: pairs, one z each: max |error| / max(1, log I0) = %.3g at "
+	     "z = %.17g over %zu z, sorted and shuffled", name, worst, zworst,
+	     n);
+	ok(worst <= TOL, "%s: pairs: each log I0 within %g max(1, log I0) "
+	   "of GSL, tiles of every kind", name, TOL);
+}
+
+static void test_pairs(const char *name, rfx_bessel_pairs_fn *fn,
+		       const gsl_rng *r)
+{
+	enum { NA = 37, NB = 83, NMAXC = 150 };
+	static const size_t lens[] = { 1, 3, 64, 150 };
+	static const double scales[] = { 0.5, 2.0, 8.0, 100.0 };
+	static double A[NA * NMAXC], B[NB * NMAXC], out[NA * NB];
+	double wg = 0.0, wp = 0.0;
+	size_t k, i, j;
+	int li, si, pass = 1, zero = 1, nan_ok = 1;
+
+	for (li = 0; li < 4; li++)
+		for (si = 0; si < 4; si++) {
+			size_t n = lens[li];
+
+			fill_gauss(r, A, NA * n);
+			fill_gauss(r, B, NB * n);
+			pass &= check_pairs(fn, A, NA, B, NB, n, scales[si], out,
+					    &wg, &wp);
+			/* too few pairs for tiles: the per-row form */
+			pass &= check_pairs(fn, A, 3, B, 5, n, scales[si], out,
+					    &wg, &wp);
+			/* huge entries in a few coordinates, z up to ~1e200 */
+			for (k = 0; k < NA * n; k += 7)
+				A[k] *= 1e100;
+			for (k = 1; k < NB * n; k += 11)
+				B[k] *= 1e100;
+			pass &= check_pairs(fn, A, NA, B, NB, n, -scales[si],
+					    out, &wg, &wp);
+		}
+	diag("%s: pairs: max |error| / sum of max(1, log I0) = %.3g, "
+	     "max relative difference from the per-call sums %.3g (n + 1)",
+	     name, wg, wp);
+	ok(pass, "%s: all-pairs sums match GSL and the per-call sums", name);
+
+	/* rows of equal coordinates: one kind of coordinate per case */
+	{
+		static const double zs[] = { 0.7, 1.9, 3.5, 5.0, 7.99, 8.01,
+					     11.9, 20.0, 50.0 };
+		int q, kinds = 1;
+
+		for (q = 0; q < 9; q++) {
+			for (k = 0; k < NA * 64; k++)
+				A[k] = sqrt(zs[q]) * (k & 1 ? 1.0 : -1.0);
+			for (k = 0; k < NB * 64; k++)
+				B[k] = sqrt(zs[q]) * (0.2 + 0.8 * (k % 3) / 2.0);
+			kinds &= check_pairs(fn, A, NA, B, NB, 64, 1.0, out, &wg,
+					     &wp);
+		}
+		ok(kinds, "%s: pairs: coordinates of every kind, and mixed",
+		   name);
+	}
+
+	/* zero rows give exactly 0; NaN rows and columns give NaN */
+	fill_gauss(r, A, NA * 64);
+	fill_gauss(r, B, NB * 64);
+	for (k = 0; k < 64; k++) {
+		A[5 * 64 + k] = 0.0;
+		B[40 * 64 + k] = 0.0;
+	}
+	fn(A, NA, B, NB, 64, 3.0, out);
+	for (j = 0; j < NB; j++)
+		zero &= out[5 * NB + j] == 0.0;
+	/*
+	 * A zero row of B shares its tile's kind (its z = 0 may go through
+	 * the large formula's constants), so it is 0 to rounding only.
+	 */
+	for (i = 0; i < NA; i++)
+		zero &= fabs(out[i * NB + 40]) <= 64 * 1e-15;
+	ok(zero, "%s: pairs: a zero row of A gives exactly 0, of B 0 to "
+	   "rounding", name);
+	A[9 * 64 + 17] = NAN;
+	B[70 * 64 + 3] = NAN;
+	fn(A, NA, B, NB, 64, 3.0, out);
+	for (i = 0; i < NA; i++)
+		for (j = 0; j < NB; j++) {
+			int want_nan = i == 9 || j == 70;
+
+			nan_ok &= want_nan ? isnan(out[i * NB + j])
+					   : isfinite(out[i * NB + j]);
+		}
+	ok(nan_ok, "%s: pairs: NaN reaches exactly its row and column", name);
+	A[9 * 64 + 17] = 1e200;
+	B[70 * 64 + 3] = 0.0;
+	B[71 * 64 + 17] = 1e200;
+	fn(A, NA, B, NB, 64, 3.0, out);
+	ok(out[9 * NB + 71] == HUGE_VAL && isfinite(out[9 * NB + 70]) &&
+	   isfinite(out[8 * NB + 71]),
+	   "%s: pairs: an infinite z gives +inf for that pair only", name);
+}
+
 static void test_kernel_find(void)
 {
 	struct rfx_err err;
@@ -367,6 +550,24 @@ static void test_kernel_find(void)
 	diag("message: %s", err.msg);
 	ok(rfx_bessel_kernel_find("sse9", &fn, NULL) == RFX_EINVAL,
 	   "unknown kernel with err NULL");
+	{
+		rfx_bessel_pairs_fn *pfn = NULL;
+		double a[4 * 2] = { 0.3, -1.2, 2.385, 0.0, 1.5, 4.0, -0.7, 9.0 };
+		double b[16 * 2], got[4 * 16], want[4 * 16];
+		int k, same = 1;
+
+		for (k = 0; k < 32; k++)
+			b[k] = 0.173 * (k % 13) - 0.9;
+		ok(rfx_bessel_pairs_find(name, &pfn, NULL) == RFX_OK && pfn &&
+		   rfx_bessel_pairs_find("sse9", &pfn, NULL) == RFX_EINVAL,
+		   "the pairs kernel in use can be found by name, not 'sse9'");
+		rfx_bessel_pairs_find(name, &pfn, NULL);
+		pfn(a, 4, b, 16, 2, 1.5, want);
+		rfx_bessel_sum_log_i0_pairs(a, 4, b, 16, 2, 1.5, got);
+		for (k = 0; k < 64; k++)
+			same &= got[k] == want[k];
+		ok(same, "rfx_bessel_sum_log_i0_pairs runs that kernel");
+	}
 }
 
 int main(void)
@@ -396,6 +597,17 @@ int main(void)
 		}
 		test_grid(kernel_names[i], fn);
 		test_sums(kernel_names[i], fn, r);
+	}
+	for (i = 0; kernel_names[i]; i++) {
+		rfx_bessel_pairs_fn *pfn;
+		struct rfx_err err;
+
+		if (rfx_bessel_pairs_find(kernel_names[i], &pfn, &err)) {
+			ok(1, "%s pairs # SKIP %s", kernel_names[i], err.msg);
+			continue;
+		}
+		test_pairs_grid(kernel_names[i], pfn);
+		test_pairs(kernel_names[i], pfn, r);
 	}
 	test_agree(r);
 	test_rows(r);

@@ -81,6 +81,24 @@ is "$(col "$tmp/out" norm | sort -u)" "none" "gauss: raw inputs by default"
 awk -F'\t' 'NR > 1 && !($13 > 1 && $13 < 20) {exit 1}' "$tmp/out"
 ok $? "gauss: the 50th-neighbour bandwidth of letter is a plausible distance"
 
+# --sigma-scale (ORF Fig 5ab): one block of rows per factor, the bandwidth
+# times the factor, on the same pairs and projections, so the factor-1
+# block is the plain run byte for byte.
+GARGS="--kernel gauss --dataset letter --method RFF=trig:iid,ORF=trig:ort --ratio 1 --pad pow2 --nn-sample 200 $SMALL"
+run mse-table $GARGS
+cp "$tmp/out" plain.tsv
+run mse-table $GARGS --sigma-scale 0.5,1,2.5
+cp "$tmp/out" scaled.tsv
+is "$rc" 0 "--sigma-scale: exits 0"
+is "$(rows scaled.tsv)" 6 "--sigma-scale: 3 factors x 2 methods"
+{ head -n 1 scaled.tsv; sed -n '4,5p' scaled.tsv; } > mid.tsv
+cmp -s mid.tsv plain.tsv
+ok $? "--sigma-scale: the factor-1 block is the run without it" || diff mid.tsv plain.tsv | diag_file /dev/stdin
+s1=$(col plain.tsv sigma | head -n 1)
+is "$(col scaled.tsv sigma | awk -v s="$s1" '{printf "%.12g ", $1 / s}')" "0.5 0.5 1 1 2.5 2.5 " 	"--sigma-scale: sigma is the 50th-neighbour bandwidth times each factor"
+run mse-table $SMALL --dataset wine --method trig:iid --sigma 2 --sigma-scale 3
+is "$(col "$tmp/out" sigma)" "6" "--sigma-scale: multiplies a given --sigma too"
+
 # ---------------------------------------------------------------------------
 # --check
 
@@ -138,6 +156,11 @@ fails 2 "unknown --match" mse-table --match fast -o out.h5
 fails 2 "unknown baseline" mse-table --baseline nope -o out.h5
 fails 2 "--sigma -1" mse-table --sigma -1 -o out.h5
 fails 2 "--sigma abc" mse-table --sigma abc -o out.h5
+fails 2 "--sigma-scale 0" mse-table --sigma-scale 1,0 -o out.h5
+fails 2 "--sigma-scale abc" mse-table --sigma-scale abc -o out.h5
+fails 2 "--sigma-scale with nine factors" mse-table --sigma-scale 1,2,3,4,5,6,7,8,9 -o out.h5
+fails 2 "--sigma-scale with --vs-z" mse-table --vs-z --sigma-scale 2 -o out.h5
+fails 2 "--sigma-scale of two factors with --check" mse-table --sigma-scale 1,2 --check ref.tsv -o out.h5
 fails 2 "unknown --pad" mse-table --pad pow3 -o out.h5
 fails 2 "a parameter no method has" mse-table --param q=0.5 -o out.h5
 fails 2 "a vector parameter" mse-table --method pois+ --param c=1 -o out.h5

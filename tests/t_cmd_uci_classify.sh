@@ -33,55 +33,6 @@ unset RFX_DATA
 HEADER=$(printf 'dataset\tmethod\tprojection\td\tclasses\tn_train\tn_val\tn_test\tM\tseeds\tgamma\tval_pct\ttest_pct\ttest_pct_se')
 GAMMA_HEADER=$(printf 'dataset\tmethod\tprojection\tgamma\tM\tseeds\tval_pct\tval_pct_sd\ttest_pct\ttest_pct_sd\tparams')
 DATA_HEADER=$(printf 'dataset\tfile\tencoding\tscaling\trows\td\tclasses\tn_train\tn_val\tn_test')
-NUM='^-?[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?$'
-
-# col FILE NAME: the values of column NAME, one per line.
-col() {
-	awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) k = i; next }
-		k { print $k }' "$1"
-}
-
-rows() {
-	echo $(($(lines "$1") - 1))
-}
-
-no_output() {
-	for f in out.h5 out.h5.tmp.*; do
-		if [ -e "$f" ]; then
-			diag "left behind: $f"
-			return 1
-		fi
-	done
-	return 0
-}
-
-# fails CODE DESCRIPTION ARG...: exits CODE, one line "rfx: ..." on
-# stderr, nothing on stdout, no out.h5 or out.h5.tmp.* left.
-fails() {
-	f_code=$1
-	f_desc=$2
-	shift 2
-	rm -f out.h5 out.h5.tmp.*
-	run "$@"
-	f_why=
-	if [ "$rc" -ne "$f_code" ]; then
-		f_why="exit status $rc, want $f_code"
-	elif [ "$(lines "$tmp/err")" -ne 1 ]; then
-		f_why="$(lines "$tmp/err") lines on stderr, want 1"
-	elif ! grep -q '^rfx: ' "$tmp/err"; then
-		f_why="stderr does not start with 'rfx: '"
-	elif [ -s "$tmp/out" ]; then
-		f_why="output on stdout"
-	elif ! no_output; then
-		f_why="an output file was left"
-	fi
-	[ -z "$f_why" ]
-	ok $? "$f_desc (exit $f_code, one line)" || {
-		diag "$f_why" "rfx $*"
-		diag_file "$tmp/err"
-	}
-}
-
 # ---------------------------------------------------------------------------
 # A small run
 
@@ -261,26 +212,8 @@ ok $? "-o in a nonexistent directory: creates nothing"
 # SIGINT once the temporary file exists: exit 130, no output file.
 
 rm -f out.h5
-env --default-signal=INT "$RFX" uci-classify --dataset chess --method pois -o out.h5 > /dev/null 2> int.err &
-pid=$!
-i=0
-saw=no
-while [ $i -lt 200 ]; do
-	for f in out.h5.tmp.*; do
-		[ -e "$f" ] && saw=yes
-	done
-	[ $saw = yes ] && break
-	sleep 0.05
-	i=$((i + 1))
-done
-kill -INT "$pid" 2> /dev/null
-(sleep 20; kill -KILL "$pid" 2> /dev/null) > /dev/null 2>&1 &
-dog=$!
-wait "$pid"
-rc=$?
-kill "$dog" 2> /dev/null
-[ $saw = yes ] && [ "$rc" -eq 130 ] && [ "$(tail -n 1 int.err)" = "rfx: interrupted" ]
-ok $? "SIGINT during a run: exit 130, 'rfx: interrupted'" || diag "saw tmp: $saw, exit $rc" "$(cat int.err)"
+interrupt INT 1 uci-classify --dataset chess --method pois -o out.h5
+interrupted INT 130 "SIGINT during a run: exit 130, 'rfx: interrupted'"
 no_output
 ok $? "SIGINT: neither out.h5 nor out.h5.tmp.* remains"
 

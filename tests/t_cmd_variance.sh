@@ -571,15 +571,19 @@ mc	(default 1000; 0 in pair mode)
 mc-pairs	(default 16)
 seed	(default 20221121)
 threads	(default: all cores)
-data	(default: data/ next to rfx)
+data	(default: $RFX_DATA, else data/ next to rfx)
 mnist-norm	(default unit)
 steps	(default 60)
 r-max	(default 2)
 w-max	(default 100)
 baseline	(default pos)
+x	(default none: sampled sets)
+y	(default none)
+param	(default: all fitted)
+map	(default none)
+output	(default none: stdout only)
 EOF
-# Options that are off unless given have no default to state.
-printf '%s\n' x y param map output help > no_default
+printf '%s\n' help > no_default
 { cut -f1 want_defaults; cat no_default; } | sort > want
 cmp -s want got
 ok $? "variance --help lists exactly the options this test knows" ||

@@ -1,7 +1,9 @@
 /*
  * HybRF (shared projections): the closed form of Theorem 12 against Monte
  * Carlo, its limits at theta = 0 and pi, the feature map against the
- * estimator written from its parts (eq. 6.4), and the feature counting.
+ * estimator written from its parts (eq. 6.4), the feature counting, and
+ * the two forms of the closed form (terms in doubles for blocks within
+ * range, in logs otherwise) against each other for every hybrid kind.
  */
 #include <math.h>
 #include <string.h>
@@ -195,6 +197,68 @@ static void test_counting(void)
 	rfx_params_release(&p);
 }
 
+/*
+ * The closed form of a block whose inputs are all within range is formed
+ * in doubles; one input out of range (here a zero y, where theta is
+ * undefined) sends the whole block to the log-domain form. The pairs the
+ * two blocks share must agree to rounding, for every hybrid kind, with
+ * close, orthogonal and nearly opposite pairs and norms from 0.1 to 3.
+ */
+static void test_linear_form(void)
+{
+	static const struct rfx_estimator_type *const es[] = {
+		&rfx_est_hyb, &rfx_est_ang, &rfx_est_ang_ind, &rfx_est_gauss_hyb
+	};
+	enum { N = 24, D = 5 };
+	static double X[N * D], Y[(N + 1) * D], lin[N * N], lg[N * (N + 1)];
+	struct rfx_block *b = rfx_block_alloc(D, N, N + 1);
+	gsl_rng *r = rfx_rng_alloc_stream(35, 0, 0, 0);
+	struct rfx_err err;
+	int k, i, j, l;
+
+	for (i = 0; i < N; i++) {
+		double sx = 0.1 + 2.9 * i / (N - 1.0);
+
+		for (l = 0; l < D; l++) {
+			X[i * D + l] = sx * (gsl_rng_uniform(r) - 0.5);
+			/* every third y close to x, every third close to -x */
+			Y[i * D + l] = i % 3 == 0 ? X[i * D + l] * 1.001
+				     : i % 3 == 1 ? -X[i * D + l] * 0.999
+						  : sx * (gsl_rng_uniform(r) - 0.5);
+		}
+	}
+	for (l = 0; l < D; l++)
+		Y[N * D + l] = 0.0;
+	for (k = 0; k < 4; k++) {
+		struct rfx_params p;
+		double worst = 0.0;
+		int ret;
+
+		rfx_params_init(&p, D);
+		ret = es[k]->fit(&p, X, N, Y, N, 12, &err) ||
+		      rfx_estimator_block(es[k], &p, b, X, N, Y, N, &err) ||
+		      es[k]->log_variance(&p, b, 12, lin, &err) ||
+		      rfx_estimator_block(es[k], &p, b, X, N, Y, N + 1, &err) ||
+		      es[k]->log_variance(&p, b, 12, lg, &err);
+		for (i = 0; i < N && !ret; i++)
+			for (j = 0; j < N; j++) {
+				double a = lin[i * N + j], c = lg[i * (N + 1) + j];
+				double e = fabs(a - c) / (fabs(c) > 1.0 ? fabs(c) : 1.0);
+
+				worst = e > worst || !(e == e) ? e : worst;
+			}
+		diag("%s: largest relative difference %.3g", es[k]->name, worst);
+		ok(!ret && worst <= 1e-12,
+		   "%s: the double and log forms agree on %d pairs", es[k]->name,
+		   N * N);
+		if (ret)
+			diag("%s", err.msg);
+		rfx_params_release(&p);
+	}
+	rfx_block_free(b);
+	gsl_rng_free(r);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -203,5 +267,6 @@ int main(void)
 	test_limits();
 	test_featuremap();
 	test_counting();
+	test_linear_form();
 	return done_testing();
 }

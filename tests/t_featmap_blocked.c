@@ -6,9 +6,10 @@
  * huge norm (|x|^2 up to 2500, features up to e^{+-5000}) are checked too.
  * Also: the representation contract (scales, moduli <= 1, an exact 1 at
  * each row maximum, zeros only where the reference underflows), shapes
- * across block boundaries, M = 1, zero rows, bit-identical results for 1,
- * 2 and 3 threads and inside a parallel region, and OpenBLAS's thread
- * count left as it was.
+ * across block boundaries, M = 1, zero rows, the angular hybrids' map
+ * (rfx_featmat_hybrid: [T, a (x) T, P, i a (x) P]/sqrt 2 entry by entry),
+ * bit-identical results for 1, 2 and 3 threads and inside a parallel
+ * region, and OpenBLAS's thread count left as it was.
  */
 #include <cblas.h>
 #include <math.h>
@@ -338,6 +339,111 @@ out:
 }
 
 /*
+ * rfx_featmat_hybrid against the map written out entry by entry from dot
+ * products and libm: each entry as (log-modulus, direction), compared on
+ * the row's scale, for the three kinds of map (PosRF or cosh P, shared or
+ * independent projections), several (m1, m3), both sides, and rows of
+ * every norm (|x|^2 to 2500) and a zero row; the features of hyb, ang
+ * and ang-ind are this map.
+ */
+static void test_hybrid(const gsl_rng *r)
+{
+	static const int counts[][2] = { { 1, 1 }, { 3, 2 }, { 8, 8 }, { 5, 11 } };
+	size_t n = 400, i;
+	int d = 12, q, kind, side;
+	double *X = make_inputs(r, n, d);
+	struct rfx_draw *w = rfx_draw_alloc(d, 64);
+	size_t k;
+
+	if (!X || !w) {
+		ok(0, "allocation");
+		goto out;
+	}
+	for (k = 0; k < (size_t)d * 64; k++)
+		w->omega[k] = gauss(r);
+	for (kind = 0; kind < 3; kind++)
+		for (q = 0; q < 4; q++) {
+			struct rfx_hybmap h = { counts[q][0], counts[q][1],
+						kind > 0, kind < 2 };
+			int m1 = h.m1, m3 = h.m3, D = rfx_hybmap_dim(&h);
+			int pc = h.posh ? 2 * m1 : m1, nb = h.shared ? m1 : 2 * m1;
+			struct rfx_featmat *F = rfx_featmat_alloc(n, D);
+			double worst = 0.0, wscale = 0.0;
+			int pass = F != NULL;
+
+			for (side = 1; F && side <= 2; side++) {
+				double sgn = side == 1 ? 1.0 : -1.0;
+
+				rfx_featmat_hybrid(F, w, X, n, &h, sgn);
+				pass &= F->n == n && F->D == D && F->is_complex;
+				for (i = 0; i < n; i++) {
+					const double *x = X + i * (size_t)d;
+					double xx = norm2(x, d), ab, top = -INFINITY;
+					double lt = -0.5 * log((double)m1) - 0.5 * log(2.0);
+					double la = -0.5 * log((double)m3);
+					double lm[2048], dr[2048], di[2048];
+					int e = 0, j, l;
+
+					/* T, then a (x) T */
+					for (l = -1; l < m3; l++) {
+						double sl = l < 0 ? 1.0 : proj(w, x, nb + l, &ab);
+
+						sl = (sl > 0.0) - (sl < 0.0);
+						for (j = 0; j < m1; j++, e++) {
+							double pt = proj(w, x, j, &ab);
+
+							lm[e] = l < 0 ? lt : (sl != 0.0 ? lt + la : -INFINITY);
+							dr[e] = (l < 0 ? 1.0 : sl) * cos(pt);
+							di[e] = (l < 0 ? 1.0 : sl) * sgn * sin(pt);
+						}
+					}
+					/* P, then i a (x) P */
+					for (l = -1; l < m3; l++) {
+						double sl = l < 0 ? 1.0 : proj(w, x, nb + l, &ab);
+
+						sl = (sl > 0.0) - (sl < 0.0);
+						for (j = 0; j < pc; j++, e++) {
+							double pp = proj(w, x, (h.shared ? 0 : m1) + (h.posh ? j / 2 : j), &ab);
+							double v = (h.posh && (j & 1) ? -pp : pp) - xx -
+								   0.5 * log((double)pc) - 0.5 * log(2.0);
+
+							lm[e] = l < 0 ? v : (sl != 0.0 ? v + la : -INFINITY);
+							dr[e] = l < 0 ? 1.0 : 0.0;
+							di[e] = l < 0 ? 0.0 : sl;
+						}
+					}
+					pass &= e == D;
+					for (e = 0; e < D; e++)
+						top = lm[e] > top ? lm[e] : top;
+					wscale = fabs(F->lscale[i] - top) > wscale
+							 ? fabs(F->lscale[i] - top) : wscale;
+					for (e = 0; e < D; e++) {
+						double mod = lm[e] == -INFINITY ? 0.0 : exp(lm[e] - top);
+						double er = fabs(F->re[i * D + e] - mod * dr[e]);
+						double ei = fabs(F->im[i * D + e] - mod * di[e]);
+
+						worst = er > worst ? er : worst;
+						worst = ei > worst ? ei : worst;
+					}
+				}
+			}
+			diag("hybrid map (%s P, %s, m1 = %d, m3 = %d): scales within "
+			     "%.3g, entries within %.3g of the row's largest",
+			     h.posh ? "cosh" : "PosRF",
+			     h.shared ? "shared" : "independent", m1, m3, wscale,
+			     worst);
+			ok(pass && wscale <= 1e-10 && worst <= 1e-11,
+			   "hybrid map (%s P, %s, m1 = %d, m3 = %d): each entry as "
+			   "written out", h.posh ? "cosh" : "PosRF",
+			   h.shared ? "shared" : "independent", m1, m3);
+			rfx_featmat_free(F);
+		}
+out:
+	rfx_draw_free(w);
+	free(X);
+}
+
+/*
  * Bit-identical features for 1, 2 and 3 OpenMP threads, and when called
  * from inside a parallel region; OpenBLAS's thread count is restored.
  */
@@ -350,16 +456,19 @@ static void test_threads(const gsl_rng *r)
 	double *X = make_inputs(r, n, d);
 	size_t k;
 
+	/* capacity for the hybrid map of m1 = m3 = 8 too (216 entries) */
 	for (t = 0; t < 4; t++)
-		F[t] = rfx_featmat_alloc(n, M);
+		F[t] = rfx_featmat_alloc(n, 216);
 	if (!w || !X || !F[0] || !F[1] || !F[2] || !F[3]) {
 		ok(0, "allocation");
 		goto out;
 	}
 	for (k = 0; k < (size_t)d * (size_t)M; k++)
 		w->omega[k] = gauss(r);
-	for (kind = 0; kind < 2; kind++) {
-		const char *name = kind ? "exp" : "trig";
+	for (kind = 0; kind < 3; kind++) {
+		const char *name = kind == 2 ? "hybrid" : kind ? "exp" : "trig";
+		struct rfx_hybmap h = { 8, 8, 1, 1 };
+		int Dk = kind == 2 ? rfx_hybmap_dim(&h) : M;
 		int blas0 = openblas_get_num_threads(), same = 1;
 
 #ifdef _OPENMP
@@ -368,16 +477,18 @@ static void test_threads(const gsl_rng *r)
 #else
 		for (t = 0; t < 1; t++) {
 #endif
-			if (kind)
+			if (kind == 2)
+				rfx_featmat_hybrid(F[t], w, X, n, &h, -1.0);
+			else if (kind)
 				rfx_featmat_exp(F[t], w, X, n, M, 0.9, NULL,
 						-1.0, 0.0);
 			else
 				rfx_featmat_trig(F[t], w, X, n, M, 1.0, 0.0);
-			if (t > 0 && !same_bits(F[0], F[t], n, M, !kind))
+			if (t > 0 && !same_bits(F[0], F[t], n, Dk, kind != 1))
 				same = 0;
 		}
 		ok(same, "%s: bit-identical for 1, 2 and 3 threads (%zu rows, "
-			 "%zu-row blocks)", name, n, rfx_featmat_block_rows(M));
+			 "%zu-row blocks)", name, n, rfx_featmat_block_rows(Dk));
 		ok(openblas_get_num_threads() == blas0,
 		   "%s: OpenBLAS thread count left at %d", name, blas0);
 		/* Inside a region the caller keeps OpenBLAS at one thread. */
@@ -388,14 +499,16 @@ static void test_threads(const gsl_rng *r)
 #pragma omp single
 #endif
 		{
-			if (kind)
+			if (kind == 2)
+				rfx_featmat_hybrid(F[3], w, X, n, &h, -1.0);
+			else if (kind)
 				rfx_featmat_exp(F[3], w, X, n, M, 0.9, NULL,
 						-1.0, 0.0);
 			else
 				rfx_featmat_trig(F[3], w, X, n, M, 1.0, 0.0);
 		}
 		openblas_set_num_threads(blas0);
-		ok(same_bits(F[0], F[3], n, M, !kind),
+		ok(same_bits(F[0], F[3], n, Dk, kind != 1),
 		   "%s: bit-identical when called inside a parallel region "
 		   "(OpenBLAS at one thread, as rfx_varexp_run has it)", name);
 	}
@@ -417,6 +530,7 @@ int main(void)
 	test_direct(r, 700, 9, 37);
 	test_direct(r, 1000, 64, 256);
 	test_estimators(r);
+	test_hybrid(r);
 	test_threads(r);
 	gsl_rng_free(r);
 	return done_testing();

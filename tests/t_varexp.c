@@ -1,7 +1,8 @@
 /*
  * The Fig 6.4 variance experiment (lib/varexp.h) on a small configuration
  * (d = 8, L = 32, 2 samples, 2 gammas, regimes normal and heterogen, every
- * method): byte-identical reruns, thread-count invariance, rows that do
+ * method): byte-identical reruns, thread-count invariance (also with
+ * blocks large enough for the tiled geometric sums), rows that do
  * not depend on the rest of the run (the stream keys of the header), pair
  * counts, Monte Carlo against the analytic column, an independent
  * recomputation of the TrigRF and PosRF rows from the sampled inputs, the
@@ -122,6 +123,50 @@ static void test_reproducible(struct run *big)
 #else
 	ok(0, "(b) built without OpenMP");
 #endif
+	{
+		/*
+		 * Blocks large enough for the geometric sums' tiles (and the
+		 * hybrids' double form), L = 100 in blocks of 64 and 36: the
+		 * same on 1 and 2 threads, and, summaries aside, the same
+		 * values as blocks of 24, which take the per-row sums.
+		 */
+		struct run b1, b2, rows24;
+		int close = 1;
+
+		c.L = 100;
+		c.block = 64;
+		c.samples = 1;
+#ifdef _OPENMP
+		omp_set_num_threads(1);
+		run(&c, &b1);
+		omp_set_num_threads(2);
+		run(&c, &b2);
+		ok(same_run(&b1, &b2),
+		   "(b) L = 100 in blocks of 64: byte-identical on 1 and 2 threads");
+#else
+		run(&c, &b1);
+		run(&c, &b2);
+		ok(0, "(b) built without OpenMP");
+#endif
+		c.block = 24;
+		run(&c, &rows24);
+		for (k = 0; k < b1.nrows && !b1.ret && !rows24.ret; k++) {
+			double a = b1.rows[k].logvar_mean, r = rows24.rows[k].logvar_mean;
+			double sa = b1.rows[k].logvar_std, sr = rows24.rows[k].logvar_std;
+
+			close &= fabs(a - r) <= 1e-12 * (1.0 + fabs(r)) &&
+				 fabs(sa - sr) <= 1e-12 * (1.0 + fabs(r));
+		}
+		ok(close && !b1.ret && !rows24.ret,
+		   "blocks of 64 and of 24 agree to 1e-12 (tiled and per-row "
+		   "Bessel sums)");
+		run_free(&b1);
+		run_free(&b2);
+		run_free(&rows24);
+		c.L = 32;
+		c.block = 0;
+		c.samples = 2;
+	}
 	for (k = 0; k < big->nrows; k++) {
 		const struct rfx_varexp_row *w = &big->rows[k];
 

@@ -1,0 +1,120 @@
+/*
+ * Tests of lib/gemm.c: rfx_gemm and rfx_gemm_nt against plain triple
+ * loops (compensated sums) on every shape the kernel tiles differently:
+ * m not a multiple of 8 or of the packing pass, n with 24-, 16- and
+ * masked 8-column edges, k from 1 to 1100, row strides wider than the
+ * rows, alpha != 1, and the products of
+ * the feature maps and pair blocks (k = 64, n = 256). Each entry must be
+ * within a few ulps of the sum of |terms|; entries outside C's m x n
+ * window stay untouched.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "gemm.h"
+
+/* Deterministic entries in (-1, 1) with some exact zeros. */
+static double entry(size_t i, size_t seed)
+{
+	double v = sin(0.7385 * (double)(i + 1) + 1.234 * (double)seed);
+
+	return (i * 7 + seed) % 11 == 0 ? 0.0 : v;
+}
+
+/*
+ * One product: C = alpha A B (nt = 0) or A B^T (nt = 1) with padded
+ * strides, against the loops. Returns whether it passed and updates the
+ * worst error in units of eps times the sum of |terms|.
+ */
+static int check(size_t m, size_t n, size_t k, double alpha, int nt,
+		 double *worst)
+{
+	size_t lda = k + 3, ldb = (nt ? k : n) + 5, ldc = n + 2;
+	size_t rb = nt ? n : k;
+	double *A = malloc((m * lda + 1) * sizeof(double));
+	double *B = malloc((rb * ldb + 1) * sizeof(double));
+	double *C = malloc((m * ldc + 1) * sizeof(double));
+	double *W = malloc((k * n + 1) * sizeof(double));
+	size_t i, j, p;
+	int pass = A && B && C && W;
+
+	for (i = 0; pass && i < m * lda; i++)
+		A[i] = entry(i, m + 3 * k);
+	for (i = 0; pass && i < rb * ldb; i++)
+		B[i] = entry(i, n + 5 * k);
+	for (i = 0; pass && i < m * ldc; i++)
+		C[i] = 12345.0; /* the padding must stay so */
+	if (pass) {
+		if (nt)
+			rfx_gemm_nt(m, n, k, A, lda, B, ldb, C, ldc, W);
+		else
+			rfx_gemm(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+	}
+	for (i = 0; pass && i < m; i++) {
+		for (j = 0; j < n; j++) {
+			double s = 0.0, c = 0.0, abs = 0.0, e;
+
+			for (p = 0; p < k; p++) {
+				double b = nt ? B[j * ldb + p] : B[p * ldb + j];
+				double t = A[i * lda + p] * b, u = s + t;
+
+				c += fabs(s) >= fabs(t) ? (s - u) + t : (t - u) + s;
+				s = u;
+				abs += fabs(t);
+			}
+			s = (nt ? 1.0 : alpha) * (s + c);
+			abs *= fabs(nt ? 1.0 : alpha);
+			e = fabs(C[i * ldc + j] - s) / (2.2e-16 * (abs > 0 ? abs : 1.0));
+			*worst = e > *worst ? e : *worst;
+			pass &= e <= 4.0 + k;
+		}
+		for (j = n; j < ldc; j++)
+			pass &= C[i * ldc + j] == 12345.0;
+	}
+	free(A);
+	free(B);
+	free(C);
+	free(W);
+	return pass;
+}
+
+int main(void)
+{
+	static const size_t ms[] = { 1, 3, 8, 13, 32, 37, 128 };
+	static const size_t ns[] = { 1, 7, 8, 9, 16, 23, 24, 25, 40, 47, 256 };
+	static const size_t ks[] = { 1, 2, 5, 64, 100, 300, 1100 };
+	double worst = 0.0;
+	size_t a, b, c;
+	int pass = 1, nt;
+
+	diag("kernel: %s", rfx_gemm_kernel_name());
+	for (nt = 0; nt < 2; nt++) {
+		for (a = 0; a < sizeof ms / sizeof ms[0]; a++)
+			for (b = 0; b < sizeof ns / sizeof ns[0]; b++)
+				for (c = 0; c < sizeof ks / sizeof ks[0]; c++) {
+					if (ks[c] > 100 && ms[a] * ns[b] > 400)
+						continue; /* keep it quick */
+					pass &= check(ms[a], ns[b], ks[c], 0.83, nt,
+						      &worst);
+				}
+		diag("%s: worst error %.3g eps times the sum of |terms|",
+		     nt ? "A B^T" : "alpha A B", worst);
+		ok(pass, "%s: every shape within (4 + k) eps of the exact sum, "
+		   "padding untouched", nt ? "rfx_gemm_nt" : "rfx_gemm");
+	}
+	ok(check(128, 256, 64, 1.0, 0, &worst) &&
+	   check(256, 256, 64, 1.0, 1, &worst),
+	   "the feature maps' and pair blocks' shapes (k = 64)");
+	{
+		double A[2] = { 1.0, 2.0 }, B[2] = { 3.0, 4.0 }, C[1] = { 9.0 };
+
+		rfx_gemm(0, 1, 2, 1.0, A, 2, B, 1, C, 1);
+		rfx_gemm(1, 0, 2, 1.0, A, 2, B, 1, C, 1);
+		ok(C[0] == 9.0, "m = 0 or n = 0: C untouched");
+		rfx_gemm(1, 1, 0, 1.0, A, 2, B, 1, C, 1);
+		ok(C[0] == 0.0, "k = 0: C = 0");
+	}
+	return done_testing();
+}

@@ -1,0 +1,240 @@
+#!/bin/sh
+#
+# Tests of the reproduction report's machinery (experiments/report.py,
+# experiments/check_figures.py) on inputs made here, not on rfx's output:
+# the verdict rules, the comparisons of 'expect', nearest-value selection,
+# the claims file format; that every row of experiments/reference/figures.tsv
+# has claims or a printed table, every claim names a known row and parses,
+# every reference table says where it comes from; and the PNG decoder on
+# images encoded here with each of the five PNG filters. Prints TAP.
+#
+# $RFX is the binary and $RFX_TOP the repository ('make test' sets both).
+
+if [ -z "$RFX_TOP" ]; then
+	here=$(cd "$(dirname "$0")" && pwd)
+	for t in "$here/.." "$here/../.."; do
+		if [ -f "$t/tests/tap.sh" ]; then
+			RFX_TOP=$(cd "$t" && pwd)
+			break
+		fi
+	done
+fi
+if [ ! -f "$RFX_TOP/experiments/report.py" ]; then
+	echo "Bail out! cannot find experiments/report.py (set RFX_TOP)"
+	exit 1
+fi
+command -v python3 > /dev/null 2>&1 || { echo "1..0 # SKIP no python3"; exit 0; }
+
+exec python3 - "$RFX_TOP" << 'EOF'
+import os, struct, sys, tempfile, zlib
+
+top = sys.argv[1]
+sys.path.insert(0, os.path.join(top, "experiments"))
+import report
+import check_figures
+
+n = 0
+failed = 0
+
+
+def ok(cond, desc):
+    global n, failed
+    n += 1
+    print("%sok %d - %s" % ("" if cond else "not ", n, desc))
+    if not cond:
+        failed += 1
+    return cond
+
+
+def raises(fn, exc):
+    try:
+        fn()
+    except exc:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+# --- verdicts ---------------------------------------------------------------
+def c(kind, holds, reason=""):
+    return dict(kind=kind, holds=holds, reason=reason, id="x")
+
+
+ok(report.verdict([c("shape", True), c("number", True)])[0] == "reproduced",
+   "verdict: every claim holds -> reproduced")
+ok(report.verdict([c("shape", True), c("number", False, "E1")]) ==
+   ("reproduced qualitatively", ["E1"]),
+   "verdict: a number fails, the shapes hold -> reproduced qualitatively, with its reason")
+ok(report.verdict([c("shape", False, "why"), c("number", True)]) == ("differs", ["why"]),
+   "verdict: a shape fails -> differs, with its reason")
+ok(report.verdict([c("number", False)])[0] == "reproduced qualitatively",
+   "verdict: numbers only, one fails -> reproduced qualitatively")
+ok(report.verdict([c("shape", None), c("number", None)])[0] == "not evaluated",
+   "verdict: nothing evaluated -> not evaluated")
+ok(report.verdict([c("shape", True), c("number", None)])[0] == "reproduced",
+   "verdict: claims without data do not count")
+ok(report.verdict([c("shape", False)])[1] == ["unexplained: x fails"],
+   "verdict: a failing claim without a reason is called unexplained")
+ok(report.verdict([c("number", False, "a"), c("number", False, "a")])[1] == ["a"],
+   "verdict: a reason shared by two claims is listed once")
+
+# --- expect -----------------------------------------------------------------
+E = report.expect_holds
+ok(E(83.0, "> 80") and not E(80.0, "> 80") and E(-61.2, "< -60") and E(0.5, ">= 0.5"),
+   "expect: > < >= on numbers")
+ok(E("gerf", "== gerf") and not E("trig", "== gerf") and E(1.0, "== 1"),
+   "expect: == on strings and numbers")
+ok(E("geom+", "in oprf, geom+") and not E("pos", "in oprf, geom+"), "expect: in")
+ok(E(["oprf", "geom+", "oprf"], "each in oprf, geom+") and
+   not E(["oprf", "pos"], "each in oprf, geom+"), "expect: each in")
+ok(E([1.0, 2.0, 3.0, 4.0], "== 1, 2, 3, 4") and not E([2.0, 3.0], "== 1, 2, 3, 4") and
+   E(["wine", "boston"], "== wine, boston"), "expect: == on lists, item by item")
+ok(E(True, "true") and E(False, "false") and not E(False, "true"), "expect: true, false")
+ok(raises(lambda: E(1.0, "about 1"), ValueError), "expect: an unknown comparison is an error")
+
+# --- the difference column -------------------------------------------------
+D = report.difference
+ok(D(83.0, dict(expect="> 80", paper="> e^80", format="e^%.1f")) == "+e^3.0" and
+   D(58.75, dict(expect="> 75", paper="> e^75")) == "-16.2",
+   "difference: against the expected number when the paper quotes it")
+ok(D(0.36, dict(expect="> 0", paper="+1.2 (53.1 / 54.3)", diff_from="1.2", format="%+.2f")) == "-0.84",
+   "difference: against diff_from when given")
+ok(D(0.97, dict(expect="> 0.5", paper="in most cases")) == "-" and
+   D(True, dict(expect="true", paper="x")) == "-" and D("gerf", dict(expect="== gerf", paper="GERF")) == "-",
+   "difference: none for a threshold of ours, a yes/no or a name")
+
+# --- selection: strings exactly, numbers nearest ----------------------------
+rows = [dict(method=m, r="%g" % r, theta="%g" % t, v="%g" % (10 * r + t))
+        for m in ("a", "b") for r in (0.5, 1, 1.5) for t in (0.1, 1.6, 3.1)]
+s = report.select(rows, dict(method="b", r=1.1, theta=3.14159))
+ok(len(s) == 1 and s[0]["r"] == "1" and s[0]["theta"] == "3.1",
+   "select: numbers pick the nearest grid value (r 1.1 -> 1, theta pi -> 3.1)")
+ok(report.select(rows, dict(method="c")) == [], "select: an absent string selects nothing")
+ns = report.namespace(None)
+ok(ns["frac"]([True, False, True, True]) == 0.75, "frac: share of true values")
+
+# --- the claims file format -------------------------------------------------
+with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
+    fh.write("# comment\ndefine: a = 1\ndefine: b = 2\n\nfigure: f\nid: x\n"
+             "claim: two\n  lines\ncheck: a + b\nexpect: == 3\n")
+blocks = report.read_claims(fh.name)
+os.unlink(fh.name)
+ok(len(blocks) == 2 and blocks[0]["define"] == "a = 1\nb = 2" and
+   blocks[1]["claim"] == "two lines" and blocks[1]["check"] == "a + b",
+   "claims: define lines collect, indented lines continue a value")
+
+# --- the real manifest and claims -------------------------------------------
+ref = os.path.join(top, "experiments", "reference")
+figs = report.read_tsv(os.path.join(ref, "figures.tsv"))
+claims = report.read_claims(os.path.join(ref, "claims.txt"))
+ids = [f["id"] for f in figs]
+ok(len(ids) == 19 and len(set(ids)) == 19,
+   "figures.tsv: 19 rows with distinct ids (thesis 7, HRF 6, ORF 6)")
+ok(sorted(set(f["paper"] for f in figs)) == ["HRF", "ORF", "thesis"] and
+   [f["paper"] for f in figs].count("thesis") == 7 and
+   [f["paper"] for f in figs].count("HRF") == 6, "figures.tsv: rows per paper")
+bad = [c.get("id") for c in claims if "define" not in c and not c.get("id", "").endswith("/cells")
+       and (c.get("figure") not in ids or c.get("kind") not in ("shape", "number")
+            or not c.get("claim") or not c.get("source") or not c.get("paper"))]
+ok(not bad, "claims.txt: every claim names a row, a kind, a source, the claim and the paper's words")
+if bad:
+    print("#     bad: %s" % bad)
+bad = []
+for cl in claims:
+    if "check" in cl:
+        try:
+            compile(cl["check"], cl.get("id", "?"), "eval")
+            report.parse_expect(cl["expect"])
+        except (SyntaxError, ValueError) as e:
+            bad.append("%s: %s" % (cl.get("id"), e))
+ok(not bad, "claims.txt: every check compiles and every expect parses")
+for b in bad:
+    print("#     " + b)
+covered = {cl.get("figure") for cl in claims if "check" in cl}
+ok(all(f["id"] in covered or f["published"] != "figure" for f in figs),
+   "every figure row has claims; table rows have their printed table")
+tables = [f["published"] for f in figs if f["published"] != "figure"]
+ok(all(t in report.TABLES for t in tables), "every printed table has a comparison in report.py")
+cells = {cl["id"][:-6] for cl in claims if cl.get("id", "").endswith("/cells")}
+ok(cells == {f["id"] for f in figs if f["published"] != "figure"},
+   "every printed table has the reason its cells may differ, and only those")
+bad = []
+for name in sorted(os.listdir(ref)):
+    if name.endswith(".tsv") and name != "figures.tsv":
+        head = "".join(l for l in open(os.path.join(ref, name)) if l.startswith("#"))
+        if not (("Thesis" in head or "HRF" in head) and
+                ("sec." in head or "appendix" in head) and "Transcribed once" in head):
+            bad.append(name)
+ok(not bad, "each reference table names its paper, section and transcription")
+for b in bad:
+    print("#     " + b)
+
+# --- the PNG decoder, on images encoded here ---------------------------------
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def paeth(a, b, c):
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    return a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+
+
+def encode(w, h, pix, bpp, ctype):
+    """A PNG of rows of bytes, row y filtered with filter y % 5."""
+    raw, prev = b"", bytes(w * bpp)
+    for y, line in enumerate(pix):
+        f = y % 5
+        out = bytearray()
+        for i, x in enumerate(line):
+            a = line[i - bpp] if i >= bpp else 0
+            b, cc = prev[i], prev[i - bpp] if i >= bpp else 0
+            pred = [0, a, b, (a + b) >> 1, paeth(a, b, cc)][f]
+            out.append((x - pred) & 0xff)
+        raw += bytes([f]) + bytes(out)
+        prev = line
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, ctype, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+w, h = 23, 17
+pix = [bytes(((x * 7 + y * 13 + k * 50) * (x ^ y)) & 0xff for x in range(w) for k in range(3))
+       for y in range(h)]
+got = check_figures.png_pixels(encode(w, h, pix, 3, 2))
+ok(got[0] == w and got[1] == h and got[2] == pix,
+   "png: an RGB image with rows under each of the five filters decodes exactly")
+pixa = [bytes((x * y + k) & 0xff for x in range(w) for k in range(4)) for y in range(h)]
+got = check_figures.png_pixels(encode(w, h, pixa, 4, 6))
+ok(got[2] == pixa and got[3] == 4, "png: RGBA too")
+data = bytearray(encode(w, h, pix, 3, 2))
+data[40] ^= 1
+ok(raises(lambda: check_figures.png_pixels(bytes(data)), ValueError), "png: a corrupted chunk is an error")
+
+sys.stderr = open(os.devnull, "w")  # check_figures reports problems there too
+with tempfile.TemporaryDirectory() as d:
+    blank = os.path.join(d, "blank.png")
+    with open(blank, "wb") as fh:
+        fh.write(encode(40, 30, [bytes([255] * 120)] * 30, 3, 2))
+    drawn = os.path.join(d, "drawn.png")
+    # White, a black line across rows 4-6 and a red one down columns 10-12.
+    white, black, red = (255, 255, 255), (0, 0, 0), (255, 0, 0)
+    rows_ = [bytes(v for x in range(40) for v in (black if 4 <= y <= 6 else
+                                                   red if 10 <= x <= 12 else white))
+             for y in range(30)]
+    with open(drawn, "wb") as fh:
+        fh.write(encode(40, 30, rows_, 3, 2))
+    check_figures.problems.clear()
+    check_figures.check_png(blank, (40, 30))
+    ok(any("blank" in p for p in check_figures.problems), "png check: a uniform image is blank")
+    check_figures.problems.clear()
+    check_figures.check_png(drawn, (40, 30))
+    ok(not check_figures.problems, "png check: an image with lines in three colours passes")
+    check_figures.problems.clear()
+    check_figures.check_png(drawn, (41, 30))
+    ok(any("40x30, want 41x30" in p for p in check_figures.problems), "png check: a wrong size is reported")
+    check_figures.problems.clear()
+
+print("1..%d" % n)
+sys.exit(1 if failed else 0)
+EOF
