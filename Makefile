@@ -134,13 +134,24 @@ ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
 all: rfx
 
+# A recipe that fails after it began writing its target (a gnuplot error
+# half-way through a PNG, a failed link) removes the target, so the next
+# make does not take it for up to date. make already does this on SIGINT
+# and SIGTERM.
+.DELETE_ON_ERROR:
+
+# The recipes that write $@.tmp and rename it onto $@ start with this, so
+# that a failed or interrupted one leaves no $@.tmp: a shell killed by an
+# untrapped signal would not run its EXIT trap.
+TMP_TRAP = trap 'rm -f "$@.tmp"' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM;
+
 $(ALL_OBJS) $(TEST_BINS) $(BENCH_BINS): Makefile $(wildcard config.mak) build/flags
 
 # The compiler and flags of the last build: a different SANITIZE, OPT or CC
 # rebuilds everything instead of linking sanitized and plain objects.
 build/flags: FORCE
 	@mkdir -p build
-	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS)' > $@.tmp; \
+	@$(TMP_TRAP) echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS)' > $@.tmp; \
 	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 lib/%.o: lib/%.c
@@ -160,7 +171,7 @@ rfx: $(CLI_OBJS) librfx.a
 # The commit and version of the build, regenerated only when they change.
 build/version.h: FORCE
 	@mkdir -p build
-	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	@$(TMP_TRAP) c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
 	git diff --quiet HEAD -- 2>/dev/null || c="$$c-dirty"; \
 	printf '#define RFX_VERSION "%s"\n#define RFX_GIT_COMMIT "%s"\n' \
 		'$(VERSION)' "$$c" > $@.tmp; \
