@@ -221,7 +221,7 @@ valgrind: deps
 valgrind-run: $(VALGRIND_TESTS)
 	@RFX_TEST_SCALE=small OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 		RFX_TOP=$(CURDIR) \
-		$(PROVE) -e '$(VALGRIND) $(VALGRIND_FLAGS)' $(VALGRIND_TESTS)
+		$(PROVE) --timer -e '$(VALGRIND) $(VALGRIND_FLAGS)' $(VALGRIND_TESTS)
 
 # libFuzzer targets, built with clang into build/fuzz/ (their own objects:
 # libFuzzer needs its instrumentation in the code under test). 'make fuzz'

@@ -387,6 +387,15 @@ static int check_pairs(rfx_bessel_pairs_fn *fn, const double *A, size_t na,
 		for (j = 0; j < nb; j++) {
 			double tol, want, prod, got, e, ep;
 
+			/*
+			 * RFX_TEST_SCALE=small (make valgrind, where the GSL
+			 * references take most of the time): every 7th pair
+			 * in row-major order. With nb prime to 7 (83) that
+			 * still meets every row and every column, so every
+			 * lane of every tile.
+			 */
+			if (tap_small() && (i * nb + j) % 7)
+				continue;
 			want = ref_sum(A + i * n, B + j * n, scale, n, &tol);
 			prod = rfx_bessel_sum_log_i0_prod(A + i * n, B + j * n,
 							  scale, n);
