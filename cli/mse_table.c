@@ -95,18 +95,6 @@ static const struct rfx_opt_mode option_modes[] = {
 	{ "mc", MODE_Z },
 };
 
-static int check_modes(const struct rfx_opt *opts, unsigned mode)
-{
-	struct rfx_err err;
-
-	rfx_err_clear(&err);
-	if (rfx_opt_check_modes(opts, option_modes,
-				sizeof(option_modes) / sizeof(option_modes[0]),
-				mode, mode == MODE_Z ? "--vs-z" : "the table mode", &err))
-		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
-	return RFX_EXIT_OK;
-}
-
 /*
  * Splits a comma-separated list into at most max items (copies in buf,
  * capacity n). RFX_EINVAL for an empty item or too many.
@@ -232,7 +220,10 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 			    pos, 0, &npos, help);
 	if (ret || *help)
 		return ret;
-	ret = check_modes(opts, o->vs_z ? MODE_Z : MODE_TABLE);
+	ret = rfx_cli_check_modes(opts, option_modes,
+				  sizeof(option_modes) / sizeof(option_modes[0]),
+				  o->vs_z ? MODE_Z : MODE_TABLE,
+				  o->vs_z ? "--vs-z" : "the table mode");
 	if (ret)
 		return ret;
 	if (rfx_opt_seen(opts, "features") && rfx_opt_seen(opts, "ratio"))

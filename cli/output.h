@@ -34,6 +34,14 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 		  int maxpos, int *npos, int *help);
 
 /*
+ * rfx_opt_check_modes as a command's exit status: RFX_EXIT_USAGE after
+ * reporting an option given outside its modes, else RFX_EXIT_OK.
+ */
+int rfx_cli_check_modes(const struct rfx_opt *opts,
+			const struct rfx_opt_mode *table, size_t n,
+			unsigned mode, const char *mode_name);
+
+/*
  * Opens the -o file (path may be NULL: no file) and records its temporary
  * name for the signal handler. RFX_EIO with err set on failure.
  */

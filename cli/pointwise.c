@@ -68,20 +68,14 @@ static const struct rfx_opt_mode option_modes[] = {
 	{ "r-min", MODE_MAX },	   { "steps", MODE_MAP | MODE_MAX },
 };
 
-static int check_modes(const struct rfx_opt *opts, unsigned mode)
-{
-	static const char *const names[] = { "", "the estimates mode",
-					     "map mode (--map)", "",
-					     "max-error mode (--max-error)" };
-	struct rfx_err err;
-
-	rfx_err_clear(&err);
-	if (rfx_opt_check_modes(opts, option_modes,
-				sizeof(option_modes) / sizeof(option_modes[0]),
-				mode, names[mode], &err))
-		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
-	return RFX_EXIT_OK;
-}
+/* Indexed by mode bit, for messages. */
+static const char *const mode_names[] = {
+	"",
+	"the estimates mode",
+	"map mode (--map)",
+	"",
+	"max-error mode (--max-error)"
+};
 
 /*
  * Budgets: FLOP-matched to the baseline, or M for every method (hybrids:
@@ -244,6 +238,7 @@ out:
 static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 {
 	int ret, npos;
+	unsigned mode;
 	const char *pos[1];
 	struct rfx_opt opts[] = {
 		{ "method", 0, RFX_OPT_STRING, &o->method, "LIST",
@@ -288,7 +283,10 @@ static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 	if (o->map && o->maxerr)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "--map and --max-error are different modes");
-	ret = check_modes(opts, o->map ? MODE_MAP : o->maxerr ? MODE_MAX : MODE_EST);
+	mode = o->map ? MODE_MAP : o->maxerr ? MODE_MAX : MODE_EST;
+	ret = rfx_cli_check_modes(opts, option_modes,
+				  sizeof(option_modes) / sizeof(option_modes[0]),
+				  mode, mode_names[mode]);
 	if (ret)
 		return ret;
 	/* Mode defaults for what was not given. */

@@ -674,20 +674,14 @@ static const struct rfx_opt_mode option_modes[] = {
 	{ "baseline", MODE_MAP },
 };
 
-static int check_modes(const struct rfx_opt *opts, unsigned mode)
-{
-	static const char *const names[] = { "", "the experiment mode",
-					     "pair mode (--x, --y)", "",
-					     "map mode (--map)" };
-	struct rfx_err err;
-
-	rfx_err_clear(&err);
-	if (rfx_opt_check_modes(opts, option_modes,
-				sizeof(option_modes) / sizeof(option_modes[0]),
-				mode, names[mode], &err))
-		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
-	return RFX_EXIT_OK;
-}
+/* Indexed by mode bit, for messages. */
+static const char *const mode_names[] = {
+	"",
+	"the experiment mode",
+	"pair mode (--x, --y)",
+	"",
+	"map mode (--map)"
+};
 
 int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 {
@@ -696,6 +690,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	const struct rfx_estimator_type *methods[MAX_METHODS];
 	const char *pos[1];
 	int nm, npos, help, ret, dflt_d, features_seen;
+	unsigned mode;
 
 	memset(&o, 0, sizeof(o));
 	o.method = "all";
@@ -773,8 +768,10 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 		if (o.x && o.map)
 			return rfx_cli_fail(RFX_EXIT_USAGE,
 					    "--map and --x/--y are different modes");
-		ret = check_modes(opts, o.map ? MODE_MAP
-					      : (o.x || o.y) ? MODE_PAIR : MODE_EXP);
+		mode = o.map ? MODE_MAP : (o.x || o.y) ? MODE_PAIR : MODE_EXP;
+		ret = rfx_cli_check_modes(opts, option_modes,
+					  sizeof(option_modes) / sizeof(option_modes[0]),
+					  mode, mode_names[mode]);
 		if (ret)
 			return ret;
 		/*
