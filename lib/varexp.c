@@ -63,21 +63,19 @@ static const struct rfx_column param_cols[] = {
 };
 #undef PCOL
 
-#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 const struct rfx_schema rfx_varexp_schema = {
 	"variance", "log-variance of random-feature estimators (thesis Fig 6.4)",
-	sizeof(struct rfx_varexp_row), NCOLS(analytic_cols), analytic_cols
+	sizeof(struct rfx_varexp_row), RFX_NCOLS(analytic_cols), analytic_cols
 };
 
 const struct rfx_schema rfx_varexp_mc_schema = {
 	"variance", "log-variance of random-feature estimators, analytic and Monte Carlo",
-	sizeof(struct rfx_varexp_row), NCOLS(mc_cols), mc_cols
+	sizeof(struct rfx_varexp_row), RFX_NCOLS(mc_cols), mc_cols
 };
 
 const struct rfx_schema rfx_varexp_param_schema = {
 	"params", "parameters fitted per input set pair",
-	sizeof(struct rfx_varexp_param), NCOLS(param_cols), param_cols
+	sizeof(struct rfx_varexp_param), RFX_NCOLS(param_cols), param_cols
 };
 
 /* Running summary of a stream of log-variances. */
