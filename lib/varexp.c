@@ -307,7 +307,7 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 		    struct task_out *out, struct rfx_err *err)
 {
 	size_t L = c->L, i0, j0;
-	int m, ret;
+	int m, ret, base_need2 = 0, shift_need2 = 0;
 
 	rfx_rng_set_stream(w->rng, c->seed, 1, (uint64_t)g,
 			   gamma_bits(gamma) ^ (uint64_t)s);
@@ -332,6 +332,17 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 		summary_init(&out[m].sub);
 		summary_init(&out[m].mc);
 		out[m].mc_se_sum = 0.0;
+		/*
+		 * x2y2 for all methods on the same inputs at once: computing
+		 * a block without it and again with it repeated the product
+		 * x.y and the |x -+ y|^2 pass for every block.
+		 */
+		if (e->flags & RFX_EST_X2Y2) {
+			if (e->flags & RFX_EST_SHIFTED)
+				shift_need2 = 1;
+			else
+				base_need2 = 1;
+		}
 	}
 	for (i0 = 0; i0 < L; i0 += blk) {
 		size_t nx = L - i0 < blk ? L - i0 : blk;
@@ -341,14 +352,13 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 			const double *Xb = w->X + i0 * (size_t)c->d;
 			const double *Yb = w->Y + j0 * (size_t)c->d;
 			const double *shift_done = NULL;
-			int base_done = 0, base_x2y2 = 0;
+			int base_done = 0;
 
 			if (rfx_cancel_requested())
 				return rfx_error(err, RFX_EINTR, "interrupted");
 			for (m = 0; m < c->nmethods; m++) {
 				const struct rfx_estimator_type *e = c->methods[m];
 				const struct rfx_params *p = &out[m].params;
-				int need2 = (e->flags & RFX_EST_X2Y2) != 0;
 				struct rfx_block *b;
 				struct summary sm;
 
@@ -357,23 +367,23 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 					b = w->shifted;
 					if (!shift_done ||
 					    memcmp(shift_done, p->c,
-						   (size_t)c->d * sizeof(double)) ||
-					    (need2 && !b->has_x2y2)) {
+						   (size_t)c->d * sizeof(double))) {
 						ret = rfx_block_compute(b, Xb, nx, Yb, ny,
-									p->c, 1, err);
+									p->c, shift_need2,
+									err);
 						if (ret)
 							return ret;
 						shift_done = p->c;
 					}
 				} else {
 					b = w->base;
-					if (!base_done || (need2 && !base_x2y2)) {
+					if (!base_done) {
 						ret = rfx_block_compute(b, Xb, nx, Yb, ny,
-									NULL, need2, err);
+									NULL, base_need2,
+									err);
 						if (ret)
 							return ret;
 						base_done = 1;
-						base_x2y2 = need2;
 					}
 				}
 				ret = e->log_variance(p, b, out[m].M, w->lv, err);
