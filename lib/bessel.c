@@ -48,6 +48,7 @@
  */
 #include "bessel.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -58,6 +59,10 @@
 #include <gsl/gsl_sf_bessel.h>
 
 #include "logmath.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #define LN2 0.693147180559945309417232121458176568 /* log 2 */
 #define PI_L 3.141592653589793238462643383279502884L /* pi in long double */
@@ -585,7 +590,8 @@ static struct pair_tile *tile_alloc(size_t n)
 
 	if (!T)
 		return NULL;
-	T->y = malloc(3 * n * JT * sizeof(double));
+	/* 3 n JT doubles are a whole number of cache lines, as aligned_alloc wants */
+	T->y = aligned_alloc(64, 3 * n * JT * sizeof(double));
 	T->yymax = malloc(2 * n * sizeof(double));
 	T->fin = malloc(n * sizeof(int));
 	if (!T->y || !T->yymax || !T->fin) {
@@ -852,6 +858,353 @@ static pairs_fn pairs_avx2;
 static pairs_fn pairs_avx512;
 #endif
 
+#ifdef RFX_BESSEL_X86
+/*
+ * The all-pairs form for AVX-512, in intrinsics: the same arithmetic as
+ * tile_row, element for element and in the same order, so the sums are
+ * bit for bit those of the loops above, in 60-80% of the time. What
+ * GCC makes of tile_row keeps the 64 lanes' products in memory (arrays it
+ * does not promote to registers), so each coordinate's loop loads,
+ * multiplies and stores all of them, and it sorts the coordinates by kind
+ * one at a time in scalar code. Here each kind's loop holds its lanes' accumulators in registers
+ * (all 64 products for P; for H the product, z sum and exponent of 16
+ * lanes at a time), and the coordinates are classified 8 at a time, their
+ * kind lists built with compress instructions. vgetmantpd and vgetexppd
+ * split u and renormalise the products (split_u and renorm_lane by
+ * hand elsewhere). The exponents are counted in doubles: integers far
+ * below 2^53, so the sums are the same.
+ */
+#define X512 __attribute__((always_inline, target("avx512f,fma"))) inline
+
+static X512 __m512d x512_chain(const double *c, const int n, const int j,
+			       __m512d y)
+{
+	int m = (n - 1 - j) / 2; /* highest power of y in chain j */
+	__m512d s = _mm512_set1_pd(c[2 * m + j]);
+
+#pragma GCC unroll 16
+	for (m = m - 1; m >= 0; m--)
+		s = _mm512_fmadd_pd(s, y, _mm512_set1_pd(c[2 * m + j]));
+	return s;
+}
+
+/* poly with fused = 1, on 8 lanes. */
+static X512 __m512d x512_poly(const double *c, const int n, __m512d x)
+{
+	__m512d x2 = _mm512_mul_pd(x, x);
+
+	return _mm512_fmadd_pd(x512_chain(c, n, 1, x2), x,
+			       x512_chain(c, n, 0, x2));
+}
+
+/* mu in [1, 2) of normal u > 0, as split_u (vgetexppd gives its E). */
+static X512 __m512d x512_mant(__m512d u)
+{
+	return _mm512_getmant_pd(u, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+}
+
+/*
+ * renorm_lane on 8 lanes: x to [1, 2), its exponent added to *e; zero
+ * and non-finite lanes unchanged.
+ */
+static X512 __m512d x512_renorm(__m512d x, __m512d *e)
+{
+	__mmask8 ok = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GT_OQ) &
+		      _mm512_cmp_pd_mask(x, _mm512_set1_pd(HUGE_VAL),
+					 _CMP_LT_OQ);
+
+	*e = _mm512_mask_add_pd(*e, ok, *e, _mm512_getexp_pd(x));
+	return _mm512_mask_mov_pd(x, ok, x512_mant(x));
+}
+
+/*
+ * One row's partial results for 8 lanes, as tile_row's arrays (its
+ * int64_t exponents in doubles). Interleaved so that setting them up is a
+ * handful of stores: as separate arrays GCC turned the zeroing into five
+ * rep stos, which cost as much as a cheap coordinate.
+ */
+struct x512_lanes {
+	__m512d pf, ph;   /* full and halved products */
+	__m512d acc;      /* z sum since the last checkpoint */
+	__m512d zs, zc;   /* compensated z sum, its error */
+	__m512d ef, eh;   /* exponents of pf, of ph and the u's */
+};
+
+/*
+ * The coordinates of one kind with P of n coefficients c: for each, t =
+ * s^2 B_jl^2 and every lane's product pf times P(t).
+ */
+static X512 void x512_small(struct x512_lanes *S, const struct pair_tile *T,
+			    const double *sv, const int32_t *list, size_t cnt,
+			    size_t l0, const double *c, const int n)
+{
+	__m512d p[8];
+	size_t k;
+	int v;
+
+	if (!cnt)
+		return;
+	for (v = 0; v < 8; v++)
+		p[v] = S[v].pf;
+	for (k = 0; k < cnt; k++) {
+		const double *yy = T->yy + (l0 + (size_t)list[k]) * JT;
+		double s = sv[list[k]];
+		__m512d s2 = _mm512_set1_pd(s * s);
+
+#pragma GCC unroll 8
+		for (v = 0; v < 8; v++)
+			p[v] = _mm512_mul_pd(
+				p[v], x512_poly(c, n, _mm512_mul_pd(
+							  s2, _mm512_load_pd(yy + 8 * v))));
+	}
+	for (v = 0; v < 8; v++)
+		S[v].pf = p[v];
+}
+
+/*
+ * The coordinates of kind K_LARGE (mixed 0) or K_MIXED (mixed 1), as
+ * tile_row's loops of those kinds, XL vectors of lanes at a time: with
+ * more, their products, sums and exponents and the 20 to 36 coefficients
+ * do not fit in the registers, and GCC keeps the accumulators on the
+ * stack. sr holds Z0/s of each coordinate of the chunk.
+ */
+#define XL 2
+
+static X512 void x512_large(struct x512_lanes *S, const struct pair_tile *T,
+			    const double *sv, const double *sr,
+			    const int32_t *list, size_t cnt, size_t l0,
+			    const int mixed)
+{
+	__m512d q[XL], ac[XL], e[XL];
+	const __m512d z0 = _mm512_set1_pd(Z0), tt = _mm512_set1_pd(t_top);
+	const __m512d ut = _mm512_set1_pd(u_top), zero = _mm512_setzero_pd();
+	const __m512d umin = _mm512_set1_pd(DBL_MIN);
+	size_t k;
+	int v, h;
+
+	if (!cnt)
+		return;
+	for (h = 0; h < JT / 8; h += XL) {
+		for (v = 0; v < XL; v++) {
+			q[v] = S[h + v].ph;
+			ac[v] = S[h + v].acc;
+			e[v] = S[h + v].eh;
+		}
+		for (k = 0; k < cnt; k++) {
+			size_t o = (l0 + (size_t)list[k]) * JT + 8 * (size_t)h;
+			const double *y = T->y + o, *yr = T->yr + o;
+			__m512d vs = _mm512_set1_pd(sv[list[k]]);
+			__m512d vr = _mm512_set1_pd(sr[list[k]]);
+
+#pragma GCC unroll 4
+			for (v = 0; v < XL; v++) {
+				/*
+				 * An infinite z underflows u to 0, where
+				 * split_u reads E = -1023 and mu = 1 and
+				 * vgetexppd -inf: from the smallest normal
+				 * up both agree, and the z sum carries the
+				 * +inf. (max returns u when u is a NaN.)
+				 */
+				__m512d u = _mm512_max_pd(
+					umin, _mm512_mul_pd(vr, _mm512_load_pd(yr + 8 * v)));
+				__m512d z = _mm512_mul_pd(vs, _mm512_load_pd(y + 8 * v));
+				__m512d f;
+
+				if (mixed) {
+					/*
+					 * The clamps of tile_row: min and max
+					 * return their second operand when
+					 * either is a NaN, so a NaN stays.
+					 */
+					__m512d t = _mm512_min_pd(tt, _mm512_mul_pd(z, z));
+					__m512d p;
+
+					u = _mm512_min_pd(ut, u);
+					z = _mm512_max_pd(zero, _mm512_sub_pd(z, z0));
+					p = x512_poly(pb, NB, t);
+					f = _mm512_mul_pd(_mm512_mul_pd(p, p),
+							  _mm512_mul_pd(x512_mant(u),
+									x512_poly(hl, NL, u)));
+				} else {
+					f = _mm512_mul_pd(x512_mant(u),
+							  x512_poly(hl, NL, u));
+				}
+				q[v] = _mm512_mul_pd(q[v], f);
+				ac[v] = _mm512_add_pd(ac[v], z);
+				e[v] = _mm512_add_pd(e[v], _mm512_getexp_pd(u));
+			}
+		}
+		for (v = 0; v < XL; v++) {
+			S[h + v].ph = q[v];
+			S[h + v].acc = ac[v];
+			S[h + v].eh = e[v];
+		}
+	}
+}
+
+/* tile_row on AVX-512: the same sums, bit for bit. */
+static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
+			       size_t n, double scale, double *out, size_t m)
+{
+	struct x512_lanes S[JT / 8];    /* lanes 8 v .. 8 v + 7 in S[v] */
+	double pv[JT] __attribute__((aligned(64))); /* pf sqrt(ph), then */
+	double cnt[K_COUNT] = { 0.0 };  /* coordinates per kind */
+	double sv[CHUNK + 8];           /* s of each coordinate of the chunk */
+	double sr[CHUNK + 8];           /* Z0/s of each */
+	int32_t kl[K_COUNT][CHUNK + 16]; /* the chunk's coordinates by kind */
+	size_t nk[K_COUNT], l0, l1, l;
+	const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7,
+					      6, 5, 4, 3, 2, 1, 0);
+	const __m512d vscale = _mm512_set1_pd(scale);
+	const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
+	size_t j;
+	int k, v;
+
+	for (v = 0; v < JT / 8; v++) {
+		S[v].pf = S[v].ph = one;
+		S[v].acc = S[v].zs = S[v].zc = S[v].ef = S[v].eh = zero;
+	}
+	for (l0 = 0; l0 < n; l0 = l1) {
+		l1 = n - l0 < CHUNK ? n : l0 + CHUNK;
+		for (k = 0; k < K_COUNT; k++)
+			nk[k] = 0;
+		/*
+		 * The kinds of 8 coordinates at once, by the comparisons of
+		 * tile_row (a NaN compares false everywhere and lands in K_1),
+		 * appended to the kinds' lists by compressing their indices.
+		 */
+		for (l = l0; l < l1; l += 8) {
+			__mmask8 live = l1 - l >= 8 ? 0xff
+						    : (__mmask8)((1u << (l1 - l)) - 1);
+			__m512d s = _mm512_mul_pd(
+				vscale, _mm512_abs_pd(_mm512_maskz_loadu_pd(live, a + l)));
+			__m512d tmax = _mm512_mul_pd(
+				_mm512_mul_pd(s, s),
+				_mm512_maskz_loadu_pd(live, T->yymax + l));
+			__m512d smin = _mm512_mul_pd(
+				s, _mm512_maskz_loadu_pd(live, T->ymin + l));
+			__m512i fin = _mm512_maskz_loadu_epi32((__mmask16)live,
+							       T->fin + l);
+			__mmask8 g1, gA, g4, g0, g12, big, skip, act, km[K_COUNT];
+			__m512i li = _mm512_add_epi32(
+				_mm512_set1_epi32((int)(l - l0)), iota);
+
+#define GT(x, c) _mm512_cmp_pd_mask((x), _mm512_set1_pd(c), _CMP_GT_OQ)
+			g1 = GT(tmax, Z1 * Z1);
+			gA = GT(tmax, ZA * ZA);
+			g4 = GT(tmax, Z4 * Z4);
+			g0 = GT(tmax, Z0 * Z0);
+			g12 = GT(tmax, Z12 * Z12);
+			big = GT(smin, Z0);
+#undef GT
+			skip = _mm512_cmp_pd_mask(s, zero, _CMP_EQ_OQ) &
+			       (__mmask8)_mm512_test_epi32_mask(fin, fin);
+			act = live & (__mmask8)~skip;
+			km[K_1] = act & (__mmask8)~g1;
+			km[K_A] = act & g1 & (__mmask8)~gA;
+			km[K_4] = act & gA & (__mmask8)~g4;
+			km[K_B] = act & g4 & (__mmask8)~g0;
+			km[K_LARGE] = act & g0 & big;
+			km[K_12] = act & g0 & (__mmask8)~big & (__mmask8)~g12;
+			km[K_MIXED] = act & g0 & (__mmask8)~big & g12;
+			_mm512_storeu_pd(sv + (l - l0), s);
+			_mm512_storeu_pd(sr + (l - l0),
+					 _mm512_div_pd(_mm512_set1_pd(Z0), s));
+			for (k = 0; k < K_COUNT; k++) {
+				__m512i c = _mm512_maskz_compress_epi32(
+					(__mmask16)km[k], li);
+
+				_mm256_storeu_si256((__m256i *)(kl[k] + nk[k]),
+						    _mm512_castsi512_si256(c));
+				nk[k] += (size_t)__builtin_popcount(km[k]);
+			}
+		}
+		x512_small(S, T, sv, kl[K_1], nk[K_1], l0, p1, N1);
+		x512_small(S, T, sv, kl[K_A], nk[K_A], l0, pa, NA);
+		x512_small(S, T, sv, kl[K_4], nk[K_4], l0, p4, N4);
+		x512_small(S, T, sv, kl[K_B], nk[K_B], l0, pb, NB);
+		x512_small(S, T, sv, kl[K_12], nk[K_12], l0, p12, N12);
+		x512_large(S, T, sv, sr, kl[K_LARGE], nk[K_LARGE], l0, 0);
+		x512_large(S, T, sv, sr, kl[K_MIXED], nk[K_MIXED], l0, 1);
+		for (k = 0; k < K_COUNT; k++)
+			cnt[k] += (double)nk[k];
+		/* checkpoint: products back to [1, 2), z sums compensated */
+		for (v = 0; v < JT / 8; v++) {
+			__m512d x = S[v].acc, zs = S[v].zs, t = _mm512_add_pd(zs, x);
+			__mmask8 first = _mm512_cmp_pd_mask(_mm512_abs_pd(zs),
+							    _mm512_abs_pd(x),
+							    _CMP_GE_OQ);
+			__mmask8 fin = _mm512_cmp_pd_mask(_mm512_abs_pd(t),
+							  _mm512_set1_pd(HUGE_VAL),
+							  _CMP_LT_OQ);
+			__m512d c = _mm512_add_pd(_mm512_sub_pd(x, t), zs);
+
+			c = _mm512_mask_add_pd(c, first, _mm512_sub_pd(zs, t), x);
+			S[v].zc = _mm512_mask_add_pd(S[v].zc, fin, S[v].zc, c);
+			S[v].zs = t;
+			S[v].acc = zero;
+			S[v].pf = x512_renorm(S[v].pf, &S[v].ef);
+			S[v].ph = x512_renorm(S[v].ph, &S[v].eh);
+		}
+	}
+	{
+		double cst = cnt[K_B] * c_b + cnt[K_12] * c_12 +
+			     cnt[K_LARGE] * c_l + cnt[K_MIXED] * c_m;
+		const __m512d vc = _mm512_set1_pd(cst), l2 = _mm512_set1_pd(LN2);
+		const __m512d half = _mm512_set1_pd(0.5);
+
+		for (v = 0; v < JT / 8; v++)
+			_mm512_store_pd(pv + 8 * v,
+					_mm512_mul_pd(S[v].pf,
+						      _mm512_sqrt_pd(S[v].ph)));
+#pragma omp simd
+		for (j = 0; j < JT; j++)
+			pv[j] = log(pv[j]);
+		/* tile_row's sum, in its order */
+		for (v = 0; v < JT / 8 && 8 * (size_t)v < m; v++) {
+			__m512d r = _mm512_add_pd(_mm512_add_pd(S[v].zs, S[v].zc), vc);
+			__mmask8 live = m - 8 * (size_t)v >= 8
+						? 0xff
+						: (__mmask8)((1u << (m - 8 * (size_t)v)) - 1);
+
+			r = _mm512_add_pd(
+				r, _mm512_mul_pd(l2, _mm512_add_pd(
+							     S[v].ef,
+							     _mm512_mul_pd(half, S[v].eh))));
+			r = _mm512_add_pd(r, _mm512_load_pd(pv + 8 * v));
+			_mm512_mask_storeu_pd(out + 8 * v, live, r);
+		}
+	}
+}
+
+/* pairs_body with tile_row_x512. */
+__attribute__((target("avx512f,fma")))
+static void pairs_x512(const double *A, size_t na, const double *B,
+		       size_t nb, size_t n, double scale, double *out)
+{
+	struct pair_tile *T = NULL;
+	size_t i, j0;
+
+	scale = fabs(scale);
+	if (n > 0 && na >= 4 && nb >= JT / 2)
+		T = tile_alloc(n);
+	if (!T) {
+		for (i = 0; i < na; i++)
+			rows_body(A + i * n, B, nb, n, scale, out + i * nb, 8, 1);
+		return;
+	}
+	for (j0 = 0; j0 < nb; j0 += JT) {
+		size_t m = nb - j0 < JT ? nb - j0 : JT;
+
+		tile_fill(T, B, j0, m, n);
+		for (i = 0; i < na; i++)
+			tile_row_x512(A + i * n, T, n, scale, out + i * nb + j0, m);
+	}
+	tile_free(T);
+}
+#undef X512
+#endif
+
 /*
  * The kernels, best last; a kernel runs where the CPU has both features
  * (NULL: none needed). __builtin_cpu_supports also checks that the OS
@@ -1116,6 +1469,6 @@ __attribute__((target("avx512f,fma")))
 static void pairs_avx512(const double *A, size_t na, const double *B,
 			 size_t nb, size_t n, double scale, double *out)
 {
-	pairs_body(A, na, B, nb, n, scale, out, 8, 1);
+	pairs_x512(A, na, B, nb, n, scale, out);
 }
 #endif
