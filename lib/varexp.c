@@ -119,27 +119,41 @@ static void summary_merge(struct summary *a, const struct summary *b)
 }
 
 /*
- * Summarises n values (two passes); -inf counts as an exact zero variance,
- * NaN or +inf is an error. Branch-free so that it vectorises: it runs over
- * every pair of every block.
+ * Summarises n values; -inf counts as an exact zero variance, NaN or +inf
+ * is an error. One pass about a pivot K, the first finite value (the
+ * two-pass form, mean first and then the squares about it, read every
+ * value twice): with d = x - K, mean = K + sum d / n and M2 = sum d^2 -
+ * (sum d)^2 / n. M2 cancels by the factor 1 + (K - mean)^2 / var, about
+ * 2 for a K drawn from the values themselves. Summing the d rather than
+ * the x also keeps the mean's rounding at the scale of the spread: values
+ * all equal to -log 8 up to an ulp summed to a mean 1.5e-13 off, which the
+ * two-pass form then reported as the standard deviation. Branch-free so
+ * that it vectorises: it runs over every pair of every block.
  */
 RFX_SIMD_CLONES
 static int summary_of(struct summary *s, const double *v, size_t n)
 {
 	size_t k;
-	double sum = 0.0, m2 = 0.0, mean, cnt = 0.0, bad = 0.0;
+	double s1 = 0.0, s2 = 0.0, cnt = 0.0, bad = 0.0, piv = 0.0, m2;
 	double lo = INFINITY, hi = -INFINITY;
 
 	summary_init(s);
-#pragma omp simd reduction(+ : sum, cnt, bad) reduction(min : lo) \
+	for (k = 0; k < n; k++)
+		if (v[k] > -INFINITY && v[k] < INFINITY) {
+			piv = v[k];
+			break;
+		}
+#pragma omp simd reduction(+ : s1, s2, cnt, bad) reduction(min : lo) \
 	reduction(max : hi)
 	for (k = 0; k < n; k++) {
 		double x = v[k];
 		int fin = x > -INFINITY && x < INFINITY;
+		double d = fin ? x - piv : 0.0;
 
 		bad += x != x || x == INFINITY;
 		cnt += fin;
-		sum += fin ? x : 0.0;
+		s1 += d;
+		s2 += d * d;
 		lo = fin && x < lo ? x : lo;
 		hi = fin && x > hi ? x : hi;
 	}
@@ -148,16 +162,10 @@ static int summary_of(struct summary *s, const double *v, size_t n)
 	s->zero = (long)((double)n - cnt);
 	if (cnt == 0.0)
 		return 0;
-	mean = sum / cnt;
-#pragma omp simd reduction(+ : m2)
-	for (k = 0; k < n; k++) {
-		double z = v[k] > -INFINITY ? v[k] - mean : 0.0;
-
-		m2 += z * z;
-	}
+	m2 = s2 - s1 * (s1 / cnt);
 	s->n = cnt;
-	s->mean = mean;
-	s->m2 = m2;
+	s->mean = piv + s1 / cnt;
+	s->m2 = m2 > 0.0 ? m2 : 0.0;
 	s->lo = lo;
 	s->hi = hi;
 	return 0;
