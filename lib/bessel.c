@@ -73,7 +73,7 @@
 #define NB 16           /* coefficients of P on [0, Z0^2] */
 #define NL 20           /* coefficients of H on u in [0, 1] */
 #define CHUNK 64        /* block size: bounds each block's product */
-#define NMAX 20         /* largest of NA, NB, NL, N12 */
+#define NMAX 29         /* largest of NA, NB, NL, N12, N24 */
 /* The all-pairs form's extra expansions of P (see tile_row). */
 #define Z1 1.0          /* z <= Z1: N1 coefficients on [0, Z1^2] */
 #define N1 8
@@ -81,6 +81,8 @@
 #define N4 12
 #define Z12 12.0        /* z <= Z12: N12 coefficients on [0, Z12^2] */
 #define N12 19
+#define Z24 24.0        /* AVX-512 pairs kernel: z <= Z24, N24 coefficients */
+#define N24 29
 #define WMAX 8          /* most lanes of partial results, see FOR_LANES */
 
 /*
@@ -93,6 +95,8 @@ static double p1[N1];   /* I0(sqrt t) ~ sum p1[k] t^k on [0, Z1^2] */
 static double p4[N4];   /* I0(sqrt t) ~ sum p4[k] t^k on [0, Z4^2] */
 static double p12[N12]; /* I0(sqrt t) 2^-rho ~ sum p12[k] t^k, [0, Z12^2] */
 static double c_12;     /* rho log 2: undoes the scaling of p12 */
+static double p24[N24]; /* I0(sqrt t) 2^-rho24 ~ sum p24[k] t^k, [0, Z24^2] */
+static double c_24;     /* rho24 log 2 */
 static double hl[NL];   /* H(u) 2^tau ~ sum hl[k] u^k on [0, 1] */
 static double c_b;      /* sigma log 2: undoes the scaling of pb */
 static double c_l;      /* -tau/2 log 2: undoes the scaling of hl */
@@ -192,6 +196,59 @@ static double horner(const double *c, int n, double x)
 		s = s * x + c[i];
 	return s;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * fit_monomial for wide ranges, where long double is not enough: the
+ * Chebyshev coefficients are exact to 2^-64 of the largest value, and
+ * I0(24) = 2^31 I0(0), so P would be off by 1e-10 near t = 0. Here the
+ * polynomial interpolates at the same nodes (rounded to long double),
+ * built by divided differences and expanded to powers of t in __float128
+ * (113 bits; GCC and Clang provide its arithmetic on x86-64 without any
+ * library), with the values from the power series in the same precision.
+ */
+static __float128 i0_series_q(__float128 t)
+{
+	__float128 s = 1, term = 1; /* partial sum, current term */
+	int k;
+
+	for (k = 1; k < 400; k++) {
+		term *= t / (4 * (__float128)k * k);
+		s += term;
+		if (term < s * 1e-36)
+			break;
+	}
+	return s;
+}
+
+static void fit_monomial_q(long double lo, long double hi, int n,
+			   long double mult, double *coef)
+{
+	__float128 x[NMAX], d[NMAX], p[NMAX + 1]; /* nodes, differences, result */
+	int j, k;
+
+	for (j = 0; j < n; j++) {
+		long double y = cosl(PI_L * (j + 0.5L) / n);
+
+		x[j] = lo + (hi - lo) * (y + 1.0L) / 2.0L;
+		d[j] = i0_series_q(x[j]) * mult;
+	}
+	for (k = 1; k < n; k++)
+		for (j = n - 1; j >= k; j--)
+			d[j] = (d[j] - d[j - 1]) / (x[j] - x[j - k]);
+	/* Newton form to powers: p = d[n-1]; p = p (t - x[k]) + d[k], k down */
+	for (k = 0; k <= n; k++)
+		p[k] = 0;
+	p[0] = d[n - 1];
+	for (k = n - 2; k >= 0; k--) {
+		for (j = n - 1 - k; j >= 1; j--)
+			p[j] = p[j - 1] - x[k] * p[j];
+		p[0] = d[k] - x[k] * p[0];
+	}
+	for (j = 0; j < n; j++)
+		coef[j] = (double)p[j];
+}
+#endif
 
 /*
  * Kernels. Each is instantiated once per instruction set by sum_body's
@@ -876,6 +933,19 @@ static pairs_fn pairs_avx512;
  */
 #define X512 __attribute__((always_inline, target("avx512f,fma"))) inline
 
+/*
+ * This kernel's kinds: tile_row's and X_24, the coordinates whose largest
+ * z is at most Z24 with some at most Z0, which tile_row counts as mixed:
+ * one P of N24 coefficients instead of P and H (16 and 20, and the split
+ * of u). Most mixed coordinates of the Fig 6.4 sets are of that kind.
+ * Chunks of XCHUNK coordinates between the checkpoints: 32 factors of
+ * p24 stay in the double range, 64 might not.
+ */
+enum { X_24 = K_COUNT, X_COUNT };
+#ifndef XCHUNK
+#define XCHUNK 32
+#endif
+
 static X512 __m512d x512_chain(const double *c, const int n, const int j,
 			       __m512d y)
 {
@@ -1047,12 +1117,12 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			       size_t n, double scale, double *out, size_t m)
 {
 	struct x512_lanes S[JT / 8];    /* lanes 8 v .. 8 v + 7 in S[v] */
-	double pv[JT] __attribute__((aligned(64))); /* pf sqrt(ph), then */
-	double cnt[K_COUNT] = { 0.0 };  /* coordinates per kind */
-	double sv[CHUNK + 8];           /* s of each coordinate of the chunk */
-	double sr[CHUNK + 8];           /* Z0/s of each */
-	int32_t kl[K_COUNT][CHUNK + 16]; /* the chunk's coordinates by kind */
-	size_t nk[K_COUNT], l0, l1, l;
+	double pv[JT] __attribute__((aligned(64))); /* pf^2 ph, then its log / 2 */
+	double cnt[X_COUNT] = { 0.0 };  /* coordinates per kind */
+	double sv[XCHUNK + 8];          /* s of each coordinate of the chunk */
+	double sr[XCHUNK + 8];          /* Z0/s of each */
+	int32_t kl[X_COUNT][XCHUNK + 16]; /* the chunk's coordinates by kind */
+	size_t nk[X_COUNT], l0, l1, l;
 	const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7,
 					      6, 5, 4, 3, 2, 1, 0);
 	const __m512d vscale = _mm512_set1_pd(scale);
@@ -1065,9 +1135,10 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 		S[v].acc = S[v].zs = S[v].zc = S[v].ef = S[v].eh = zero;
 	}
 	for (l0 = 0; l0 < n; l0 = l1) {
-		l1 = n - l0 < CHUNK ? n : l0 + CHUNK;
-		for (k = 0; k < K_COUNT; k++)
-			nk[k] = 0;
+		size_t n_K_1 = 0, n_K_A = 0, n_K_4 = 0, n_K_B = 0;
+		size_t n_K_LARGE = 0, n_K_12 = 0, n_K_MIXED = 0, n_X_24 = 0;
+
+		l1 = n - l0 < XCHUNK ? n : l0 + XCHUNK;
 		/*
 		 * The kinds of 8 coordinates at once, by the comparisons of
 		 * tile_row (a NaN compares false everywhere and lands in K_1),
@@ -1085,7 +1156,8 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 				s, _mm512_maskz_loadu_pd(live, T->ymin + l));
 			__m512i fin = _mm512_maskz_loadu_epi32((__mmask16)live,
 							       T->fin + l);
-			__mmask8 g1, gA, g4, g0, g12, big, skip, act, km[K_COUNT];
+			__mmask8 g1, gA, g4, g0, g12, g24, big, skip, act;
+			__mmask8 km[X_COUNT];
 			__m512i li = _mm512_add_epi32(
 				_mm512_set1_epi32((int)(l - l0)), iota);
 
@@ -1095,6 +1167,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			g4 = GT(tmax, Z4 * Z4);
 			g0 = GT(tmax, Z0 * Z0);
 			g12 = GT(tmax, Z12 * Z12);
+			g24 = GT(tmax, Z24 * Z24);
 			big = GT(smin, Z0);
 #undef GT
 			skip = _mm512_cmp_pd_mask(s, zero, _CMP_EQ_OQ) &
@@ -1106,27 +1179,54 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			km[K_B] = act & g4 & (__mmask8)~g0;
 			km[K_LARGE] = act & g0 & big;
 			km[K_12] = act & g0 & (__mmask8)~big & (__mmask8)~g12;
-			km[K_MIXED] = act & g0 & (__mmask8)~big & g12;
+			km[X_24] = act & g0 & (__mmask8)~big & g12 & (__mmask8)~g24;
+			km[K_MIXED] = act & g0 & (__mmask8)~big & g24;
 			_mm512_storeu_pd(sv + (l - l0), s);
-			_mm512_storeu_pd(sr + (l - l0),
-					 _mm512_div_pd(_mm512_set1_pd(Z0), s));
-			for (k = 0; k < K_COUNT; k++) {
-				__m512i c = _mm512_maskz_compress_epi32(
-					(__mmask16)km[k], li);
-
-				_mm256_storeu_si256((__m256i *)(kl[k] + nk[k]),
-						    _mm512_castsi512_si256(c));
-				nk[k] += (size_t)__builtin_popcount(km[k]);
-			}
+			/* Z0/s, which only H needs; a division is slow */
+			if (km[K_LARGE] | km[K_MIXED])
+				_mm512_storeu_pd(sr + (l - l0),
+						 _mm512_div_pd(_mm512_set1_pd(Z0), s));
+			/*
+			 * Written out kind by kind, so that the counts stay
+			 * in registers (a loop over an array of them went
+			 * through memory).
+			 */
+#define APPEND(k)							\
+			do {						\
+				__m512i c_ = _mm512_maskz_compress_epi32( \
+					(__mmask16)km[k], li);		\
+									\
+				_mm256_storeu_si256((__m256i *)(kl[k] + n_##k), \
+						    _mm512_castsi512_si256(c_)); \
+				n_##k += (size_t)__builtin_popcount(km[k]); \
+			} while (0)
+			APPEND(K_1);
+			APPEND(K_A);
+			APPEND(K_4);
+			APPEND(K_B);
+			APPEND(K_LARGE);
+			APPEND(K_12);
+			APPEND(K_MIXED);
+			APPEND(X_24);
+#undef APPEND
 		}
+		nk[K_1] = n_K_1;
+		nk[K_A] = n_K_A;
+		nk[K_4] = n_K_4;
+		nk[K_B] = n_K_B;
+		nk[K_LARGE] = n_K_LARGE;
+		nk[K_12] = n_K_12;
+		nk[K_MIXED] = n_K_MIXED;
+		nk[X_24] = n_X_24;
 		x512_small(S, T, sv, kl[K_1], nk[K_1], l0, p1, N1);
 		x512_small(S, T, sv, kl[K_A], nk[K_A], l0, pa, NA);
 		x512_small(S, T, sv, kl[K_4], nk[K_4], l0, p4, N4);
 		x512_small(S, T, sv, kl[K_B], nk[K_B], l0, pb, NB);
 		x512_small(S, T, sv, kl[K_12], nk[K_12], l0, p12, N12);
+		x512_small(S, T, sv, kl[X_24], nk[X_24], l0, p24, N24);
 		x512_large(S, T, sv, sr, kl[K_LARGE], nk[K_LARGE], l0, 0);
 		x512_large(S, T, sv, sr, kl[K_MIXED], nk[K_MIXED], l0, 1);
-		for (k = 0; k < K_COUNT; k++)
+		for (k = 0; k < X_COUNT; k++)
 			cnt[k] += (double)nk[k];
 		/* checkpoint: products back to [1, 2), z sums compensated */
 		for (v = 0; v < JT / 8; v++) {
@@ -1149,17 +1249,23 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 	}
 	{
 		double cst = cnt[K_B] * c_b + cnt[K_12] * c_12 +
-			     cnt[K_LARGE] * c_l + cnt[K_MIXED] * c_m;
+			     cnt[K_LARGE] * c_l + cnt[K_MIXED] * c_m +
+			     cnt[X_24] * c_24;
 		const __m512d vc = _mm512_set1_pd(cst), l2 = _mm512_set1_pd(LN2);
 		const __m512d half = _mm512_set1_pd(0.5);
 
+		/*
+		 * log(pf sqrt(ph)) as log(pf^2 ph)/2: both in [1, 2) after
+		 * the checkpoint, so no overflow, and no square root (a
+		 * vsqrtpd costs as much as several coordinates' products).
+		 */
 		for (v = 0; v < JT / 8; v++)
 			_mm512_store_pd(pv + 8 * v,
-					_mm512_mul_pd(S[v].pf,
-						      _mm512_sqrt_pd(S[v].ph)));
+					_mm512_mul_pd(_mm512_mul_pd(S[v].pf, S[v].pf),
+						      S[v].ph));
 #pragma omp simd
 		for (j = 0; j < JT; j++)
-			pv[j] = log(pv[j]);
+			pv[j] = 0.5 * log(pv[j]);
 		/* tile_row's sum, in its order */
 		for (v = 0; v < JT / 8 && 8 * (size_t)v < m; v++) {
 			__m512d r = _mm512_add_pd(_mm512_add_pd(S[v].zs, S[v].zc), vc);
@@ -1276,6 +1382,24 @@ static void init_once(void)
 	p1[0] = p4[0] = 1.0;
 	p12[0] = ldexp(1.0, -rho);
 	c_12 = rho * LN2;
+	/*
+	 * And the AVX-512 kernel's widest P: I0(24) = 2.2e9 = 2^31, centred
+	 * by 2^-16, so a factor lies in [2^-16, 2^15.1]; that kernel renews
+	 * its products every 32 coordinates, which keeps 32 of them in range.
+	 * Its 29 coefficients are all but three positive, so the monomial form
+	 * still evaluates to within 1e-15 (tests/t_bessel.c); they need the
+	 * extended precision of fit_monomial_q.
+	 */
+#ifdef RFX_BESSEL_X86
+	{
+		int rho24 = (int)lround(0.5 * log2(gsl_sf_bessel_I0(Z24)));
+
+		fit_monomial_q(0.0L, Z24 * Z24, N24, ldexpl(1.0L, -rho24),
+			       p24);
+		p24[0] = ldexp(1.0, -rho24);
+		c_24 = rho24 * LN2;
+	}
+#endif
 	fit_monomial(h_gsl, 0.0L, 1.0L, NL, ldexpl(1.0L, tau), hl);
 	/*
 	 * P(0) = I0(0) = 1 exactly, so log I0(0) comes out exactly 0 (the
