@@ -1189,17 +1189,19 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			/*
 			 * Written out kind by kind, so that the counts stay
 			 * in registers (a loop over an array of them went
-			 * through memory).
+			 * through memory), and only for the kinds present:
+			 * most sets use few of them, so the test is mostly
+			 * predicted.
 			 */
 #define APPEND(k)							\
-			do {						\
+			if (km[k]) {					\
 				__m512i c_ = _mm512_maskz_compress_epi32( \
 					(__mmask16)km[k], li);		\
 									\
 				_mm256_storeu_si256((__m256i *)(kl[k] + n_##k), \
 						    _mm512_castsi512_si256(c_)); \
 				n_##k += (size_t)__builtin_popcount(km[k]); \
-			} while (0)
+			}
 			APPEND(K_1);
 			APPEND(K_A);
 			APPEND(K_4);
@@ -1228,7 +1230,16 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 		x512_large(S, T, sv, sr, kl[K_MIXED], nk[K_MIXED], l0, 1);
 		for (k = 0; k < X_COUNT; k++)
 			cnt[k] += (double)nk[k];
-		/* checkpoint: products back to [1, 2), z sums compensated */
+		/*
+		 * checkpoint: products back to [1, 2), z sums compensated;
+		 * without H in the chunk the z sums and ph have not changed
+		 * (the same values as the full step, which would add 0).
+		 */
+		if (!(nk[K_LARGE] | nk[K_MIXED])) {
+			for (v = 0; v < JT / 8; v++)
+				S[v].pf = x512_renorm(S[v].pf, &S[v].ef);
+			continue;
+		}
 		for (v = 0; v < JT / 8; v++) {
 			__m512d x = S[v].acc, zs = S[v].zs, t = _mm512_add_pd(zs, x);
 			__mmask8 first = _mm512_cmp_pd_mask(_mm512_abs_pd(zs),
