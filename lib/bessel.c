@@ -59,6 +59,7 @@
 #include <gsl/gsl_sf_bessel.h>
 
 #include "logmath.h"
+#include "vmath.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -1117,7 +1118,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			       size_t n, double scale, double *out, size_t m)
 {
 	struct x512_lanes S[JT / 8];    /* lanes 8 v .. 8 v + 7 in S[v] */
-	double pv[JT] __attribute__((aligned(64))); /* pf^2 ph, then its log / 2 */
+	double pv[JT] __attribute__((aligned(64))); /* pf^2 ph, then its log */
 	double cnt[X_COUNT] = { 0.0 };  /* coordinates per kind */
 	double sv[XCHUNK + 8];          /* s of each coordinate of the chunk */
 	double sr[XCHUNK + 8];          /* Z0/s of each */
@@ -1127,7 +1128,6 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 					      6, 5, 4, 3, 2, 1, 0);
 	const __m512d vscale = _mm512_set1_pd(scale);
 	const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
-	size_t j;
 	int k, v;
 
 	for (v = 0; v < JT / 8; v++) {
@@ -1274,9 +1274,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			_mm512_store_pd(pv + 8 * v,
 					_mm512_mul_pd(_mm512_mul_pd(S[v].pf, S[v].pf),
 						      S[v].ph));
-#pragma omp simd
-		for (j = 0; j < JT; j++)
-			pv[j] = 0.5 * log(pv[j]);
+		rfx_vmath_log(pv, pv, JT);
 		/* tile_row's sum, in its order */
 		for (v = 0; v < JT / 8 && 8 * (size_t)v < m; v++) {
 			__m512d r = _mm512_add_pd(_mm512_add_pd(S[v].zs, S[v].zc), vc);
@@ -1288,7 +1286,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 				r, _mm512_mul_pd(l2, _mm512_add_pd(
 							     S[v].ef,
 							     _mm512_mul_pd(half, S[v].eh))));
-			r = _mm512_add_pd(r, _mm512_load_pd(pv + 8 * v));
+			r = _mm512_add_pd(r, _mm512_mul_pd(half, _mm512_load_pd(pv + 8 * v)));
 			_mm512_mask_storeu_pd(out + 8 * v, live, r);
 		}
 	}

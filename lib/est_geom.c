@@ -27,6 +27,7 @@
 #include "dirf.h"
 #include "estimator.h"
 #include "logmath.h"
+#include "vmath.h"
 #include "setstats.h"
 
 /* q in logit coordinates u: q = 1/(1 + e^{-u}), searched over [-U, U]. */
@@ -172,8 +173,12 @@ static int geom_log_variance(const struct rfx_params *p,
 	for (k = 0; k < np; k++) {
 		double e = lq + out[k] - 2.0 * b->xy[k];
 
-		out[k] = -b->dd[k] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
+		out[k] = e > 0.0 ? e : 0.0;
 	}
+	rfx_vmath_logexpm1(out, out, np);
+#pragma omp simd
+	for (k = 0; k < np; k++)
+		out[k] = -b->dd[k] + out[k] - lm;
 	return RFX_OK;
 }
 

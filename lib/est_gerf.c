@@ -47,6 +47,7 @@
 
 #include "estimator.h"
 #include "logmath.h"
+#include "vmath.h"
 #include "setstats.h"
 
 struct gerf_consts {
@@ -128,12 +129,15 @@ static int gerf_log_variance(const struct rfx_params *p,
 			double la = k.la, c2 = 1.0 / (1.0 - 8.0 * k.a_re);
 
 #pragma omp simd
-			for (j = 0; j < ny; j++)
-			{
+			for (j = 0; j < ny; j++) {
 				double e = la + c2 * ss[j];
 
-				o[j] = -dd[j] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
+				o[j] = e > 0.0 ? e : 0.0;
 			}
+			rfx_vmath_logexpm1(o, o, ny);
+#pragma omp simd
+			for (j = 0; j < ny; j++)
+				o[j] = -dd[j] + o[j] - lm;
 		} else if (k.real) {
 			double la = k.la, r8 = 1.0 - 8.0 * k.a_re;
 			double cm = 4.0 * k.a_re / r8, ch = (1.0 - 4.0 * k.a_re) / r8;
@@ -158,8 +162,12 @@ static int gerf_log_variance(const struct rfx_params *p,
 						     : h - RFX_LN2;
 				double a = m + lc;
 
-				o[j] = -dd[j] + rfx_logexpm1(a > 0.0 ? a : 0.0) - lm;
+				o[j] = a > 0.0 ? a : 0.0;
 			}
+			rfx_vmath_logexpm1(o, o, ny);
+#pragma omp simd
+			for (j = 0; j < ny; j++)
+				o[j] = -dd[j] + o[j] - lm;
 		} else {
 			/*
 			 * Relative to K^2 = e^{-|x-y|^2}: with v = |x + t y|^2,
