@@ -7,6 +7,7 @@
 #   make bench     performance benchmarks (bench/)
 #   make regress   the MSE tables against results/reference/ (CI)
 #   make check SANITIZE=1   the same suite built with ASan and UBSan
+#   make valgrind  the unit tests under valgrind memcheck
 #   make fuzz      each libFuzzer target of tests/fuzz/ for FUZZ_TIME s (clang)
 #   make install   rfx, its man page and data/ under PREFIX (default /usr/local)
 #   make           build ./rfx only
@@ -130,9 +131,20 @@ BENCH_BINS += bench/bin/runstat
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
 .PHONY: all check test deps figures figures-build bench bench-run clean FORCE \
-	regress regress-update fuzz install
+	regress regress-update valgrind valgrind-run fuzz install
 
 all: rfx
+
+# A recipe that fails after it began writing its target (a gnuplot error
+# half-way through a PNG, a failed link) removes the target, so the next
+# make does not take it for up to date. make already does this on SIGINT
+# and SIGTERM.
+.DELETE_ON_ERROR:
+
+# The recipes that write $@.tmp and rename it onto $@ start with this, so
+# that a failed or interrupted one leaves no $@.tmp: a shell killed by an
+# untrapped signal would not run its EXIT trap.
+TMP_TRAP = trap 'rm -f "$@.tmp"' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM;
 
 $(ALL_OBJS) $(TEST_BINS) $(BENCH_BINS): Makefile $(wildcard config.mak) build/flags
 
@@ -140,7 +152,7 @@ $(ALL_OBJS) $(TEST_BINS) $(BENCH_BINS): Makefile $(wildcard config.mak) build/fl
 # rebuilds everything instead of linking sanitized and plain objects.
 build/flags: FORCE
 	@mkdir -p build
-	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS)' > $@.tmp; \
+	@$(TMP_TRAP) echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS)' > $@.tmp; \
 	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 lib/%.o: lib/%.c
@@ -160,7 +172,7 @@ rfx: $(CLI_OBJS) librfx.a
 # The commit and version of the build, regenerated only when they change.
 build/version.h: FORCE
 	@mkdir -p build
-	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	@$(TMP_TRAP) c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
 	git diff --quiet HEAD -- 2>/dev/null || c="$$c-dirty"; \
 	printf '#define RFX_VERSION "%s"\n#define RFX_GIT_COMMIT "%s"\n' \
 		'$(VERSION)' "$$c" > $@.tmp; \
@@ -192,6 +204,25 @@ test: rfx $(TEST_BINS)
 # The replay of the fuzz corpora includes the option parser from cli/.
 tests/bin/t_fuzz: CPPFLAGS += -Icli
 tests/bin/t_fuzz: cli/opt.c $(wildcard tests/fuzz/*.[ch])
+
+# make valgrind: the unit tests (tests/t_*.c; the shell tests would mostly
+# time rfx's start-up under memcheck) with no memcheck error and no
+# definite leak. OpenMP and OpenBLAS run one thread, as memcheck runs
+# threads one at a time anyway, and RFX_TEST_SCALE=small has the slowest
+# tests take smaller samples or skip the checks that need full ones
+# (tests/tap.h: tap_small).
+VALGRIND = valgrind
+VALGRIND_FLAGS = --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \
+	--errors-for-leak-kinds=definite -q
+VALGRIND_TESTS = $(patsubst tests/%.c,tests/bin/%,$(TEST_C))
+
+valgrind: deps
+	@$(MAKE) --no-print-directory valgrind-run
+
+valgrind-run: $(VALGRIND_TESTS)
+	@RFX_TEST_SCALE=small OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+		RFX_TOP=$(CURDIR) \
+		$(PROVE) --timer -e '$(VALGRIND) $(VALGRIND_FLAGS)' $(VALGRIND_TESTS)
 
 # libFuzzer targets, built with clang into build/fuzz/ (their own objects:
 # libFuzzer needs its instrumentation in the code under test). 'make fuzz'

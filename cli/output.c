@@ -4,6 +4,7 @@
  */
 #include "output.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,15 @@
 #include "rng.h"
 
 const char *volatile rfx_cli_tmpfile;
+
+/*
+ * The signal handler's copy of the temporary name: the handle's own is
+ * freed inside rfx_h5out_abort and rfx_h5out_commit, and a second signal
+ * during either must still find a name to unlink, not freed memory. So
+ * rfx_cli_tmpfile points here from open until after the file is renamed
+ * or removed; unlinking it once more then is harmless.
+ */
+static char tmpname[PATH_MAX + sizeof(".tmp.XXXXXX")];
 
 int rfx_cli_fail(int code, const char *fmt, ...)
 {
@@ -60,7 +70,9 @@ int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err)
 	o->h5 = rfx_h5out_open(path, err);
 	if (!o->h5)
 		return err->code ? err->code : RFX_EIO;
-	rfx_cli_tmpfile = rfx_h5out_tmpname(o->h5);
+	/* longer names than PATH_MAX fail in mkstemp before this */
+	strncpy(tmpname, rfx_h5out_tmpname(o->h5), sizeof(tmpname) - 1);
+	rfx_cli_tmpfile = tmpname;
 	return RFX_OK;
 }
 
@@ -113,9 +125,9 @@ void rfx_out_abort(struct rfx_out *o)
 {
 	if (!o->h5)
 		return;
-	rfx_cli_tmpfile = NULL;
 	rfx_h5out_abort(o->h5);
 	o->h5 = NULL;
+	rfx_cli_tmpfile = NULL;
 }
 
 void rfx_tsv_print(const struct rfx_schema *s, const void *rows, size_t n,

@@ -11,6 +11,12 @@
 #
 # usage: experiments/fig_hrf_table1.sh OUT.h5   (the table also goes to OUT.tsv)
 set -eu
+# An interrupted or failed run leaves no partial table (rfx removes its
+# own temporary .h5): without the INT and TERM traps a shell killed by a
+# signal would not run the EXIT trap.
+trap 'rm -f "${1%.h5}.tsv.tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 RFX=${RFX:-./rfx}
 reps=100 draws=20
 [ "${SCALE:-full}" = fast ] && reps=5 draws=2

@@ -6,6 +6,12 @@
 #
 # usage: experiments/fig_orf23.sh OUT.h5   (the table also goes to OUT.tsv)
 set -eu
+# An interrupted or failed run leaves no partial table (rfx removes its
+# own temporary .h5): without the INT and TERM traps a shell killed by a
+# signal would not run the EXIT trap.
+trap 'rm -f "${1%.h5}.tsv.tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 RFX=${RFX:-./rfx}
 d=4,8,16,32,64 mc=20000 steps=40
 [ "${SCALE:-full}" = fast ] && d=4,16 mc=2000 steps=10

@@ -89,7 +89,7 @@ figures-build: $(FIG_RESULTS) $(FIG_TEXT) $(FIG_PLOTS) $(FIG_REPORT)
 # Results remember the scale they were made at; changing SCALE reruns them.
 $(R)/.scale: FORCE
 	@mkdir -p $(R) $(P)
-	@echo '$(SCALE)' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+	@$(TMP_TRAP) echo '$(SCALE)' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 # ... and the code: a checksum of the sources and the build flags, which
 # changes when the computation can, unlike the binary, which is relinked
@@ -97,7 +97,7 @@ $(R)/.scale: FORCE
 CODE_FILES = $(sort $(wildcard lib/*.[ch] cli/*.[ch])) build/flags
 $(R)/.code: FORCE | rfx
 	@mkdir -p $(R) $(P)
-	@cat $(CODE_FILES) | cksum > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+	@$(TMP_TRAP) cat $(CODE_FILES) | cksum > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 # What every experiment needs: timed.sh and the binary only have to exist.
 EXP_DEPS = $(R)/.scale $(R)/.code | rfx experiments/timed.sh
@@ -135,7 +135,7 @@ $(P)/fig_hrf6.png $(P)/fig_hrf6.pdf $(P)/fig_hrf6_table3.png $(P)/fig_hrf6_table
 $(R)/table_hrf3.md: experiments/table_hrf3.sh experiments/reference/hrf_table3.tsv \
 		$(R)/fig_hrf6.h5 | rfx
 	@echo '   ' GEN $@ >&2
-	@RFX=./rfx experiments/table_hrf3.sh $(R)/fig_hrf6.h5 > $@.tmp && mv $@.tmp $@
+	@$(TMP_TRAP) RFX=./rfx experiments/table_hrf3.sh $(R)/fig_hrf6.h5 > $@.tmp && mv $@.tmp $@
 
 # HRF Table 1 beside the paper's numbers.
 $(P)/fig_hrf_table1.png $(P)/fig_hrf_table1.pdf &: plots/fig_hrf_table1.gp plots/common.gp \
@@ -153,7 +153,7 @@ $(R)/uci_tables.txt: experiments/uci_tables.sh $(R)/uci.h5 \
 		experiments/reference/thesis_table6_2.tsv \
 		experiments/reference/thesis_table6_3.tsv | rfx
 	@echo '   ' GEN $@ >&2
-	@RFX=./rfx experiments/uci_tables.sh $(R)/uci.h5 > $@.tmp && mv $@.tmp $@
+	@$(TMP_TRAP) RFX=./rfx experiments/uci_tables.sh $(R)/uci.h5 > $@.tmp && mv $@.tmp $@
 
 $(P)/uci.png $(P)/uci.pdf &: plots/uci.gp plots/common.gp $(R)/uci.h5 \
 		experiments/reference/thesis_table6_2.tsv \

@@ -13,7 +13,11 @@ set -eu
 RFX=${RFX:-./rfx}
 n=${1:-10}
 tmp=$(mktemp -d)
+# INT and TERM exit through the EXIT trap, which a shell killed by an
+# untrapped signal would not run.
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 s=1
 while [ "$s" -le "$n" ]; do
 	"$RFX" clustered --m 100 --reps 1 --method hyb-cluster,pos,trig,posh \

@@ -27,6 +27,11 @@ tables() {
 	     "--ratio 1,2,4 --pairs 100 --draws 1 --reps 20 --nn-sample 500"
 }
 
+# An interrupted update leaves no partial reference: the loop runs in a
+# subshell, so the traps are here, and INT and TERM exit through EXIT.
+trap 'rm -f "$ref"/*.tsv.tmp' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 status=0
 tables | while read -r name args; do
 	# shellcheck disable=SC2086

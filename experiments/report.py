@@ -32,6 +32,7 @@ import html
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -887,9 +888,16 @@ def build(args):
     page = render_html(blocks, "rfx reproduction report")
     for path, text in ((args.md, md), (args.html, page)):
         tmp = path + ".tmp"
-        with open(tmp, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "w") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            # interrupted (SIGINT, or SIGTERM by the handler in main) or
+            # failed: no half-written report under either name
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
     errors = [(fid, r) for fid, (b, rs, v) in evald.items() for r in rs if r.get("error")]
     for fid, r in errors:
         print("report.py: %s: check error: %s" % (r["id"] or fid, r["note"]), file=sys.stderr)
@@ -911,6 +919,9 @@ def main():
     ap.add_argument("--html", default=None)
     ap.add_argument("--rfx", default=os.environ.get("RFX", "./rfx"))
     args = ap.parse_args()
+    # SIGTERM as an exception, so that the report's temporary files go as
+    # they do on SIGINT (make passes SIGTERM on to its recipes).
+    signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))
     args.md = args.md or os.path.join(args.results, "REPORT.md")
     args.html = args.html or os.path.join(args.results, "REPORT.html")
     sys.exit(build(args))

@@ -17,8 +17,12 @@ set -eu
 RFX=${RFX:-./rfx}
 here=$(cd "$(dirname "$0")" && pwd)
 ref=$here/reference
-"$RFX" dump "$1" uci_data > "${TMPDIR:-/tmp}/uci_tables.$$.data"
+# The trap comes first, so that no signal finds the file made and the trap
+# not yet set; INT and TERM exit through it.
 trap 'rm -f "${TMPDIR:-/tmp}/uci_tables.$$.data"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+"$RFX" dump "$1" uci_data > "${TMPDIR:-/tmp}/uci_tables.$$.data"
 "$RFX" dump "$1" uci | awk -F'\t' -v data="${TMPDIR:-/tmp}/uci_tables.$$.data" \
 	-v t1="$ref/thesis_table6_1.tsv" -v t2="$ref/thesis_table6_2.tsv" \
 	-v t3="$ref/thesis_table6_3.tsv" '

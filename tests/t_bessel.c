@@ -12,11 +12,15 @@
  *
  * The bound for each log I0(z) is 1e-13 max(1, log I0(z)), i.e. 1e-13
  * relative in I0 for moderate z; the measured maximum is printed as a
- * diagnostic (about 1e-15).
+ * diagnostic (about 1e-15). The all-pairs form's polynomials are fitted
+ * at start-up in long double; where long double arithmetic has only
+ * double's precision (valgrind runs x87 code at 64 bits, make valgrind)
+ * that fit is good to about 1e-11, and its checks take PAIRS_TOL_DOUBLE.
  */
 #include "bessel.h"
 #include "tap.h"
 
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <string.h>
@@ -27,6 +31,7 @@
 #include <gsl/gsl_sf_bessel.h>
 
 #define TOL 1e-13      /* error bound per log I0, times max(1, log I0) */
+#define PAIRS_TOL_DOUBLE 1e-10 /* the pairs' bound without extended long double */
 #define LOG_2PI 1.837877066409345483560659472811235279722794947275566825634
 
 static const char *const kernel_names[] = { "generic", "avx2", "avx512", NULL };
@@ -42,6 +47,22 @@ static double ref_log_i0(double z)
 		return z + log(gsl_sf_bessel_I0_scaled(z));
 	return z - 0.5 * (LOG_2PI + log(z)) +
 	       log1p(1.0 / (8.0 * z) + 9.0 / (128.0 * z * z));
+}
+
+/*
+ * The all-pairs bounds: TOL against GSL and 4e-15 against the per-call
+ * sums where long double arithmetic is wider than double,
+ * PAIRS_TOL_DOUBLE for both where it is not. Errors in the
+ * tiling (a tile of the wrong kind, a lost seam) are far beyond either.
+ */
+static double pairs_tol = TOL;
+static double pairs_prod_tol = 4e-15; /* against the per-call sums, per (n + 1) */
+
+static int long_double_extended(void)
+{
+	volatile long double one = 1.0L, quarter_ulp = DBL_EPSILON / 4.0;
+
+	return one + quarter_ulp != one;
 }
 
 /* The bound on |got - ref| for one log I0(z) of value ref. */
@@ -364,19 +385,29 @@ static int check_pairs(rfx_bessel_pairs_fn *fn, const double *A, size_t na,
 	fn(A, na, B, nb, n, scale, out);
 	for (i = 0; i < na; i++)
 		for (j = 0; j < nb; j++) {
-			double tol, want = ref_sum(A + i * n, B + j * n, scale, n,
-						   &tol);
-			double prod = rfx_bessel_sum_log_i0_prod(A + i * n,
-								 B + j * n,
-								 scale, n);
-			double got = out[i * nb + j];
-			double e = fabs(got - want) / (tol / TOL);
-			/* both round once or twice per factor of a product */
-			double ep = fabs(got - prod) /
-				    ((fabs(prod) > 1.0 ? fabs(prod) : 1.0) *
-				     (double)(n + 1));
+			double tol, want, prod, got, e, ep;
 
-			pass &= fabs(got - want) <= tol && ep <= 4e-15;
+			/*
+			 * RFX_TEST_SCALE=small (make valgrind, where the GSL
+			 * references take most of the time): every 7th pair
+			 * in row-major order. With nb prime to 7 (83) that
+			 * still meets every row and every column, so every
+			 * lane of every tile.
+			 */
+			if (tap_small() && (i * nb + j) % 7)
+				continue;
+			want = ref_sum(A + i * n, B + j * n, scale, n, &tol);
+			prod = rfx_bessel_sum_log_i0_prod(A + i * n, B + j * n,
+							  scale, n);
+			got = out[i * nb + j];
+			e = fabs(got - want) / (tol / TOL);
+			/* both round once or twice per factor of a product */
+			ep = fabs(got - prod) /
+			     ((fabs(prod) > 1.0 ? fabs(prod) : 1.0) *
+			      (double)(n + 1));
+
+			pass &= fabs(got - want) <= tol / TOL * pairs_tol &&
+				ep <= pairs_prod_tol;
 			*worst_gsl = e > *worst_gsl ? e : *worst_gsl;
 			*worst_prod = ep > *worst_prod ? ep : *worst_prod;
 		}
@@ -435,8 +466,8 @@ static void test_pairs_grid(const char *name, rfx_bessel_pairs_fn *fn)
 	diag("%s: pairs, one z each: max |error| / max(1, log I0) = %.3g at "
 	     "z = %.17g over %zu z, sorted and shuffled", name, worst, zworst,
 	     n);
-	ok(worst <= TOL, "%s: pairs: each log I0 within %g max(1, log I0) "
-	   "of GSL, tiles of every kind", name, TOL);
+	ok(worst <= pairs_tol, "%s: pairs: each log I0 within %g max(1, log I0) "
+	   "of GSL, tiles of every kind", name, pairs_tol);
 }
 
 static void test_pairs(const char *name, rfx_bessel_pairs_fn *fn,
@@ -584,6 +615,12 @@ int main(void)
 		return 1;
 	}
 	gsl_rng_set(r, 2385);
+	if (!long_double_extended()) {
+		pairs_tol = PAIRS_TOL_DOUBLE;
+		pairs_prod_tol = PAIRS_TOL_DOUBLE;
+		diag("long double arithmetic is double here (valgrind?): "
+		     "all-pairs bound %g", pairs_tol);
+	}
 
 	test_known();
 	test_kernel_find();

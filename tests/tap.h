@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int tap_run;    /* tests run so far */
 static int tap_failed; /* tests that failed */
@@ -113,6 +114,29 @@ static inline int is_within_se(double est, double se, double exact, double k,
 		diag("    estimate %.10g +- %.3g, exact %.10g (z = %.2f, limit %g)",
 		     est, se, exact, z, k);
 	return r;
+}
+
+/* One test that did not run, with the reason: "ok N # SKIP why". */
+static inline void skip(const char *why)
+{
+	tap_run++;
+	printf("ok %d # SKIP %s\n", tap_run, why);
+	fflush(stdout);
+}
+
+/*
+ * RFX_TEST_SCALE=small (make valgrind, where memcheck runs code ~50-300
+ * times slower) asks the slowest tests for smaller samples or fewer
+ * corners. A check whose tolerance holds at any sample size (a z-score on
+ * the sample's own standard error, a property of every case) keeps
+ * running on the smaller sample; one that needs the full size is skipped
+ * with a "# SKIP" line saying so. make check always runs at full scale.
+ */
+static inline int tap_small(void)
+{
+	const char *s = getenv("RFX_TEST_SCALE");
+
+	return s && !strcmp(s, "small");
 }
 
 static inline int done_testing(void)
