@@ -104,6 +104,7 @@ LIB_OBJS += lib/uci.o
 LIB_OBJS += lib/uciexp.o
 LIB_OBJS += lib/varexp.o
 LIB_OBJS += lib/varmap.o
+LIB_OBJS += lib/vmath.o
 LIB_OBJS += lib/wht.o
 LIB_OBJS += lib/zcurve.o
 

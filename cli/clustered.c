@@ -69,14 +69,6 @@ struct cl_opts {
 	uint64_t seed;
 };
 
-static int seen(const struct rfx_opt *opts, const char *name)
-{
-	for (; opts->name; opts++)
-		if (!strcmp(opts->name, name))
-			return opts->seen;
-	return 0;
-}
-
 /* A comma-separated list of integers in [lo, hi] into a new array. */
 static int int_list(const char *what, const char *list, int lo, int hi,
 		    int **out, int *n, struct rfx_err *err)
@@ -112,7 +104,6 @@ static int int_list(const char *what, const char *list, int lo, int hi,
 static int parse_opts(int argc, char **argv, struct cl_opts *o, int *help,
 		      struct rfx_opt *opts_out, size_t nopts)
 {
-	struct rfx_err err;
 	int ret, npos;
 	const char *pos[1];
 	struct rfx_opt opts[] = {
@@ -150,22 +141,16 @@ static int parse_opts(int argc, char **argv, struct cl_opts *o, int *help,
 		  "k-means restarts (default 10)", 0 },
 		{ "no-exact", 0, RFX_OPT_FLAG, &o->no_exact, NULL,
 		  "skip the closed-form expected MSE, table exact (default off)", 0 },
-		{ "seed", 0, RFX_OPT_U64, &o->seed, "S", "random seed (default 20221121)", 0 },
-		{ "threads", 0, RFX_OPT_INT, &o->threads, "T",
-		  "OpenMP threads (default: all cores)", 0 },
-		{ "output", 'o', RFX_OPT_STRING, &o->output, "FILE.h5",
-		  "also write every table to this HDF5 file (default none: stdout only)", 0 },
-		{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+		RFX_OPTION_SEED(&o->seed),
+		RFX_OPTION_THREADS(&o->threads),
+		RFX_OPTION_OUTPUT(&o->output, "every table"),
+		RFX_OPTION_END
 	};
 
-	rfx_err_clear(&err);
-	ret = rfx_opt_parse("clustered", opts, argc, argv, pos, 0, &npos, help, &err);
-	if (ret)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
-	if (*help) {
-		rfx_opt_help("clustered", usage_line, summary, opts, stdout);
-		return RFX_EXIT_OK;
-	}
+	ret = rfx_cli_parse("clustered", usage_line, summary, opts, argc, argv,
+			    pos, 0, &npos, help);
+	if (ret || *help)
+		return ret;
 	if (sizeof(opts) / sizeof(opts[0]) > nopts)
 		return rfx_cli_fail(RFX_EXIT_FAIL, "BUG: option table too large");
 	memcpy(opts_out, opts, sizeof(opts));
@@ -183,7 +168,7 @@ static int check_gmix_options(const struct rfx_opt *opts,
 	for (q = 0; q < nm; q++)
 		gmix |= !m[q].e && !strcmp(m[q].name, "hyb-gmix");
 	for (k = 0; k < sizeof(only) / sizeof(only[0]); k++)
-		if (seen(opts, only[k]) && !gmix)
+		if (rfx_opt_seen(opts, only[k]) && !gmix)
 			return rfx_cli_fail(RFX_EXIT_USAGE,
 					    "--%s applies to method hyb-gmix only", only[k]);
 	return RFX_EXIT_OK;
@@ -290,11 +275,11 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 		rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
 		goto out;
 	}
-	if (seen(opts, "s") != seen(opts, "sigma")) {
+	if (rfx_opt_seen(opts, "s") != rfx_opt_seen(opts, "sigma")) {
 		rfx_cli_fail(RFX_EXIT_USAGE, "--s and --sigma go together");
 		goto out;
 	}
-	if (seen(opts, "s") && seen(opts, "set")) {
+	if (rfx_opt_seen(opts, "s") && rfx_opt_seen(opts, "set")) {
 		rfx_cli_fail(RFX_EXIT_USAGE, "--s/--sigma make their own set: drop --set");
 		goto out;
 	}
@@ -358,7 +343,7 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 			     o.base0);
 		goto out;
 	}
-	if (seen(opts, "s")) {
+	if (rfx_opt_seen(opts, "s")) {
 		if (rfx_opt_doubles("s", o.slist, &sv, &ns, &err)) {
 			rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
 			goto out;

@@ -101,24 +101,19 @@ int cmd_dump(int argc, char **argv, const struct rfx_cli *cli)
 		  "only rows whose column equals VALUE, repeatable (default: every row)", 0 },
 		{ "attrs", 0, RFX_OPT_FLAG, &attrs, NULL,
 		  "print the file's attributes (version, commit, command, seed) (default off)", 0 },
-		{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+		RFX_OPTION_END
 	};
 
 	(void)cli;
 	memset(&where, 0, sizeof(where));
-	rfx_err_clear(&err);
-	ret = rfx_opt_parse("dump", opts, argc, argv, pos, 2, &npos, &help, &err);
-	if (ret)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
-	if (help) {
-		rfx_opt_help("dump", "FILE.h5 [TABLE] [--where COL=VALUE]... [--attrs]",
-			     "Prints the tables of an rfx HDF5 file as TSV: a header line,\n"
-			     "then one line per row. Without TABLE every table is printed,\n"
-			     "each after a '# name' line, separated by two blank lines.\n"
-			     "Numbers compare by value in --where (gamma=0.1 matches).",
-			     opts, stdout);
-		return RFX_EXIT_OK;
-	}
+	ret = rfx_cli_parse("dump", "FILE.h5 [TABLE] [--where COL=VALUE]... [--attrs]",
+			    "Prints the tables of an rfx HDF5 file as TSV: a header line,\n"
+			    "then one line per row. Without TABLE every table is printed,\n"
+			    "each after a '# name' line, separated by two blank lines.\n"
+			    "Numbers compare by value in --where (gamma=0.1 matches).",
+			    opts, argc, argv, pos, 2, &npos, &help);
+	if (ret || help)
+		return ret;
 	if (npos < 1)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "dump needs a file (see 'rfx dump --help')");

@@ -79,10 +79,7 @@ struct mt_opts {
 #define MODE_Z 2u
 
 /* Options of one mode only: in the other they are a usage error. */
-static const struct {
-	const char *name;
-	unsigned modes;
-} option_modes[] = {
+static const struct rfx_opt_mode option_modes[] = {
 	{ "dataset", MODE_TABLE }, { "method", MODE_TABLE },
 	{ "kernel", MODE_TABLE },  { "norm", MODE_TABLE },
 	{ "features", MODE_TABLE }, { "ratio", MODE_TABLE },
@@ -97,33 +94,6 @@ static const struct {
 	{ "z-max", MODE_Z },	   { "z-steps", MODE_Z },
 	{ "mc", MODE_Z },
 };
-
-static int seen(const struct rfx_opt *opts, const char *name)
-{
-	for (; opts->name; opts++)
-		if (!strcmp(opts->name, name))
-			return opts->seen;
-	return 0;
-}
-
-static int check_modes(const struct rfx_opt *opts, unsigned mode)
-{
-	const struct rfx_opt *o;
-	size_t k;
-
-	for (o = opts; o->name; o++) {
-		if (!o->seen)
-			continue;
-		for (k = 0; k < sizeof(option_modes) / sizeof(option_modes[0]); k++)
-			if (!strcmp(o->name, option_modes[k].name) &&
-			    !(option_modes[k].modes & mode))
-				return rfx_cli_fail(RFX_EXIT_USAGE,
-						    "--%s does not apply to %s", o->name,
-						    mode == MODE_Z ? "--vs-z"
-								   : "the table mode");
-	}
-	return RFX_EXIT_OK;
-}
 
 /*
  * Splits a comma-separated list into at most max items (copies in buf,
@@ -185,7 +155,6 @@ static int int_list(const char *what, const char *list, int *out, int max,
 
 static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 {
-	struct rfx_err err;
 	int ret, npos;
 	const char *pos[1];
 	struct rfx_opt opts[] = {
@@ -241,34 +210,29 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		  "--vs-z: z = z-max k/N, k = 1..N (default 40)", 0 },
 		{ "mc", 0, RFX_OPT_LONG, &o->mc, "R",
 		  "--vs-z: draws per projection and d (default 20000)", 0 },
-		{ "seed", 0, RFX_OPT_U64, &o->seed, "S",
-		  "random seed (default 20221121)", 0 },
-		{ "threads", 0, RFX_OPT_INT, &o->threads, "T",
-		  "OpenMP threads (default: all cores)", 0 },
-		{ "output", 'o', RFX_OPT_STRING, &o->output, "FILE.h5",
-		  "also write the table to this HDF5 file (default none: stdout only)", 0 },
-		{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+		RFX_OPTION_SEED(&o->seed),
+		RFX_OPTION_THREADS(&o->threads),
+		RFX_OPTION_OUTPUT(&o->output, "the table"),
+		RFX_OPTION_END
 	};
 
-	rfx_err_clear(&err);
-	ret = rfx_opt_parse("mse-table", opts, argc, argv, pos, 0, &npos, help,
-			    &err);
-	if (ret)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
-	if (*help) {
-		rfx_opt_help("mse-table", usage_line, summary, opts, stdout);
-		return RFX_EXIT_OK;
-	}
-	ret = check_modes(opts, o->vs_z ? MODE_Z : MODE_TABLE);
+	ret = rfx_cli_parse("mse-table", usage_line, summary, opts, argc, argv,
+			    pos, 0, &npos, help);
+	if (ret || *help)
+		return ret;
+	ret = rfx_cli_check_modes(opts, option_modes,
+				  sizeof(option_modes) / sizeof(option_modes[0]),
+				  o->vs_z ? MODE_Z : MODE_TABLE,
+				  o->vs_z ? "--vs-z" : "the table mode");
 	if (ret)
 		return ret;
-	if (seen(opts, "features") && seen(opts, "ratio"))
+	if (rfx_opt_seen(opts, "features") && rfx_opt_seen(opts, "ratio"))
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "--features and --ratio are two ways to give budgets: "
 				    "use one");
-	if (!seen(opts, "norm") && o->kernel && !strcmp(o->kernel, "gauss"))
+	if (!rfx_opt_seen(opts, "norm") && o->kernel && !strcmp(o->kernel, "gauss"))
 		o->norm = "none";
-	if (!seen(opts, "sigma"))
+	if (!rfx_opt_seen(opts, "sigma"))
 		o->sigma = o->kernel && !strcmp(o->kernel, "gauss") ? "nn" : "1";
 	return RFX_EXIT_OK;
 }

@@ -169,6 +169,34 @@ int rfx_opt_parse(const char *cmd, struct rfx_opt *opts, int argc,
 	return RFX_OK;
 }
 
+int rfx_opt_seen(const struct rfx_opt *opts, const char *name)
+{
+	for (; opts->name; opts++)
+		if (!strcmp(opts->name, name))
+			return opts->seen;
+	return 0;
+}
+
+int rfx_opt_check_modes(const struct rfx_opt *opts,
+			const struct rfx_opt_mode *table, size_t n,
+			unsigned mode, const char *mode_name,
+			struct rfx_err *err)
+{
+	size_t k;
+
+	for (; opts->name; opts++) {
+		if (!opts->seen)
+			continue;
+		for (k = 0; k < n; k++)
+			if (!strcmp(opts->name, table[k].name) &&
+			    !(table[k].modes & mode))
+				return rfx_error(err, RFX_EINVAL,
+						 "--%s does not apply to %s",
+						 opts->name, mode_name);
+	}
+	return RFX_OK;
+}
+
 void rfx_opt_help(const char *cmd, const char *usage, const char *summary,
 		  const struct rfx_opt *opts, FILE *out)
 {

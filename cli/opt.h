@@ -37,6 +37,29 @@ struct rfx_opt {
 };
 
 /*
+ * The entries most commands share, spelled once so that their help reads
+ * the same everywhere. what says what -o writes ("the table", ...).
+ */
+#define RFX_OPTION_SEED(dest) \
+	{ "seed", 0, RFX_OPT_U64, (dest), "S", "random seed (default 20221121)", 0 }
+#define RFX_OPTION_THREADS(dest) \
+	{ "threads", 0, RFX_OPT_INT, (dest), "T", "OpenMP threads (default: all cores)", 0 }
+#define RFX_OPTION_OUTPUT(dest, what) \
+	{ "output", 'o', RFX_OPT_STRING, (dest), "FILE.h5", \
+	  "also write " what " to this HDF5 file (default none: stdout only)", 0 }
+#define RFX_OPTION_END { NULL, 0, 0, NULL, NULL, NULL, 0 }
+
+/*
+ * An option that only some modes of a command accept (modes: a bit mask
+ * of the command's own mode bits). Passing it in another mode is a usage
+ * error rather than silently ignored.
+ */
+struct rfx_opt_mode {
+	const char *name;
+	unsigned modes;
+};
+
+/*
  * Parses argv[1..argc-1] (argv[0] is the subcommand) against opts (array
  * terminated by a NULL name). Non-option arguments go to pos (capacity
  * maxpos, count *npos). "--help"/"-h" sets *help. Errors are usage errors
@@ -45,6 +68,18 @@ struct rfx_opt {
 int rfx_opt_parse(const char *cmd, struct rfx_opt *opts, int argc,
 		  char **argv, const char **pos, int maxpos, int *npos,
 		  int *help, struct rfx_err *err);
+
+/* Whether option name (long form) was given; 0 for an unknown name. */
+int rfx_opt_seen(const struct rfx_opt *opts, const char *name);
+
+/*
+ * RFX_EINVAL, "--NAME does not apply to MODE_NAME", for the first given
+ * option whose entry in table (n entries) excludes mode.
+ */
+int rfx_opt_check_modes(const struct rfx_opt *opts,
+			const struct rfx_opt_mode *table, size_t n,
+			unsigned mode, const char *mode_name,
+			struct rfx_err *err);
 
 /* Prints "usage: ..." and the option table to out. */
 void rfx_opt_help(const char *cmd, const char *usage, const char *summary,

@@ -36,6 +36,32 @@ int rfx_cli_fail(int code, const char *fmt, ...)
 	return code;
 }
 
+int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
+		  struct rfx_opt *opts, int argc, char **argv, const char **pos,
+		  int maxpos, int *npos, int *help)
+{
+	struct rfx_err err;
+
+	rfx_err_clear(&err);
+	if (rfx_opt_parse(cmd, opts, argc, argv, pos, maxpos, npos, help, &err))
+		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
+	if (*help)
+		rfx_opt_help(cmd, usage, summary, opts, stdout);
+	return RFX_EXIT_OK;
+}
+
+int rfx_cli_check_modes(const struct rfx_opt *opts,
+			const struct rfx_opt_mode *table, size_t n,
+			unsigned mode, const char *mode_name)
+{
+	struct rfx_err err;
+
+	rfx_err_clear(&err);
+	if (rfx_opt_check_modes(opts, table, n, mode, mode_name, &err))
+		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
+	return RFX_EXIT_OK;
+}
+
 int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err)
 {
 	o->h5 = NULL;

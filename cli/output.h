@@ -12,6 +12,7 @@
 
 #include "cmds.h"
 #include "err.h"
+#include "opt.h"
 #include "table.h"
 
 struct rfx_out {
@@ -21,6 +22,24 @@ struct rfx_out {
 /* "rfx: <msg>" on stderr; returns code. */
 int rfx_cli_fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The start every command shares: parses argv against opts (cli/opt.h)
+ * and answers --help. Returns RFX_EXIT_USAGE after reporting a bad
+ * command line; otherwise RFX_EXIT_OK, with *help set when the help was
+ * printed and the command is done.
+ */
+int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
+		  struct rfx_opt *opts, int argc, char **argv, const char **pos,
+		  int maxpos, int *npos, int *help);
+
+/*
+ * rfx_opt_check_modes as a command's exit status: RFX_EXIT_USAGE after
+ * reporting an option given outside its modes, else RFX_EXIT_OK.
+ */
+int rfx_cli_check_modes(const struct rfx_opt *opts,
+			const struct rfx_opt_mode *table, size_t n,
+			unsigned mode, const char *mode_name);
 
 /*
  * Opens the -o file (path may be NULL: no file) and records its temporary

@@ -62,35 +62,20 @@ struct pw_opts {
 #define MODE_MAX 4u
 
 /* Options of some modes only: anywhere else they are a usage error. */
-static const struct {
-	const char *name;
-	unsigned modes;
-} option_modes[] = {
+static const struct rfx_opt_mode option_modes[] = {
 	{ "r", MODE_EST },	   { "mc", MODE_EST },
 	{ "projection", MODE_EST }, { "r-max", MODE_MAP | MODE_MAX },
 	{ "r-min", MODE_MAX },	   { "steps", MODE_MAP | MODE_MAX },
 };
 
-static int check_modes(const struct rfx_opt *opts, unsigned mode)
-{
-	static const char *const names[] = { "", "the estimates mode",
-					     "map mode (--map)", "",
-					     "max-error mode (--max-error)" };
-	const struct rfx_opt *o;
-	size_t k;
-
-	for (o = opts; o->name; o++) {
-		if (!o->seen)
-			continue;
-		for (k = 0; k < sizeof(option_modes) / sizeof(option_modes[0]); k++)
-			if (!strcmp(o->name, option_modes[k].name) &&
-			    !(option_modes[k].modes & mode))
-				return rfx_cli_fail(RFX_EXIT_USAGE,
-						    "--%s does not apply to %s",
-						    o->name, names[mode]);
-	}
-	return RFX_EXIT_OK;
-}
+/* Indexed by mode bit, for messages. */
+static const char *const mode_names[] = {
+	"",
+	"the estimates mode",
+	"map mode (--map)",
+	"",
+	"max-error mode (--max-error)"
+};
 
 /*
  * Budgets: FLOP-matched to the baseline, or M for every method (hybrids:
@@ -250,18 +235,10 @@ out:
 	return ret;
 }
 
-static int seen(const struct rfx_opt *opts, const char *name)
-{
-	for (; opts->name; opts++)
-		if (!strcmp(opts->name, name))
-			return opts->seen;
-	return 0;
-}
-
 static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 {
-	struct rfx_err err;
 	int ret, npos;
+	unsigned mode;
 	const char *pos[1];
 	struct rfx_opt opts[] = {
 		{ "method", 0, RFX_OPT_STRING, &o->method, "LIST",
@@ -293,42 +270,37 @@ static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 		  "estimates per point, 0 for the analytic columns alone (default 10000)", 0 },
 		{ "projection", 0, RFX_OPT_STRING, &o->projection, "P",
 		  "projections: " RFX_PROJ_NAMES " (default iid)", 0 },
-		{ "seed", 0, RFX_OPT_U64, &o->seed, "S",
-		  "random seed (default 20221121)", 0 },
-		{ "threads", 0, RFX_OPT_INT, &o->threads, "T",
-		  "OpenMP threads (default: all cores)", 0 },
-		{ "output", 'o', RFX_OPT_STRING, &o->output, "FILE.h5",
-		  "also write the table to this HDF5 file (default none: stdout only)", 0 },
-		{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+		RFX_OPTION_SEED(&o->seed),
+		RFX_OPTION_THREADS(&o->threads),
+		RFX_OPTION_OUTPUT(&o->output, "the table"),
+		RFX_OPTION_END
 	};
 
-	rfx_err_clear(&err);
-	ret = rfx_opt_parse("pointwise", opts, argc, argv, pos, 0, &npos, help,
-			    &err);
-	if (ret)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
-	if (*help) {
-		rfx_opt_help("pointwise", usage_line, summary, opts, stdout);
-		return RFX_EXIT_OK;
-	}
+	ret = rfx_cli_parse("pointwise", usage_line, summary, opts, argc, argv,
+			    pos, 0, &npos, help);
+	if (ret || *help)
+		return ret;
 	if (o->map && o->maxerr)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "--map and --max-error are different modes");
-	ret = check_modes(opts, o->map ? MODE_MAP : o->maxerr ? MODE_MAX : MODE_EST);
+	mode = o->map ? MODE_MAP : o->maxerr ? MODE_MAX : MODE_EST;
+	ret = rfx_cli_check_modes(opts, option_modes,
+				  sizeof(option_modes) / sizeof(option_modes[0]),
+				  mode, mode_names[mode]);
 	if (ret)
 		return ret;
 	/* Mode defaults for what was not given. */
-	if (!seen(opts, "method"))
+	if (!rfx_opt_seen(opts, "method"))
 		o->method = o->map ? "trig,posh,ang" : "trig,posh,ang,gauss-hyb,pos,oprf";
-	if (!seen(opts, "thetas"))
+	if (!rfx_opt_seen(opts, "thetas"))
 		o->thetas = o->map ? 60 : o->maxerr ? 721 : 33;
-	if (!seen(opts, "r-max"))
+	if (!rfx_opt_seen(opts, "r-max"))
 		o->r_max = o->map ? 5.0 : 3.0;
-	if (!seen(opts, "steps"))
+	if (!rfx_opt_seen(opts, "steps"))
 		o->steps = o->map ? 40 : 41;
-	if (!seen(opts, "features"))
+	if (!rfx_opt_seen(opts, "features"))
 		o->features = o->map ? 10 : 128;
-	if (!seen(opts, "match"))
+	if (!rfx_opt_seen(opts, "match"))
 		o->match = o->map ? "none" : "flops";
 	return RFX_EXIT_OK;
 }

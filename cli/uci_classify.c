@@ -300,24 +300,17 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			  "standard (z-score on the training split) or none (default standard)", 0 },
 			{ "seed", 0, RFX_OPT_U64, &o.seed, "S",
 			  "random seed of the splits and draws (default 20221121)", 0 },
-			{ "threads", 0, RFX_OPT_INT, &o.threads, "T",
-			  "OpenMP threads (default: all cores)", 0 },
+			RFX_OPTION_THREADS(&o.threads),
 			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
 			  "data directory (default: $RFX_DATA, else data/ next to rfx)", 0 },
-			{ "output", 'o', RFX_OPT_STRING, &o.output, "FILE.h5",
-			  "also write the tables to this HDF5 file (default none: stdout only)", 0 },
-			{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+			RFX_OPTION_OUTPUT(&o.output, "the tables"),
+			RFX_OPTION_END
 		};
 
-		rfx_err_clear(&err);
-		ret = rfx_opt_parse("uci-classify", opts, argc, argv, pos, 0, &npos,
-				    &help, &err);
-		if (ret)
-			return usage_fail(&err);
-		if (help) {
-			rfx_opt_help("uci-classify", usage_line, summary, opts, stdout);
-			return RFX_EXIT_OK;
-		}
+		ret = rfx_cli_parse("uci-classify", usage_line, summary, opts, argc, argv,
+				    pos, 0, &npos, &help);
+		if (ret || help)
+			return ret;
 	}
 	/* Every option is checked before any file is read. */
 	if (o.output && !*o.output)

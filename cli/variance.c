@@ -661,10 +661,7 @@ out:
  * usage error rather than silently ignored (--x 1,2 --d 7 used to print
  * d = 2).
  */
-static const struct {
-	const char *name;
-	unsigned modes;
-} option_modes[] = {
+static const struct rfx_opt_mode option_modes[] = {
 	{ "regime", MODE_EXP },	  { "gamma", MODE_EXP },
 	{ "L", MODE_EXP },	  { "samples", MODE_EXP },
 	{ "mc-pairs", MODE_EXP }, { "data", MODE_EXP },
@@ -677,34 +674,14 @@ static const struct {
 	{ "baseline", MODE_MAP },
 };
 
-static int opts_seen(const struct rfx_opt *opts, const char *name)
-{
-	for (; opts->name; opts++)
-		if (!strcmp(opts->name, name))
-			return opts->seen;
-	return 0;
-}
-
-static int check_modes(const struct rfx_opt *opts, unsigned mode)
-{
-	static const char *const names[] = { "", "the experiment mode",
-					     "pair mode (--x, --y)", "",
-					     "map mode (--map)" };
-	const struct rfx_opt *o;
-	size_t k;
-
-	for (o = opts; o->name; o++) {
-		if (!o->seen)
-			continue;
-		for (k = 0; k < sizeof(option_modes) / sizeof(option_modes[0]); k++)
-			if (!strcmp(o->name, option_modes[k].name) &&
-			    !(option_modes[k].modes & mode))
-				return rfx_cli_fail(RFX_EXIT_USAGE,
-						    "--%s does not apply to %s",
-						    o->name, names[mode]);
-	}
-	return RFX_EXIT_OK;
-}
+/* Indexed by mode bit, for messages. */
+static const char *const mode_names[] = {
+	"",
+	"the experiment mode",
+	"pair mode (--x, --y)",
+	"",
+	"map mode (--map)"
+};
 
 int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 {
@@ -713,6 +690,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	const struct rfx_estimator_type *methods[MAX_METHODS];
 	const char *pos[1];
 	int nm, npos, help, ret, dflt_d, features_seen;
+	unsigned mode;
 
 	memset(&o, 0, sizeof(o));
 	o.method = "all";
@@ -755,10 +733,8 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			  "Monte Carlo draws per pair, 0 for none (default 1000; 0 in pair mode)", 0 },
 			{ "mc-pairs", 0, RFX_OPT_LONG, &o.mc_pairs, "P",
 			  "pairs per set pair checked by Monte Carlo (default 16)", 0 },
-			{ "seed", 0, RFX_OPT_U64, &o.seed, "S",
-			  "random seed (default 20221121)", 0 },
-			{ "threads", 0, RFX_OPT_INT, &o.threads, "T",
-			  "OpenMP threads (default: all cores)", 0 },
+			RFX_OPTION_SEED(&o.seed),
+			RFX_OPTION_THREADS(&o.threads),
 			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
 			  "data directory for MNIST (default: $RFX_DATA, else data/ next to rfx)", 0 },
 			{ "mnist-norm", 0, RFX_OPT_STRING, &o.mnist_norm, "N",
@@ -779,34 +755,30 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			  "sum map: largest |x + y|^2 (default 100)", 0 },
 			{ "baseline", 0, RFX_OPT_STRING, &o.baseline, "METHOD",
 			  "map: log_ratio is against this method (default pos)", 0 },
-			{ "output", 'o', RFX_OPT_STRING, &o.output, "FILE.h5",
-			  "also write the tables to this HDF5 file (default none: stdout only)", 0 },
-			{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+			RFX_OPTION_OUTPUT(&o.output, "the tables"),
+			RFX_OPTION_END
 		};
 
-		rfx_err_clear(&err);
-		ret = rfx_opt_parse("variance", opts, argc, argv, pos, 0, &npos,
-				    &help, &err);
-		if (ret)
-			return usage_fail(&err);
-		if (help) {
-			rfx_opt_help("variance", usage_line, summary, opts, stdout);
-			return RFX_EXIT_OK;
-		}
+		ret = rfx_cli_parse("variance", usage_line, summary, opts, argc, argv,
+				    pos, 0, &npos, &help);
+		if (ret || help)
+			return ret;
 		dflt_d = !opts[3].seen;
 		features_seen = opts[6].seen;
 		if (o.x && o.map)
 			return rfx_cli_fail(RFX_EXIT_USAGE,
 					    "--map and --x/--y are different modes");
-		ret = check_modes(opts, o.map ? MODE_MAP
-					      : (o.x || o.y) ? MODE_PAIR : MODE_EXP);
+		mode = o.map ? MODE_MAP : (o.x || o.y) ? MODE_PAIR : MODE_EXP;
+		ret = rfx_cli_check_modes(opts, option_modes,
+					  sizeof(option_modes) / sizeof(option_modes[0]),
+					  mode, mode_names[mode]);
 		if (ret)
 			return ret;
 		/*
 		 * The experiment shows Monte Carlo beside the closed forms unless
 		 * told not to; one pair gets it on request (--mc R).
 		 */
-		if (!opts_seen(opts, "mc"))
+		if (!rfx_opt_seen(opts, "mc"))
 			o.mc = (o.x || o.y) ? 0 : 1000;
 	}
 	if (o.output && !*o.output)

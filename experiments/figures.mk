@@ -31,19 +31,20 @@ export FIG_RUN
 TIMED = RFX=./rfx experiments/timed.sh
 
 # Experiments: name = results file, and the script that makes it. Longest
-# first (CPU seconds at full scale in the comments, from results/*.time),
-# so that make -j2 keeps both job slots busy until the end.
-# Thesis Tables 6.1-6.3 (rfx uci-classify): 580.
+# first (CPU seconds at full scale in the comments, from results/*.time of
+# experiments/measure.sh's run on commit 83ff9d9), so that make -j2 keeps
+# both job slots busy until the end and the longest job starts first.
+# Thesis Tables 6.1-6.3 (rfx uci-classify): 270.
 FIG_RESULTS = $(R)/uci.h5
-# HRF Table 1 and the ORF paper's Figs 1-5 (rfx mse-table): Fig 5(a)(b),
-# Fig 4, Fig 5(c) 200-300 each.
-FIG_RESULTS += $(R)/fig_orf5ab.h5 $(R)/fig_orf4.h5 $(R)/fig_orf5c.h5
-# Thesis Fig 6.4 (rfx variance): 260.
+# Thesis Fig 6.4 (rfx variance): 170.
 FIG_RESULTS += $(R)/variance.h5
-# HRF Fig 6 and Table 3 (rfx clustered): 150.
+# HRF Fig 6 and Table 3 (rfx clustered): 165.
 FIG_RESULTS += $(R)/fig_hrf6.h5
-# 90, 35, 30.
-FIG_RESULTS += $(R)/fig_hrf_table1.h5 $(R)/fig_orf23.h5 $(R)/fig_hrf5.h5
+# HRF Table 1 and the ORF paper's Figs 1-5 (rfx mse-table): Fig 4 55,
+# Fig 5(c) 50, Fig 5(a)(b) 45, HRF Table 1 45; HRF Fig 5 (rfx pointwise)
+# 40; ORF Figs 2-3 35.
+FIG_RESULTS += $(R)/fig_orf4.h5 $(R)/fig_orf5c.h5 $(R)/fig_orf5ab.h5 \
+	       $(R)/fig_hrf_table1.h5 $(R)/fig_hrf5.h5 $(R)/fig_orf23.h5
 # Under 2 s each: thesis Figs 4.1, 6.1, 6.2, HRF Fig 1 and the
 # max-relative-error (rfx variance --map, rfx pointwise), ORF Fig 4 on UCI.
 FIG_RESULTS += $(R)/fig4_1.h5 $(R)/fig6_1.h5 $(R)/fig6_2.h5 $(R)/fig_hrf1.h5 \

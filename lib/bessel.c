@@ -48,6 +48,7 @@
  */
 #include "bessel.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -58,6 +59,11 @@
 #include <gsl/gsl_sf_bessel.h>
 
 #include "logmath.h"
+#include "vmath.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #define LN2 0.693147180559945309417232121458176568 /* log 2 */
 #define PI_L 3.141592653589793238462643383279502884L /* pi in long double */
@@ -68,7 +74,7 @@
 #define NB 16           /* coefficients of P on [0, Z0^2] */
 #define NL 20           /* coefficients of H on u in [0, 1] */
 #define CHUNK 64        /* block size: bounds each block's product */
-#define NMAX 20         /* largest of NA, NB, NL, N12 */
+#define NMAX 29         /* largest of NA, NB, NL, N12, N24 */
 /* The all-pairs form's extra expansions of P (see tile_row). */
 #define Z1 1.0          /* z <= Z1: N1 coefficients on [0, Z1^2] */
 #define N1 8
@@ -76,6 +82,8 @@
 #define N4 12
 #define Z12 12.0        /* z <= Z12: N12 coefficients on [0, Z12^2] */
 #define N12 19
+#define Z24 24.0        /* AVX-512 pairs kernel: z <= Z24, N24 coefficients */
+#define N24 29
 #define WMAX 8          /* most lanes of partial results, see FOR_LANES */
 
 /*
@@ -88,6 +96,8 @@ static double p1[N1];   /* I0(sqrt t) ~ sum p1[k] t^k on [0, Z1^2] */
 static double p4[N4];   /* I0(sqrt t) ~ sum p4[k] t^k on [0, Z4^2] */
 static double p12[N12]; /* I0(sqrt t) 2^-rho ~ sum p12[k] t^k, [0, Z12^2] */
 static double c_12;     /* rho log 2: undoes the scaling of p12 */
+static double p24[N24]; /* I0(sqrt t) 2^-rho24 ~ sum p24[k] t^k, [0, Z24^2] */
+static double c_24;     /* rho24 log 2 */
 static double hl[NL];   /* H(u) 2^tau ~ sum hl[k] u^k on [0, 1] */
 static double c_b;      /* sigma log 2: undoes the scaling of pb */
 static double c_l;      /* -tau/2 log 2: undoes the scaling of hl */
@@ -187,6 +197,59 @@ static double horner(const double *c, int n, double x)
 		s = s * x + c[i];
 	return s;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * fit_monomial for wide ranges, where long double is not enough: the
+ * Chebyshev coefficients are exact to 2^-64 of the largest value, and
+ * I0(24) = 2^31 I0(0), so P would be off by 1e-10 near t = 0. Here the
+ * polynomial interpolates at the same nodes (rounded to long double),
+ * built by divided differences and expanded to powers of t in __float128
+ * (113 bits; GCC and Clang provide its arithmetic on x86-64 without any
+ * library), with the values from the power series in the same precision.
+ */
+static __float128 i0_series_q(__float128 t)
+{
+	__float128 s = 1, term = 1; /* partial sum, current term */
+	int k;
+
+	for (k = 1; k < 400; k++) {
+		term *= t / (4 * (__float128)k * k);
+		s += term;
+		if (term < s * 1e-36)
+			break;
+	}
+	return s;
+}
+
+static void fit_monomial_q(long double lo, long double hi, int n,
+			   long double mult, double *coef)
+{
+	__float128 x[NMAX], d[NMAX], p[NMAX + 1]; /* nodes, differences, result */
+	int j, k;
+
+	for (j = 0; j < n; j++) {
+		long double y = cosl(PI_L * (j + 0.5L) / n);
+
+		x[j] = lo + (hi - lo) * (y + 1.0L) / 2.0L;
+		d[j] = i0_series_q(x[j]) * mult;
+	}
+	for (k = 1; k < n; k++)
+		for (j = n - 1; j >= k; j--)
+			d[j] = (d[j] - d[j - 1]) / (x[j] - x[j - k]);
+	/* Newton form to powers: p = d[n-1]; p = p (t - x[k]) + d[k], k down */
+	for (k = 0; k <= n; k++)
+		p[k] = 0;
+	p[0] = d[n - 1];
+	for (k = n - 2; k >= 0; k--) {
+		for (j = n - 1 - k; j >= 1; j--)
+			p[j] = p[j - 1] - x[k] * p[j];
+		p[0] = d[k] - x[k] * p[0];
+	}
+	for (j = 0; j < n; j++)
+		coef[j] = (double)p[j];
+}
+#endif
 
 /*
  * Kernels. Each is instantiated once per instruction set by sum_body's
@@ -585,7 +648,8 @@ static struct pair_tile *tile_alloc(size_t n)
 
 	if (!T)
 		return NULL;
-	T->y = malloc(3 * n * JT * sizeof(double));
+	/* 3 n JT doubles are a whole number of cache lines, as aligned_alloc wants */
+	T->y = aligned_alloc(64, 3 * n * JT * sizeof(double));
 	T->yymax = malloc(2 * n * sizeof(double));
 	T->fin = malloc(n * sizeof(int));
 	if (!T->y || !T->yymax || !T->fin) {
@@ -852,6 +916,410 @@ static pairs_fn pairs_avx2;
 static pairs_fn pairs_avx512;
 #endif
 
+#ifdef RFX_BESSEL_X86
+/*
+ * The all-pairs form for AVX-512, in intrinsics: the same arithmetic as
+ * tile_row, element for element and in the same order, so the sums are
+ * bit for bit those of the loops above, in 60-80% of the time. What
+ * GCC makes of tile_row keeps the 64 lanes' products in memory (arrays it
+ * does not promote to registers), so each coordinate's loop loads,
+ * multiplies and stores all of them, and it sorts the coordinates by kind
+ * one at a time in scalar code. Here each kind's loop holds its lanes' accumulators in registers
+ * (all 64 products for P; for H the product, z sum and exponent of 16
+ * lanes at a time), and the coordinates are classified 8 at a time, their
+ * kind lists built with compress instructions. vgetmantpd and vgetexppd
+ * split u and renormalise the products (split_u and renorm_lane by
+ * hand elsewhere). The exponents are counted in doubles: integers far
+ * below 2^53, so the sums are the same.
+ */
+#define X512 __attribute__((always_inline, target("avx512f,fma"))) inline
+
+/*
+ * This kernel's kinds: tile_row's and X_24, the coordinates whose largest
+ * z is at most Z24 with some at most Z0, which tile_row counts as mixed:
+ * one P of N24 coefficients instead of P and H (16 and 20, and the split
+ * of u). Most mixed coordinates of the Fig 6.4 sets are of that kind.
+ * Chunks of XCHUNK coordinates between the checkpoints: 32 factors of
+ * p24 stay in the double range, 64 might not.
+ */
+enum { X_24 = K_COUNT, X_COUNT };
+#ifndef XCHUNK
+#define XCHUNK 32
+#endif
+
+static X512 __m512d x512_chain(const double *c, const int n, const int j,
+			       __m512d y)
+{
+	int m = (n - 1 - j) / 2; /* highest power of y in chain j */
+	__m512d s = _mm512_set1_pd(c[2 * m + j]);
+
+#pragma GCC unroll 16
+	for (m = m - 1; m >= 0; m--)
+		s = _mm512_fmadd_pd(s, y, _mm512_set1_pd(c[2 * m + j]));
+	return s;
+}
+
+/* poly with fused = 1, on 8 lanes. */
+static X512 __m512d x512_poly(const double *c, const int n, __m512d x)
+{
+	__m512d x2 = _mm512_mul_pd(x, x);
+
+	return _mm512_fmadd_pd(x512_chain(c, n, 1, x2), x,
+			       x512_chain(c, n, 0, x2));
+}
+
+/* mu in [1, 2) of normal u > 0, as split_u (vgetexppd gives its E). */
+static X512 __m512d x512_mant(__m512d u)
+{
+	return _mm512_getmant_pd(u, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+}
+
+/*
+ * renorm_lane on 8 lanes: x to [1, 2), its exponent added to *e; zero
+ * and non-finite lanes unchanged.
+ */
+static X512 __m512d x512_renorm(__m512d x, __m512d *e)
+{
+	__mmask8 ok = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GT_OQ) &
+		      _mm512_cmp_pd_mask(x, _mm512_set1_pd(HUGE_VAL),
+					 _CMP_LT_OQ);
+
+	*e = _mm512_mask_add_pd(*e, ok, *e, _mm512_getexp_pd(x));
+	return _mm512_mask_mov_pd(x, ok, x512_mant(x));
+}
+
+/*
+ * One row's partial results for 8 lanes, as tile_row's arrays (its
+ * int64_t exponents in doubles). Interleaved so that setting them up is a
+ * handful of stores: as separate arrays GCC turned the zeroing into five
+ * rep stos, which cost as much as a cheap coordinate.
+ */
+struct x512_lanes {
+	__m512d pf, ph;   /* full and halved products */
+	__m512d acc;      /* z sum since the last checkpoint */
+	__m512d zs, zc;   /* compensated z sum, its error */
+	__m512d ef, eh;   /* exponents of pf, of ph and the u's */
+};
+
+/*
+ * The coordinates of one kind with P of n coefficients c: for each, t =
+ * s^2 B_jl^2 and every lane's product pf times P(t).
+ */
+static X512 void x512_small(struct x512_lanes *S, const struct pair_tile *T,
+			    const double *sv, const int32_t *list, size_t cnt,
+			    size_t l0, const double *c, const int n)
+{
+	__m512d p[8];
+	size_t k;
+	int v;
+
+	if (!cnt)
+		return;
+	for (v = 0; v < 8; v++)
+		p[v] = S[v].pf;
+	for (k = 0; k < cnt; k++) {
+		const double *yy = T->yy + (l0 + (size_t)list[k]) * JT;
+		double s = sv[list[k]];
+		__m512d s2 = _mm512_set1_pd(s * s);
+
+#pragma GCC unroll 8
+		for (v = 0; v < 8; v++)
+			p[v] = _mm512_mul_pd(
+				p[v], x512_poly(c, n, _mm512_mul_pd(
+							  s2, _mm512_load_pd(yy + 8 * v))));
+	}
+	for (v = 0; v < 8; v++)
+		S[v].pf = p[v];
+}
+
+/*
+ * The coordinates of kind K_LARGE (mixed 0) or K_MIXED (mixed 1), as
+ * tile_row's loops of those kinds, XL vectors of lanes at a time: with
+ * more, their products, sums and exponents and the 20 to 36 coefficients
+ * do not fit in the registers, and GCC keeps the accumulators on the
+ * stack. sr holds Z0/s of each coordinate of the chunk.
+ */
+#define XL 2
+
+static X512 void x512_large(struct x512_lanes *S, const struct pair_tile *T,
+			    const double *sv, const double *sr,
+			    const int32_t *list, size_t cnt, size_t l0,
+			    const int mixed)
+{
+	__m512d q[XL], ac[XL], e[XL];
+	const __m512d z0 = _mm512_set1_pd(Z0), tt = _mm512_set1_pd(t_top);
+	const __m512d ut = _mm512_set1_pd(u_top), zero = _mm512_setzero_pd();
+	const __m512d umin = _mm512_set1_pd(DBL_MIN);
+	size_t k;
+	int v, h;
+
+	if (!cnt)
+		return;
+	for (h = 0; h < JT / 8; h += XL) {
+		for (v = 0; v < XL; v++) {
+			q[v] = S[h + v].ph;
+			ac[v] = S[h + v].acc;
+			e[v] = S[h + v].eh;
+		}
+		for (k = 0; k < cnt; k++) {
+			size_t o = (l0 + (size_t)list[k]) * JT + 8 * (size_t)h;
+			const double *y = T->y + o, *yr = T->yr + o;
+			__m512d vs = _mm512_set1_pd(sv[list[k]]);
+			__m512d vr = _mm512_set1_pd(sr[list[k]]);
+
+#pragma GCC unroll 4
+			for (v = 0; v < XL; v++) {
+				/*
+				 * An infinite z underflows u to 0, where
+				 * split_u reads E = -1023 and mu = 1 and
+				 * vgetexppd -inf: from the smallest normal
+				 * up both agree, and the z sum carries the
+				 * +inf. (max returns u when u is a NaN.)
+				 */
+				__m512d u = _mm512_max_pd(
+					umin, _mm512_mul_pd(vr, _mm512_load_pd(yr + 8 * v)));
+				__m512d z = _mm512_mul_pd(vs, _mm512_load_pd(y + 8 * v));
+				__m512d f;
+
+				if (mixed) {
+					/*
+					 * The clamps of tile_row: min and max
+					 * return their second operand when
+					 * either is a NaN, so a NaN stays.
+					 */
+					__m512d t = _mm512_min_pd(tt, _mm512_mul_pd(z, z));
+					__m512d p;
+
+					u = _mm512_min_pd(ut, u);
+					z = _mm512_max_pd(zero, _mm512_sub_pd(z, z0));
+					p = x512_poly(pb, NB, t);
+					f = _mm512_mul_pd(_mm512_mul_pd(p, p),
+							  _mm512_mul_pd(x512_mant(u),
+									x512_poly(hl, NL, u)));
+				} else {
+					f = _mm512_mul_pd(x512_mant(u),
+							  x512_poly(hl, NL, u));
+				}
+				q[v] = _mm512_mul_pd(q[v], f);
+				ac[v] = _mm512_add_pd(ac[v], z);
+				e[v] = _mm512_add_pd(e[v], _mm512_getexp_pd(u));
+			}
+		}
+		for (v = 0; v < XL; v++) {
+			S[h + v].ph = q[v];
+			S[h + v].acc = ac[v];
+			S[h + v].eh = e[v];
+		}
+	}
+}
+
+/* tile_row on AVX-512: the same sums, bit for bit. */
+static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
+			       size_t n, double scale, double *out, size_t m)
+{
+	struct x512_lanes S[JT / 8];    /* lanes 8 v .. 8 v + 7 in S[v] */
+	double pv[JT] __attribute__((aligned(64))); /* pf^2 ph, then its log */
+	double cnt[X_COUNT] = { 0.0 };  /* coordinates per kind */
+	double sv[XCHUNK + 8];          /* s of each coordinate of the chunk */
+	double sr[XCHUNK + 8];          /* Z0/s of each */
+	int32_t kl[X_COUNT][XCHUNK + 16]; /* the chunk's coordinates by kind */
+	size_t nk[X_COUNT], l0, l1, l;
+	const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7,
+					      6, 5, 4, 3, 2, 1, 0);
+	const __m512d vscale = _mm512_set1_pd(scale);
+	const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
+	int k, v;
+
+	for (v = 0; v < JT / 8; v++) {
+		S[v].pf = S[v].ph = one;
+		S[v].acc = S[v].zs = S[v].zc = S[v].ef = S[v].eh = zero;
+	}
+	for (l0 = 0; l0 < n; l0 = l1) {
+		size_t n_K_1 = 0, n_K_A = 0, n_K_4 = 0, n_K_B = 0;
+		size_t n_K_LARGE = 0, n_K_12 = 0, n_K_MIXED = 0, n_X_24 = 0;
+
+		l1 = n - l0 < XCHUNK ? n : l0 + XCHUNK;
+		/*
+		 * The kinds of 8 coordinates at once, by the comparisons of
+		 * tile_row (a NaN compares false everywhere and lands in K_1),
+		 * appended to the kinds' lists by compressing their indices.
+		 */
+		for (l = l0; l < l1; l += 8) {
+			__mmask8 live = l1 - l >= 8 ? 0xff
+						    : (__mmask8)((1u << (l1 - l)) - 1);
+			__m512d s = _mm512_mul_pd(
+				vscale, _mm512_abs_pd(_mm512_maskz_loadu_pd(live, a + l)));
+			__m512d tmax = _mm512_mul_pd(
+				_mm512_mul_pd(s, s),
+				_mm512_maskz_loadu_pd(live, T->yymax + l));
+			__m512d smin = _mm512_mul_pd(
+				s, _mm512_maskz_loadu_pd(live, T->ymin + l));
+			__m512i fin = _mm512_maskz_loadu_epi32((__mmask16)live,
+							       T->fin + l);
+			__mmask8 g1, gA, g4, g0, g12, g24, big, skip, act;
+			__mmask8 km[X_COUNT];
+			__m512i li = _mm512_add_epi32(
+				_mm512_set1_epi32((int)(l - l0)), iota);
+
+#define GT(x, c) _mm512_cmp_pd_mask((x), _mm512_set1_pd(c), _CMP_GT_OQ)
+			g1 = GT(tmax, Z1 * Z1);
+			gA = GT(tmax, ZA * ZA);
+			g4 = GT(tmax, Z4 * Z4);
+			g0 = GT(tmax, Z0 * Z0);
+			g12 = GT(tmax, Z12 * Z12);
+			g24 = GT(tmax, Z24 * Z24);
+			big = GT(smin, Z0);
+#undef GT
+			skip = _mm512_cmp_pd_mask(s, zero, _CMP_EQ_OQ) &
+			       (__mmask8)_mm512_test_epi32_mask(fin, fin);
+			act = live & (__mmask8)~skip;
+			km[K_1] = act & (__mmask8)~g1;
+			km[K_A] = act & g1 & (__mmask8)~gA;
+			km[K_4] = act & gA & (__mmask8)~g4;
+			km[K_B] = act & g4 & (__mmask8)~g0;
+			km[K_LARGE] = act & g0 & big;
+			km[K_12] = act & g0 & (__mmask8)~big & (__mmask8)~g12;
+			km[X_24] = act & g0 & (__mmask8)~big & g12 & (__mmask8)~g24;
+			km[K_MIXED] = act & g0 & (__mmask8)~big & g24;
+			_mm512_storeu_pd(sv + (l - l0), s);
+			/* Z0/s, which only H needs; a division is slow */
+			if (km[K_LARGE] | km[K_MIXED])
+				_mm512_storeu_pd(sr + (l - l0),
+						 _mm512_div_pd(_mm512_set1_pd(Z0), s));
+			/*
+			 * Written out kind by kind, so that the counts stay
+			 * in registers (a loop over an array of them went
+			 * through memory), and only for the kinds present:
+			 * most sets use few of them, so the test is mostly
+			 * predicted.
+			 */
+#define APPEND(k)							\
+			if (km[k]) {					\
+				__m512i c_ = _mm512_maskz_compress_epi32( \
+					(__mmask16)km[k], li);		\
+									\
+				_mm256_storeu_si256((__m256i *)(kl[k] + n_##k), \
+						    _mm512_castsi512_si256(c_)); \
+				n_##k += (size_t)__builtin_popcount(km[k]); \
+			}
+			APPEND(K_1);
+			APPEND(K_A);
+			APPEND(K_4);
+			APPEND(K_B);
+			APPEND(K_LARGE);
+			APPEND(K_12);
+			APPEND(K_MIXED);
+			APPEND(X_24);
+#undef APPEND
+		}
+		nk[K_1] = n_K_1;
+		nk[K_A] = n_K_A;
+		nk[K_4] = n_K_4;
+		nk[K_B] = n_K_B;
+		nk[K_LARGE] = n_K_LARGE;
+		nk[K_12] = n_K_12;
+		nk[K_MIXED] = n_K_MIXED;
+		nk[X_24] = n_X_24;
+		x512_small(S, T, sv, kl[K_1], nk[K_1], l0, p1, N1);
+		x512_small(S, T, sv, kl[K_A], nk[K_A], l0, pa, NA);
+		x512_small(S, T, sv, kl[K_4], nk[K_4], l0, p4, N4);
+		x512_small(S, T, sv, kl[K_B], nk[K_B], l0, pb, NB);
+		x512_small(S, T, sv, kl[K_12], nk[K_12], l0, p12, N12);
+		x512_small(S, T, sv, kl[X_24], nk[X_24], l0, p24, N24);
+		x512_large(S, T, sv, sr, kl[K_LARGE], nk[K_LARGE], l0, 0);
+		x512_large(S, T, sv, sr, kl[K_MIXED], nk[K_MIXED], l0, 1);
+		for (k = 0; k < X_COUNT; k++)
+			cnt[k] += (double)nk[k];
+		/*
+		 * checkpoint: products back to [1, 2), z sums compensated;
+		 * without H in the chunk the z sums and ph have not changed
+		 * (the same values as the full step, which would add 0).
+		 */
+		if (!(nk[K_LARGE] | nk[K_MIXED])) {
+			for (v = 0; v < JT / 8; v++)
+				S[v].pf = x512_renorm(S[v].pf, &S[v].ef);
+			continue;
+		}
+		for (v = 0; v < JT / 8; v++) {
+			__m512d x = S[v].acc, zs = S[v].zs, t = _mm512_add_pd(zs, x);
+			__mmask8 first = _mm512_cmp_pd_mask(_mm512_abs_pd(zs),
+							    _mm512_abs_pd(x),
+							    _CMP_GE_OQ);
+			__mmask8 fin = _mm512_cmp_pd_mask(_mm512_abs_pd(t),
+							  _mm512_set1_pd(HUGE_VAL),
+							  _CMP_LT_OQ);
+			__m512d c = _mm512_add_pd(_mm512_sub_pd(x, t), zs);
+
+			c = _mm512_mask_add_pd(c, first, _mm512_sub_pd(zs, t), x);
+			S[v].zc = _mm512_mask_add_pd(S[v].zc, fin, S[v].zc, c);
+			S[v].zs = t;
+			S[v].acc = zero;
+			S[v].pf = x512_renorm(S[v].pf, &S[v].ef);
+			S[v].ph = x512_renorm(S[v].ph, &S[v].eh);
+		}
+	}
+	{
+		double cst = cnt[K_B] * c_b + cnt[K_12] * c_12 +
+			     cnt[K_LARGE] * c_l + cnt[K_MIXED] * c_m +
+			     cnt[X_24] * c_24;
+		const __m512d vc = _mm512_set1_pd(cst), l2 = _mm512_set1_pd(LN2);
+		const __m512d half = _mm512_set1_pd(0.5);
+
+		/*
+		 * log(pf sqrt(ph)) as log(pf^2 ph)/2: both in [1, 2) after
+		 * the checkpoint, so no overflow, and no square root (a
+		 * vsqrtpd costs as much as several coordinates' products).
+		 */
+		for (v = 0; v < JT / 8; v++)
+			_mm512_store_pd(pv + 8 * v,
+					_mm512_mul_pd(_mm512_mul_pd(S[v].pf, S[v].pf),
+						      S[v].ph));
+		rfx_vmath_log(pv, pv, JT);
+		/* tile_row's sum, in its order */
+		for (v = 0; v < JT / 8 && 8 * (size_t)v < m; v++) {
+			__m512d r = _mm512_add_pd(_mm512_add_pd(S[v].zs, S[v].zc), vc);
+			__mmask8 live = m - 8 * (size_t)v >= 8
+						? 0xff
+						: (__mmask8)((1u << (m - 8 * (size_t)v)) - 1);
+
+			r = _mm512_add_pd(
+				r, _mm512_mul_pd(l2, _mm512_add_pd(
+							     S[v].ef,
+							     _mm512_mul_pd(half, S[v].eh))));
+			r = _mm512_add_pd(r, _mm512_mul_pd(half, _mm512_load_pd(pv + 8 * v)));
+			_mm512_mask_storeu_pd(out + 8 * v, live, r);
+		}
+	}
+}
+
+/* pairs_body with tile_row_x512. */
+__attribute__((target("avx512f,fma")))
+static void pairs_x512(const double *A, size_t na, const double *B,
+		       size_t nb, size_t n, double scale, double *out)
+{
+	struct pair_tile *T = NULL;
+	size_t i, j0;
+
+	scale = fabs(scale);
+	if (n > 0 && na >= 4 && nb >= JT / 2)
+		T = tile_alloc(n);
+	if (!T) {
+		for (i = 0; i < na; i++)
+			rows_body(A + i * n, B, nb, n, scale, out + i * nb, 8, 1);
+		return;
+	}
+	for (j0 = 0; j0 < nb; j0 += JT) {
+		size_t m = nb - j0 < JT ? nb - j0 : JT;
+
+		tile_fill(T, B, j0, m, n);
+		for (i = 0; i < na; i++)
+			tile_row_x512(A + i * n, T, n, scale, out + i * nb + j0, m);
+	}
+	tile_free(T);
+}
+#undef X512
+#endif
+
 /*
  * The kernels, best last; a kernel runs where the CPU has both features
  * (NULL: none needed). __builtin_cpu_supports also checks that the OS
@@ -923,6 +1391,24 @@ static void init_once(void)
 	p1[0] = p4[0] = 1.0;
 	p12[0] = ldexp(1.0, -rho);
 	c_12 = rho * LN2;
+	/*
+	 * And the AVX-512 kernel's widest P: I0(24) = 2.2e9 = 2^31, centred
+	 * by 2^-16, so a factor lies in [2^-16, 2^15.1]; that kernel renews
+	 * its products every 32 coordinates, which keeps 32 of them in range.
+	 * Its 29 coefficients are all but three positive, so the monomial form
+	 * still evaluates to within 1e-15 (tests/t_bessel.c); they need the
+	 * extended precision of fit_monomial_q.
+	 */
+#ifdef RFX_BESSEL_X86
+	{
+		int rho24 = (int)lround(0.5 * log2(gsl_sf_bessel_I0(Z24)));
+
+		fit_monomial_q(0.0L, Z24 * Z24, N24, ldexpl(1.0L, -rho24),
+			       p24);
+		p24[0] = ldexp(1.0, -rho24);
+		c_24 = rho24 * LN2;
+	}
+#endif
 	fit_monomial(h_gsl, 0.0L, 1.0L, NL, ldexpl(1.0L, tau), hl);
 	/*
 	 * P(0) = I0(0) = 1 exactly, so log I0(0) comes out exactly 0 (the
@@ -1116,6 +1602,6 @@ __attribute__((target("avx512f,fma")))
 static void pairs_avx512(const double *A, size_t na, const double *B,
 			 size_t nb, size_t n, double scale, double *out)
 {
-	pairs_body(A, na, B, nb, n, scale, out, 8, 1);
+	pairs_x512(A, na, B, nb, n, scale, out);
 }
 #endif

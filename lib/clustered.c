@@ -80,23 +80,21 @@ static const struct rfx_column cluster_cols[] = {
 };
 #undef COL
 
-#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 const struct rfx_schema rfx_cl_rep_schema = {
 	"mse", "empirical MSE of softmax-kernel estimates over all pairs, per repetition",
-	sizeof(struct rfx_cl_rep_row), NCOLS(rep_cols), rep_cols
+	sizeof(struct rfx_cl_rep_row), RFX_NCOLS(rep_cols), rep_cols
 };
 const struct rfx_schema rfx_cl_sum_schema = {
 	"table3", "empirical MSE over repetitions: min, max (HRF Table 3), mean (Fig 6), median",
-	sizeof(struct rfx_cl_sum_row), NCOLS(sum_cols), sum_cols
+	sizeof(struct rfx_cl_sum_row), RFX_NCOLS(sum_cols), sum_cols
 };
 const struct rfx_schema rfx_cl_exact_schema = {
 	"exact", "expected MSE over all pairs from the closed-form variances",
-	sizeof(struct rfx_cl_exact_row), NCOLS(exact_cols), exact_cols
+	sizeof(struct rfx_cl_exact_row), RFX_NCOLS(exact_cols), exact_cols
 };
 const struct rfx_schema rfx_cl_cluster_schema = {
 	"clusters", "pairs of clusters: s = l* targets and reached, k-means, softmax range",
-	sizeof(struct rfx_cl_cluster_row), NCOLS(cluster_cols), cluster_cols
+	sizeof(struct rfx_cl_cluster_row), RFX_NCOLS(cluster_cols), cluster_cols
 };
 
 /* ---- methods ------------------------------------------------------- */

@@ -17,6 +17,7 @@
  * GeomRF+ applies the same to x - c, y - c (sec. 6.4.3).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
 #include <gsl/gsl_randist.h>
@@ -26,6 +27,7 @@
 #include "dirf.h"
 #include "estimator.h"
 #include "logmath.h"
+#include "vmath.h"
 #include "setstats.h"
 
 /* q in logit coordinates u: q = 1/(1 + e^{-u}), searched over [-U, U]. */
@@ -34,7 +36,8 @@
 
 struct geom_obj {
 	int d;
-	const double *a; /* mean |x_l y_l| per coordinate */
+	const double *a;    /* mean |x_l y_l| per coordinate */
+	const double *ones; /* d ones, the other factor of the Bessel sum */
 };
 
 static double geom_q(double u)
@@ -45,25 +48,30 @@ static double geom_q(double u)
 static double geom_obj_f(double u, void *par)
 {
 	const struct geom_obj *o = par;
-	double q = geom_q(u), s = 0.0;
+	double q = geom_q(u);
 	/* 1 - q = 1/(1 + e^u), so 1/sqrt(1-q) = sqrt(1 + e^u) without cancelling. */
 	double scale = 2.0 * sqrt(1.0 + exp(u));
-	int l;
 
-	for (l = 0; l < o->d; l++)
-		s += rfx_bessel_log_i0(scale * o->a[l]);
-	return -o->d * log(q) + s;
+	/* one call for the d terms: one log, not d */
+	return -o->d * log(q) +
+	       rfx_bessel_sum_log_i0_prod(o->a, o->ones, scale, (size_t)o->d);
 }
 
 static int geom_minimize(int d, const double *a, double *q_out,
 			 struct rfx_err *err)
 {
-	struct geom_obj o = { d, a };
+	struct geom_obj o = { d, a, NULL };
 	gsl_function F = { geom_obj_f, &o };
-	gsl_min_fminimizer *mz;
-	double best = HUGE_VAL, ub = 0.0, f[U_GRID];
-	int k, kb = 0, it;
+	gsl_min_fminimizer *mz = NULL;
+	double best = HUGE_VAL, ub = 0.0, f[U_GRID], *ones;
+	int k, kb = 0, it, ret = RFX_OK;
 
+	ones = malloc((size_t)d * sizeof(double));
+	if (!ones)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	for (k = 0; k < d; k++)
+		ones[k] = 1.0;
+	o.ones = ones;
 	for (k = 0; k < U_GRID; k++) {
 		double u = -U_MAX + 2.0 * U_MAX * k / (U_GRID - 1);
 
@@ -78,16 +86,18 @@ static int geom_minimize(int d, const double *a, double *q_out,
 	    !(f[kb] < f[kb + 1])) {
 		/* Monotone on the grid (all a_l = 0 pushes q to 1): take the edge. */
 		*q_out = geom_q(ub);
-		return RFX_OK;
+		goto out;
 	}
 	mz = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
-	if (!mz)
-		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	if (!mz) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
 	if (gsl_min_fminimizer_set_with_values(
 		    mz, &F, ub, f[kb], ub - 2.0 * U_MAX / (U_GRID - 1), f[kb - 1],
 		    ub + 2.0 * U_MAX / (U_GRID - 1), f[kb + 1])) {
-		gsl_min_fminimizer_free(mz);
-		return rfx_error(err, RFX_ENUMERIC, "geom: cannot bracket q");
+		ret = rfx_error(err, RFX_ENUMERIC, "geom: cannot bracket q");
+		goto out;
 	}
 	for (it = 0; it < 100; it++) {
 		if (gsl_min_fminimizer_iterate(mz))
@@ -98,8 +108,11 @@ static int geom_minimize(int d, const double *a, double *q_out,
 			break;
 	}
 	*q_out = geom_q(gsl_min_fminimizer_x_minimum(mz));
-	gsl_min_fminimizer_free(mz);
-	return RFX_OK;
+out:
+	if (mz)
+		gsl_min_fminimizer_free(mz);
+	free(ones);
+	return ret;
 }
 
 static int geom_fit_common(struct rfx_params *p, const char *name, int shifted,
@@ -160,8 +173,12 @@ static int geom_log_variance(const struct rfx_params *p,
 	for (k = 0; k < np; k++) {
 		double e = lq + out[k] - 2.0 * b->xy[k];
 
-		out[k] = -b->dd[k] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
+		out[k] = e > 0.0 ? e : 0.0;
 	}
+	rfx_vmath_logexpm1(out, out, np);
+#pragma omp simd
+	for (k = 0; k < np; k++)
+		out[k] = -b->dd[k] + out[k] - lm;
 	return RFX_OK;
 }
 

@@ -24,6 +24,7 @@
 #include "dirf.h"
 #include "estimator.h"
 #include "logmath.h"
+#include "vmath.h"
 #include "setstats.h"
 
 /*
@@ -98,14 +99,18 @@ static int pois_log_variance(const struct rfx_params *p,
 		const double *x2y2 = b->x2y2 + i * ny, *dd = b->dd + i * ny;
 		const double *xy = b->xy + i * ny;
 		double *o = out + i * ny;
-		double c = lam * p->d;
+		double c = lam * p->d, ilam = 1.0 / lam; /* no division per pair */
 
 #pragma omp simd
 		for (j = 0; j < ny; j++) {
-			double e = c + x2y2[j] / lam - 2.0 * xy[j];
+			double e = c + x2y2[j] * ilam - 2.0 * xy[j];
 
-			o[j] = -dd[j] + rfx_logexpm1(e > 0.0 ? e : 0.0) - lm;
+			o[j] = e > 0.0 ? e : 0.0;
 		}
+		rfx_vmath_logexpm1(o, o, ny);
+#pragma omp simd
+		for (j = 0; j < ny; j++)
+			o[j] = -dd[j] + o[j] - lm;
 	}
 	return RFX_OK;
 }

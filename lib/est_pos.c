@@ -12,6 +12,7 @@
 
 #include "estimator.h"
 #include "logmath.h"
+#include "vmath.h"
 
 static int pos_fit(struct rfx_params *p, const double *X, size_t nx,
 		   const double *Y, size_t ny, int M, struct rfx_err *err)
@@ -30,9 +31,10 @@ static int pos_log_variance(const struct rfx_params *p,
 
 	(void)p;
 	(void)err;
+	rfx_vmath_logexpm1(out, ss, np);
 #pragma omp simd
 	for (k = 0; k < np; k++)
-		out[k] = -dd[k] + rfx_logexpm1(ss[k]) - lm;
+		out[k] = -dd[k] + out[k] - lm;
 	return RFX_OK;
 }
 

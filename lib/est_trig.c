@@ -11,6 +11,7 @@
 
 #include "estimator.h"
 #include "logmath.h"
+#include "vmath.h"
 
 static int trig_fit(struct rfx_params *p, const double *X, size_t nx,
 		    const double *Y, size_t ny, int M, struct rfx_err *err)
@@ -31,7 +32,11 @@ static int trig_log_variance(const struct rfx_params *p,
 	(void)err;
 #pragma omp simd
 	for (k = 0; k < np; k++)
-		out[k] = 2.0 * rfx_log1mexp(-dd[k]) - lm;
+		out[k] = -dd[k];
+	rfx_vmath_log1mexp(out, out, np);
+#pragma omp simd
+	for (k = 0; k < np; k++)
+		out[k] = 2.0 * out[k] - lm;
 	return RFX_OK;
 }
 

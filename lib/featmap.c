@@ -19,6 +19,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -127,9 +128,51 @@ void rfx_featmat_free(struct rfx_featmat *F)
  */
 #define FROM_LOG_CHUNK 256
 
+/*
+ * a[j] = exp(t[j] - m) for c <= FROM_LOG_CHUNK exponents u = t[j] - m <= 0
+ * (a must not alias t). libmvec's exp hands every lane below about -709
+ * (where the result is subnormal or 0, and at -inf) to the scalar exp,
+ * which then cost more than the vector calls (the DIRFs and PosRF of
+ * Tables 6.2-6.3, whose log-moduli span thousands). Here the vector exp
+ * only sees exponents from -708 up: below that, exp(u) = exp(u + 708)
+ * e^-708, and below -746 it is 0. The product can differ from exp(u) in
+ * the last bits of a subnormal (below 1e-307 times the row's largest
+ * feature).
+ */
+#define EXP_FAST_MIN -708.0
+#define EXP_ZERO_BELOW -746.0
+
+static inline void exp_shifted(double *a, const double *t, double m, int c)
+{
+	const double low = exp(EXP_FAST_MIN);
+	int j;
+
+	/*
+	 * Separate loops: in one, GCC turns exp(u < MIN ? u - MIN : u) into
+	 * a select between two exps, which calls exp on every lane again.
+	 */
+#pragma omp simd
+	for (j = 0; j < c; j++) {
+		double u = t[j] - m;
+
+		a[j] = u >= EXP_FAST_MIN ? u
+		       : u >= EXP_ZERO_BELOW ? u - EXP_FAST_MIN : 0.0;
+	}
+#pragma omp simd
+	for (j = 0; j < c; j++)
+		a[j] = exp(a[j]);
+#pragma omp simd
+	for (j = 0; j < c; j++) {
+		double u = t[j] - m;
+
+		a[j] = u >= EXP_FAST_MIN ? a[j]
+		       : u >= EXP_ZERO_BELOW ? a[j] * low : 0.0;
+	}
+}
+
 FEATMAP_CLONES
 static double from_log_row(const double *lm, const double *ph, double *re,
-			   double *im, int D)
+			   double *im, int D, int neg)
 {
 	double m = -INFINITY, a[FROM_LOG_CHUNK];
 	int j0, j, c;
@@ -141,13 +184,19 @@ static double from_log_row(const double *lm, const double *ph, double *re,
 		m = 0.0;
 	for (j0 = 0; j0 < D; j0 += FROM_LOG_CHUNK) {
 		c = D - j0 < FROM_LOG_CHUNK ? D - j0 : FROM_LOG_CHUNK;
-#pragma omp simd
-		for (j = 0; j < c; j++)
-			a[j] = exp(lm[j0 + j] - m);
+		exp_shifted(a, lm + j0, m, c);
 		if (!ph) {
 #pragma omp simd
 			for (j = 0; j < c; j++) {
 				re[j0 + j] = a[j];
+				im[j0 + j] = 0.0;
+			}
+			continue;
+		}
+		if (neg) {
+#pragma omp simd
+			for (j = 0; j < c; j++) {
+				re[j0 + j] = ph[j0 + j] != 0.0 ? -a[j] : a[j];
 				im[j0 + j] = 0.0;
 			}
 			continue;
@@ -175,7 +224,22 @@ void rfx_featmat_from_log(struct rfx_featmat *F, size_t n, int D,
 		F->lscale[i] = from_log_row(lmod + i * (size_t)D,
 					    ph ? ph + i * (size_t)D : NULL,
 					    F->re + i * (size_t)D,
-					    F->im + i * (size_t)D, D);
+					    F->im + i * (size_t)D, D, 0);
+}
+
+void rfx_featmat_from_log_signed(struct rfx_featmat *F, size_t n, int D,
+				 const double *lmod, const double *neg)
+{
+	size_t i;
+
+	F->n = n;
+	F->D = D;
+	F->is_complex = 0;
+	for (i = 0; i < n; i++)
+		F->lscale[i] = from_log_row(lmod + i * (size_t)D,
+					    neg + i * (size_t)D,
+					    F->re + i * (size_t)D,
+					    F->im + i * (size_t)D, D, 1);
 }
 
 size_t rfx_featmat_block_rows(int M)
@@ -246,9 +310,13 @@ static double exp_row(double *v, const double *a, int M)
 	}
 	if (m == -INFINITY)
 		m = 0.0;
-#pragma omp simd
-	for (j = 0; j < M; j++)
-		v[j] = exp(v[j] - m);
+	for (j = 0; j < M; j += FROM_LOG_CHUNK) {
+		double b[FROM_LOG_CHUNK];
+		int c = M - j < FROM_LOG_CHUNK ? M - j : FROM_LOG_CHUNK;
+
+		exp_shifted(b, v + j, m, c);
+		memcpy(v + j, b, (size_t)c * sizeof(double));
+	}
 	return m;
 }
 

@@ -90,6 +90,15 @@ void rfx_featmat_from_log(struct rfx_featmat *F, size_t n, int D,
 			  const double *lmod, const double *ph);
 
 /*
+ * The same for real features of either sign: neg (n x D) is nonzero where
+ * the feature is negative (the DIRFs, whose phases are 0 or pi: this
+ * skips the cosines and sines of rfx_featmat_from_log). The same aliasing
+ * is allowed.
+ */
+void rfx_featmat_from_log_signed(struct rfx_featmat *F, size_t n, int D,
+				 const double *lmod, const double *neg);
+
+/*
  * The fused feature maps of the estimators whose features are a function
  * of the projections omega_m . x_i alone (plus per-column and per-row
  * constants). Each sets F to n rows of M features of the n inputs X

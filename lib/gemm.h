@@ -6,7 +6,8 @@
  * Sapphire Rapids, at about half of what the FMA units can do; on such
  * CPUs these functions use a register-blocked AVX-512 kernel instead
  * (8 rows x 24 columns of C in 24 registers, about 1.8x OpenBLAS's speed
- * at k = 64), and OpenBLAS's dgemm elsewhere.
+ * at k = 64), and OpenBLAS's dgemm elsewhere and for k > 320 (the kernel
+ * does not block k, and beyond that it falls to half of OpenBLAS's speed).
  *
  * Both run on the calling thread only (inside rfx's parallel regions the
  * caller has OpenBLAS at one thread, lib/blas.h), so a result does not

@@ -16,6 +16,8 @@
 #include "block.h"
 #include "cancel.h"
 #include "cost.h"
+#include "gemm.h"
+#include "logmath.h"
 #include "montecarlo.h"
 #include "rng.h"
 
@@ -258,17 +260,18 @@ static uint64_t name_key(const char *s)
 
 /*
  * The closed-form variance of the fitted estimator on iid projections for
- * each pair (X[k], Y[k]), times fac[k]^2, averaged: one block over all
- * P x P combinations, of which the diagonal is used.
+ * each pair (X[k], Y[k]), times fac[k]^2, averaged, for each of the nb
+ * budgets M[b] into out[b]: one block over all P x P combinations, of
+ * which the diagonal is used, shared by the budgets.
  */
 static int iid_mse(const struct rfx_mse_method *m, const struct rfx_params *p,
-		   int M, const double *X, const double *Y, size_t P,
-		   const double *fac, double *out, struct rfx_err *err)
+		   const int *M, int nb, const double *X, const double *Y,
+		   size_t P, const double *fac, double *out, struct rfx_err *err)
 {
 	struct rfx_block *b = rfx_block_alloc(p->d, P, P);
-	double *lv = malloc(P * P * sizeof(double)), s = 0.0;
+	double *lv = malloc(P * P * sizeof(double));
 	size_t k;
-	int ret;
+	int ret, q;
 
 	if (!b || !lv) {
 		rfx_block_free(b);
@@ -276,59 +279,71 @@ static int iid_mse(const struct rfx_mse_method *m, const struct rfx_params *p,
 		return rfx_error(err, RFX_ENOMEM, "out of memory for %zu pairs", P);
 	}
 	ret = rfx_estimator_block(m->e, p, b, X, P, Y, P, err);
-	if (!ret)
-		ret = m->e->log_variance(p, b, M, lv, err);
-	for (k = 0; !ret && k < P; k++)
-		s += exp(lv[k * P + k] + 2.0 * log(fac[k]));
+	for (q = 0; !ret && q < nb; q++) {
+		double s = 0.0;
+
+		ret = m->e->log_variance(p, b, M[q], lv, err);
+		for (k = 0; !ret && k < P; k++)
+			s += exp(lv[k * P + k] + 2.0 * log(fac[k]));
+		if (!ret && !isfinite(s))
+			ret = rfx_error(err, RFX_ENUMERIC,
+					"%s: closed-form variances exceed double range",
+					m->label);
+		out[q] = s / (double)P;
+	}
 	rfx_block_free(b);
 	free(lv);
-	if (!ret && !isfinite(s))
-		ret = rfx_error(err, RFX_ENUMERIC,
-				"%s: closed-form variances exceed double range",
-				m->label);
-	*out = s / (double)P;
 	return ret;
 }
 
-/* One repetition of one cell: its MSE, the iid closed form, mean kernel. */
-static int one_rep(const struct rfx_mse_config *c, const struct rfx_mse_data *dd,
-		   const struct rfx_mse_method *m, const struct rfx_mse_row *row,
-		   long rep, double *mse, double *miid, double *kmean,
-		   struct rfx_err *err)
+/* The stream of a cell's draws: rep << 32 | B for budget B (see msetable.h). */
+static gsl_rng *draw_stream(const struct rfx_mse_config *c,
+			    const struct rfx_mse_data *dd,
+			    const struct rfx_mse_method *m, long rep, int B)
 {
-	const struct rfx_dataset *ds = dd->ds;
-	size_t P = (size_t)c->pairs, S = (size_t)c->draws, q, k;
-	int d = ds->d, l, ret = RFX_ENOMEM, sm = c->kernel == RFX_MSE_SOFTMAX;
-	double *X = malloc(P * (size_t)d * sizeof(double));
-	double *Y = malloc(P * (size_t)d * sizeof(double));
-	double *K = malloc(P * sizeof(double)), *F = malloc(P * sizeof(double));
-	double *labs = malloc(P * S * sizeof(double)), sum = 0.0, ks = 0.0;
-	signed char *sg = malloc(P * S);
-	gsl_rng *rp = NULL, *rd = NULL;
-	struct rfx_params p;
-	double inv = 1.0 / dd->sigma;
+	return rfx_rng_alloc_stream(c->seed, 2000 + (uint64_t)dd->id,
+				    name_key(m->e->name) ^ ((uint64_t)m->proj << 56),
+				    (uint64_t)rep << 32 | (uint64_t)B);
+}
 
-	rfx_params_init(&p, d);
-	rp = rfx_rng_alloc_stream(c->seed, 1000 + (uint64_t)dd->id, (uint64_t)rep, 0);
-	rd = rfx_rng_alloc_stream(c->seed, 2000 + (uint64_t)dd->id,
-				  name_key(m->e->name) ^ ((uint64_t)m->proj << 56),
-				  (uint64_t)rep << 32 | (uint64_t)row->B);
-	if (!X || !Y || !K || !F || !labs || !sg || !rp || !rd) {
-		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu pairs", P);
-		goto out;
-	}
+/*
+ * The P pairs of a repetition, as indices into ds: i uniform, j uniform
+ * among the others. Every method, budget and bandwidth of the repetition
+ * gets these (the stream depends on the dataset and repetition only).
+ */
+static void pair_indices(const struct rfx_dataset *ds, size_t P,
+			 const gsl_rng *rp, size_t *I, size_t *J)
+{
+	size_t k;
+
 	for (k = 0; k < P; k++) {
-		size_t i = (size_t)gsl_rng_uniform_int(rp, (unsigned long)ds->n);
-		size_t j = (size_t)gsl_rng_uniform_int(rp, (unsigned long)ds->n - 1);
+		I[k] = (size_t)gsl_rng_uniform_int(rp, (unsigned long)ds->n);
+		J[k] = (size_t)gsl_rng_uniform_int(rp, (unsigned long)ds->n - 1);
+		J[k] += J[k] >= I[k];
+	}
+}
+
+/*
+ * The pairs scaled by inv = 1/sigma into X and Y (P x d), the true
+ * Gaussian kernel K and the factor F that turns K^ - K into SM^ - SM
+ * (1 for the Gaussian kernel); returns the sum of the true kernel values.
+ */
+static double scale_pairs(const struct rfx_dataset *ds, const size_t *I,
+			  const size_t *J, size_t P, double inv, int sm,
+			  double *X, double *Y, double *K, double *F)
+{
+	size_t k, d = (size_t)ds->d, l;
+	double ks = 0.0;
+
+	for (k = 0; k < P; k++) {
 		double dd2 = 0.0, xy = 0.0, xx = 0.0, yy = 0.0;
 
-		j += j >= i;
 		for (l = 0; l < d; l++) {
-			double a = ds->X[i * (size_t)d + (size_t)l] * inv;
-			double b = ds->X[j * (size_t)d + (size_t)l] * inv;
+			double a = ds->X[I[k] * d + l] * inv;
+			double b = ds->X[J[k] * d + l] * inv;
 
-			X[k * (size_t)d + (size_t)l] = a;
-			Y[k * (size_t)d + (size_t)l] = b;
+			X[k * d + l] = a;
+			Y[k * d + l] = b;
 			dd2 += (a - b) * (a - b);
 			xy += a * b;
 			xx += a * a;
@@ -339,11 +354,41 @@ static int one_rep(const struct rfx_mse_config *c, const struct rfx_mse_data *dd
 		F[k] = sm ? exp(0.5 * (xx + yy)) : 1.0;
 		ks += sm ? exp(xy) : K[k];
 	}
+	return ks;
+}
+
+/* One repetition of one cell: its MSE, the iid closed form, mean kernel. */
+static int one_rep(const struct rfx_mse_config *c, const struct rfx_mse_data *dd,
+		   const struct rfx_mse_method *m, const struct rfx_mse_row *row,
+		   long rep, double *mse, double *miid, double *kmean,
+		   struct rfx_err *err)
+{
+	const struct rfx_dataset *ds = dd->ds;
+	size_t P = (size_t)c->pairs, S = (size_t)c->draws, q, k;
+	int d = ds->d, ret = RFX_ENOMEM, sm = c->kernel == RFX_MSE_SOFTMAX;
+	double *X = malloc(P * (size_t)d * sizeof(double));
+	double *Y = malloc(P * (size_t)d * sizeof(double));
+	double *K = malloc(P * sizeof(double)), *F = malloc(P * sizeof(double));
+	double *labs = malloc(P * S * sizeof(double)), sum = 0.0, ks = 0.0;
+	size_t *I = malloc(2 * P * sizeof(size_t));
+	signed char *sg = malloc(P * S);
+	gsl_rng *rp = NULL, *rd = NULL;
+	struct rfx_params p;
+
+	rfx_params_init(&p, d);
+	rp = rfx_rng_alloc_stream(c->seed, 1000 + (uint64_t)dd->id, (uint64_t)rep, 0);
+	rd = draw_stream(c, dd, m, rep, row->B);
+	if (!X || !Y || !K || !F || !labs || !I || !sg || !rp || !rd) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu pairs", P);
+		goto out;
+	}
+	pair_indices(ds, P, rp, I, I + P);
+	ks = scale_pairs(ds, I, I + P, P, 1.0 / dd->sigma, sm, X, Y, K, F);
 	ret = row_params(m, row, &p, err);
 	if (!ret)
 		ret = m->e->fit(&p, X, P, Y, P, row->M, err);
 	if (!ret)
-		ret = iid_mse(m, &p, row->M, X, Y, P, F, miid, err);
+		ret = iid_mse(m, &p, &row->M, 1, X, Y, P, F, miid, err);
 	if (!ret)
 		ret = rfx_mc_estimates(m->e, &p, m->proj, row->M, X, Y, P, (long)S,
 				       rd, labs, sg, err);
@@ -373,11 +418,204 @@ out:
 	free(K);
 	free(F);
 	free(labs);
+	free(I);
 	free(sg);
 	if (rp)
 		gsl_rng_free(rp);
 	if (rd)
 		gsl_rng_free(rd);
+	return ret;
+}
+
+/*
+ * TrigRF's repetitions as a family (see msetable.h): every budget and every
+ * bandwidth of one dataset at once. The estimate of pair k with M features
+ * is (1/M) sum_{j < M} cos(omega_j . (x_k - y_k) / sigma), so one product
+ * Z Omega of the unscaled differences with the largest budget's draw gives
+ * every bandwidth's angles, and the running sums over j give every
+ * budget's estimate on the way: the projections, products and cosines are
+ * done once instead of once per (budget, bandwidth).
+ *
+ * Columns go in chunks of about FAMILY_CHUNK_ELEMS / P so that the
+ * chunk's angles stay in L2 between the product and the cosines.
+ */
+#define FAMILY_CHUNK_ELEMS 131072
+
+/* sum[k] += sum_j cos(inv U[k, j]) over the P x w chunk U. */
+RFX_SIMD_CLONES
+static void cos_rowsums(const double *U, size_t P, size_t w, double inv,
+			double *sum)
+{
+	size_t k, j;
+
+	for (k = 0; k < P; k++) {
+		const double *u = U + k * w;
+		double s = 0.0;
+
+#pragma omp simd reduction(+ : s)
+		for (j = 0; j < w; j++)
+			s += cos(inv * u[j]);
+		sum[k] += s;
+	}
+}
+
+/* Increasing order of ints, for qsort. */
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * One repetition of TrigRF on nsig bandwidths (data entries dd[0..nsig-1],
+ * all on the same inputs and streams) and the method's nb budgets, whose
+ * rows (of the first entry; the others' have the same budgets) are
+ * rows[0..nb-1]: results for (s, b) go to mse[s * nb + b] and the same
+ * index of miid and kmean.
+ */
+static int family_rep(const struct rfx_mse_config *c,
+		      const struct rfx_mse_data *dd, int nsig,
+		      const struct rfx_mse_method *m,
+		      const struct rfx_mse_row *rows, long rep,
+		      double *mse, double *miid, double *kmean,
+		      struct rfx_err *err)
+{
+	const struct rfx_dataset *ds = dd[0].ds;
+	size_t P = (size_t)c->pairs, S = (size_t)c->draws, d = (size_t)ds->d;
+	size_t ns = (size_t)nsig, nb = (size_t)c->nbudget, q, k, s, b, l;
+	size_t cw, j0, nm;
+	int ret = RFX_ENOMEM, sm = c->kernel == RFX_MSE_SOFTMAX, Mmax = 0, Bmax = 0;
+	double *X = malloc(P * d * sizeof(double));
+	double *Y = malloc(P * d * sizeof(double));
+	double *Z = malloc(P * d * sizeof(double));
+	double *K = malloc(ns * P * sizeof(double));
+	double *F = malloc(ns * P * sizeof(double));
+	double *sum = malloc(ns * P * sizeof(double));
+	double *sq = calloc(ns * nb, sizeof(double));
+	double *U = NULL;
+	size_t *I = malloc(2 * P * sizeof(size_t));
+	int *Ms = malloc(nb * sizeof(int)), *Mb = malloc(nb * sizeof(int));
+	gsl_rng *rp = NULL, *rd = NULL;
+	struct rfx_draw *w = NULL;
+	struct rfx_params p;
+
+	rfx_params_init(&p, (int)d);
+	for (b = 0; b < nb; b++) {
+		Mb[b] = rows[b].M;
+		if (rows[b].M > Mmax) {
+			Mmax = rows[b].M;
+			Bmax = rows[b].B;
+		}
+	}
+	/* the distinct budgets, in increasing order: where the sums are read */
+	if (Ms) {
+		memcpy(Ms, Mb, nb * sizeof(int));
+		qsort(Ms, nb, sizeof(int), cmp_int);
+	}
+	for (nm = 0, b = 0; Ms && b < nb; b++)
+		if (b == 0 || Ms[b] != Ms[nm - 1])
+			Ms[nm++] = Ms[b];
+	cw = FAMILY_CHUNK_ELEMS / (P ? P : 1);
+	cw = cw < 64 ? 64 : cw;
+	U = malloc(P * cw * sizeof(double));
+	rp = rfx_rng_alloc_stream(c->seed, 1000 + (uint64_t)dd[0].id, (uint64_t)rep, 0);
+	rd = draw_stream(c, &dd[0], m, rep, Bmax);
+	w = rfx_draw_alloc((int)d, Mmax);
+	if (!X || !Y || !Z || !K || !F || !sum || !sq || !U || !I || !Ms || !Mb ||
+	    !rp || !rd || !w) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu pairs", P);
+		goto out;
+	}
+	pair_indices(ds, P, rp, I, I + P);
+	for (k = 0; k < P; k++)
+		for (l = 0; l < d; l++)
+			Z[k * d + l] = ds->X[I[k] * d + l] - ds->X[I[P + k] * d + l];
+	for (s = 0; s < ns; s++) {
+		double ks = scale_pairs(ds, I, I + P, P, 1.0 / dd[s].sigma, sm, X, Y,
+					K + s * P, F + s * P);
+
+		/* TrigRF fits nothing: this checks the inputs and M */
+		ret = m->e->fit(&p, X, P, Y, P, Mmax, err);
+		if (!ret)
+			ret = iid_mse(m, &p, Mb, (int)nb, X, Y, P, F + s * P,
+				      miid + s * nb, err);
+		if (ret)
+			goto out;
+		for (b = 0; b < nb; b++)
+			kmean[s * nb + b] = ks / (double)P;
+	}
+	for (q = 0; q < S; q++) {
+		size_t next = 0; /* index into Ms of the next budget to read */
+
+		if (rfx_cancel_requested()) {
+			ret = rfx_error(err, RFX_EINTR, "interrupted");
+			goto out;
+		}
+		ret = m->e->draw(rd, m->proj, &p, Mmax, w, err);
+		if (ret)
+			goto out;
+		memset(sum, 0, ns * P * sizeof(double));
+		for (j0 = 0; j0 < (size_t)Mmax;) {
+			size_t j1 = j0 + cw < (size_t)Ms[next] ? j0 + cw : (size_t)Ms[next];
+
+			rfx_gemm(P, j1 - j0, d, 1.0, Z, d, w->omega + j0,
+				 (size_t)w->cap, U, j1 - j0);
+			for (s = 0; s < ns; s++)
+				cos_rowsums(U, P, j1 - j0, 1.0 / dd[s].sigma,
+					    sum + s * P);
+			j0 = j1;
+			if (j1 < (size_t)Ms[next])
+				continue;
+			/* budget Ms[next] complete: every row with that M */
+			for (b = 0; b < nb; b++) {
+				if (Mb[b] != Ms[next])
+					continue;
+				for (s = 0; s < ns; s++) {
+					const double *Ks = K + s * P, *Fs = F + s * P;
+					double acc = 0.0;
+
+					for (k = 0; k < P; k++) {
+						double t = (sum[s * P + k] / Mb[b] - Ks[k]) *
+							   Fs[k];
+
+						acc += t * t;
+					}
+					sq[s * nb + b] += acc;
+				}
+			}
+			next++;
+		}
+	}
+	for (s = 0; s < ns; s++)
+		for (b = 0; b < nb; b++) {
+			if (!isfinite(sq[s * nb + b])) {
+				ret = rfx_error(err, RFX_ENUMERIC,
+						"%s on %s: squared errors exceed double range",
+						m->label, ds->name);
+				goto out;
+			}
+			mse[s * nb + b] = sq[s * nb + b] / (double)(P * S);
+		}
+	ret = RFX_OK;
+out:
+	rfx_params_release(&p);
+	free(X);
+	free(Y);
+	free(Z);
+	free(K);
+	free(F);
+	free(sum);
+	free(sq);
+	free(U);
+	free(I);
+	free(Ms);
+	free(Mb);
+	if (rp)
+		gsl_rng_free(rp);
+	if (rd)
+		gsl_rng_free(rd);
+	rfx_draw_free(w);
 	return ret;
 }
 
@@ -389,47 +627,141 @@ int rfx_mse_run(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 	return ret ? ret : rfx_mse_execute(c, rows, err);
 }
 
+/*
+ * Whether a method's repetitions run as a family (family_rep): TrigRF on
+ * any projection kind, whose draws have the prefix property of lib/proj.h.
+ */
+static int is_family(const struct rfx_mse_method *m)
+{
+	return m->e == &rfx_est_trig && m->e->draw == rfx_draw_gaussian;
+}
+
+/*
+ * One unit of work: repetition rep of either one cell (dataset entry k0,
+ * method m, budget b) or, for a family method, of all budgets of m on the
+ * nk entries k0.. that share their inputs and streams (the bandwidths of
+ * --sigma-scale); b is then -1.
+ */
+struct unit {
+	int k0, nk, m, b;
+	long rep;
+};
+
+/* The units of a run, families first (they are the longest); *n their count. */
+static struct unit *plan_units(const struct rfx_mse_config *c, size_t *n)
+{
+	size_t R = (size_t)c->reps, cap = rfx_mse_nrows(c) * R, u = 0;
+	struct unit *U = malloc(cap * sizeof(*U));
+	int pass, k, nk, m, b;
+	long r;
+
+	if (!U)
+		return NULL;
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < c->ndata; k += nk) {
+			for (nk = 1; k + nk < c->ndata &&
+				     c->data[k + nk].ds == c->data[k].ds &&
+				     c->data[k + nk].id == c->data[k].id;
+			     nk++)
+				;
+			for (m = 0; m < c->nmethods; m++) {
+				int fam = is_family(&c->methods[m]);
+
+				if (fam != (pass == 0))
+					continue;
+				for (r = 0; r < c->reps; r++) {
+					if (fam) {
+						U[u++] = (struct unit){ k, nk, m, -1, r };
+						continue;
+					}
+					for (b = 0; b < nk * c->nbudget; b++)
+						U[u++] = (struct unit){ k + b / c->nbudget, 1, m,
+									b % c->nbudget, r };
+				}
+			}
+		}
+	*n = u;
+	return U;
+}
+
 int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 		    struct rfx_err *err)
 {
 	size_t nc = rfx_mse_nrows(c), R = (size_t)c->reps, ntask, t;
+	size_t per = (size_t)c->nmethods * (size_t)c->nbudget, nb = (size_t)c->nbudget;
 	double *mse = NULL, *km = NULL, *mi = NULL;
 	int *rets = NULL, *left = NULL, done = 0, ret, saved;
 	struct rfx_err *errs = NULL;
+	struct unit *units = NULL;
 
-	ntask = nc * R;
-	mse = malloc(ntask * sizeof(double));
-	km = malloc(ntask * sizeof(double));
-	mi = malloc(ntask * sizeof(double));
-	rets = calloc(ntask, sizeof(int));
-	errs = calloc(ntask, sizeof(*errs));
+	mse = malloc(nc * R * sizeof(double));
+	km = malloc(nc * R * sizeof(double));
+	mi = malloc(nc * R * sizeof(double));
+	units = plan_units(c, &ntask);
+	rets = units ? calloc(ntask, sizeof(int)) : NULL;
+	errs = units ? calloc(ntask, sizeof(*errs)) : NULL;
 	left = malloc(nc * sizeof(int));
-	if (!mse || !km || !mi || !rets || !errs || !left) {
+	if (!mse || !km || !mi || !units || !rets || !errs || !left) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu cells", nc);
 		goto out;
 	}
 	for (t = 0; t < nc; t++)
 		left[t] = (int)R;
 	saved = rfx_blas_single_begin();
-#pragma omp parallel for schedule(dynamic)
-	for (t = 0; t < ntask; t++) {
-		size_t cell = t / R, per = (size_t)c->nmethods * (size_t)c->nbudget;
-		const struct rfx_mse_data *dd = &c->data[cell / per];
-		const struct rfx_mse_method *m = &c->methods[cell % per / (size_t)c->nbudget];
-		int last;
+#pragma omp parallel
+	{
+		/* a family's results, (entry, budget) in order, before scattering */
+		double *fm = malloc(3 * (size_t)c->ndata * nb * sizeof(double));
 
-		if (rfx_cancel_requested()) {
-			rets[t] = rfx_error(&errs[t], RFX_EINTR, "interrupted");
-			continue;
-		}
-		rets[t] = one_rep(c, dd, m, &rows[cell], (long)(t % R), &mse[t],
-				  &mi[t], &km[t], &errs[t]);
+#pragma omp for schedule(dynamic)
+		for (t = 0; t < ntask; t++) {
+			const struct unit *u = &units[t];
+			const struct rfx_mse_method *m = &c->methods[u->m];
+			size_t cell0 = (size_t)u->k0 * per + (size_t)u->m * nb, i, n;
+
+			if (rfx_cancel_requested()) {
+				rets[t] = rfx_error(&errs[t], RFX_EINTR, "interrupted");
+				continue;
+			}
+			if (u->b >= 0) {
+				size_t cell = cell0 + (size_t)u->b, at = cell * R + (size_t)u->rep;
+
+				rets[t] = one_rep(c, &c->data[u->k0], m, &rows[cell], u->rep,
+						  &mse[at], &mi[at], &km[at], &errs[t]);
+				n = 1;
+				cell0 = cell;
+			} else if (!fm) {
+				rets[t] = rfx_error(&errs[t], RFX_ENOMEM, "out of memory");
+				continue;
+			} else {
+				size_t nr = (size_t)u->nk * nb;
+
+				rets[t] = family_rep(c, &c->data[u->k0], u->nk, m,
+						     &rows[cell0], u->rep, fm,
+						     fm + nr, fm + 2 * nr, &errs[t]);
+				for (i = 0; !rets[t] && i < nr; i++) {
+					size_t cell = cell0 + i / nb * per + i % nb;
+					size_t at = cell * R + (size_t)u->rep;
+
+					mse[at] = fm[i];
+					mi[at] = fm[nr + i];
+					km[at] = fm[2 * nr + i];
+				}
+				n = nr;
+			}
+			for (i = 0; i < n; i++) {
+				size_t cell = u->b >= 0 ? cell0 : cell0 + i / nb * per + i % nb;
+				int last;
+
 #pragma omp atomic capture
-		last = --left[cell];
-		if (last == 0 && c->progress) {
+				last = --left[cell];
+				if (last == 0 && c->progress) {
 #pragma omp critical(rfx_mse_progress)
-			c->progress(c->progress_ctx, ++done, (int)nc);
+					c->progress(c->progress_ctx, ++done, (int)nc);
+				}
+			}
 		}
+		free(fm);
 	}
 	rfx_blas_single_end(saved);
 	for (t = 0; t < ntask; t++)
@@ -471,6 +803,7 @@ out:
 	free(mse);
 	free(km);
 	free(mi);
+	free(units);
 	free(rets);
 	free(errs);
 	free(left);

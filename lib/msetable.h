@@ -31,12 +31,27 @@
  * of the dimension, B = ratio d (the ORF paper's D/d).
  *
  * Randomness, so that a row depends only on its cell, repetition and the
- * seed, never on the thread count or the other cells of the run: the pairs
- * of (dataset, repetition) come from stream (seed, 1000 + dataset id,
- * rep, 0), shared by every method and budget (common random numbers);
+ * seed, never on the thread count or the other methods of the run: the
+ * pairs of (dataset, repetition) come from stream (seed, 1000 + dataset
+ * id, rep, 0), shared by every method and budget (common random numbers);
  * the draws of a cell's repetition from stream (seed, 2000 + dataset id,
  * hash(estimator name) ^ projection, rep << 32 | B). The dataset id is its
  * catalogue index (lib/dataset.h); datasets made by callers pass their own.
+ * Entries of the same dataset and id (the bandwidths of --sigma-scale)
+ * therefore share pairs and draws.
+ *
+ * TrigRF's budgets share draws as well (common random numbers across
+ * budgets): each repetition draws the largest budget Bmax's projections
+ * from Bmax's stream, and budget M < Bmax uses their first M columns (each
+ * projection kind draws M columns as a prefix of the M' > M it would draw,
+ * lib/proj.h). So TrigRF's row at Bmax is the one it would be alone, and
+ * its other rows depend on Bmax too. One draw, one product and one pass of
+ * cosines then serve every budget and bandwidth: for the ORF paper's
+ * budgets D/d = 1, 2, 4, 6, 8, 10 that is 10 d projections per
+ * repetition instead of 31 d (and at d = 1024, 10 QR factorisations of
+ * 1024 x 1024 blocks instead of 31). Every row is still an average over
+ * independent repetitions, so its standard error holds; neighbouring
+ * rows' errors are correlated, which smooths the curves against D/d.
  *
  * Valid range: the softmax kernel needs |x|^2/sigma^2 <= RFX_MSE_SM_MAX2
  * for every input (so SM <= e^100 and squared errors stay in double

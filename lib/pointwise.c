@@ -69,24 +69,22 @@ static const struct rfx_column max_cols[] = {
 };
 #undef COL
 
-#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 const struct rfx_schema rfx_pw_map_schema = {
 	"mse_map", "closed-form MSE of softmax-kernel estimators over (r, theta)",
-	sizeof(struct rfx_pw_map_row), NCOLS(map_cols), map_cols
+	sizeof(struct rfx_pw_map_row), RFX_NCOLS(map_cols), map_cols
 };
 const struct rfx_schema rfx_pw_est_schema = {
 	"estimates",
 	"pointwise softmax-kernel estimates: quantiles and relative errors",
-	sizeof(struct rfx_pw_est_row), NCOLS(est_cols), est_cols
+	sizeof(struct rfx_pw_est_row), RFX_NCOLS(est_cols), est_cols
 };
 const struct rfx_schema rfx_pw_est_ana_schema = {
 	"estimates", "pointwise softmax-kernel estimation: analytic relative errors",
-	sizeof(struct rfx_pw_est_row), NCOLS(est_ana_cols), est_ana_cols
+	sizeof(struct rfx_pw_est_row), RFX_NCOLS(est_ana_cols), est_ana_cols
 };
 const struct rfx_schema rfx_pw_max_schema = {
 	"max_rel_err", "max-relative-error over the sphere S(r)",
-	sizeof(struct rfx_pw_max_row), NCOLS(max_cols), max_cols
+	sizeof(struct rfx_pw_max_row), RFX_NCOLS(max_cols), max_cols
 };
 
 /* Which closed-form curves the maxerr run adds for e. */

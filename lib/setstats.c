@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "logmath.h"
+
 struct rfx_setstats *rfx_setstats_alloc(int d)
 {
 	struct rfx_setstats *s;
@@ -37,36 +39,51 @@ void rfx_setstats_free(struct rfx_setstats *s)
 
 /*
  * Per-set sums: sum of |v|^2, sum of v, of v^2 and of |v| per coordinate,
- * and the coordinate minimum. Shifted by c when c != NULL.
+ * and the coordinate minimum. Shifted by c when c != NULL. Each
+ * coordinate's sums run over the rows in order; the loop over the
+ * coordinates vectorises (every fit calls this, for both sets, and the
+ * scalar loop with an early return per value was 1-2% of a Fig 6.4 run),
+ * so a non-finite value is only counted and reported at the end.
  */
+RFX_SIMD_CLONES
 static int set_sums(const double *V, size_t n, int d, const double *c,
 		    double *sum_sq, double *sum, double *sum2, double *sumabs,
 		    double *vmin)
 {
 	size_t i;
 	int l;
+	double bad = 0.0;
 
-	*sum_sq = 0.0;
 	for (l = 0; l < d; l++) {
 		sum[l] = sum2[l] = sumabs[l] = 0.0;
 		vmin[l] = INFINITY;
 	}
-	for (i = 0; i < n; i++) {
-		const double *v = V + i * (size_t)d;
-
-		for (l = 0; l < d; l++) {
-			double z = c ? v[l] - c[l] : v[l];
-
-			if (!isfinite(z))
-				return -1;
-			*sum_sq += z * z;
-			sum[l] += z;
-			sum2[l] += z * z;
-			sumabs[l] += fabs(z);
-			if (z < vmin[l])
-				vmin[l] = z;
-		}
+	/* one loop with the shift, one without (no load from a NULL c) */
+#define SET_SUMS(Z)							\
+	for (i = 0; i < n; i++) {					\
+		const double *v = V + i * (size_t)d;			\
+									\
+		_Pragma("omp simd reduction(+ : bad)")			\
+		for (l = 0; l < d; l++) {				\
+			double z = (Z);					\
+									\
+			bad += !(fabs(z) < INFINITY);			\
+			sum[l] += z;					\
+			sum2[l] += z * z;				\
+			sumabs[l] += fabs(z);				\
+			vmin[l] = z < vmin[l] ? z : vmin[l];		\
+		}							\
 	}
+	if (c)
+		SET_SUMS(v[l] - c[l])
+	else
+		SET_SUMS(v[l])
+#undef SET_SUMS
+	if (bad > 0.0)
+		return -1;
+	*sum_sq = 0.0;
+	for (l = 0; l < d; l++)
+		*sum_sq += sum2[l];
 	return 0;
 }
 

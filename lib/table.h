@@ -53,6 +53,9 @@ struct rfx_schema {
 	const struct rfx_column *cols; /* the columns */
 };
 
+/* ncols of a schema whose columns are a static array */
+#define RFX_NCOLS(cols) ((int)(sizeof(cols) / sizeof((cols)[0])))
+
 /*
  * Run provenance stored as attributes of the root group of every file:
  * string attributes "rfx_version", "rfx_commit", "command" and "rng", and

@@ -16,7 +16,6 @@
 
 #include "rng.h"
 
-#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define MAX_FIELDS 16     /* more than any format has */
 #define MAX_LEVELS 16     /* levels of one categorical column */
 #define STREAM_TAG 0x5543490000ULL /* "UCI" */
@@ -119,7 +118,7 @@ static const struct rfx_uci_column chess_cols[] = {
 
 #define SPEC(var, name, file, sep, header, cols)                               \
 	static const struct rfx_uci_spec var = { name, file, sep, header,      \
-						 NCOLS(cols), cols }
+						 RFX_NCOLS(cols), cols }
 
 SPEC(abalone, "abalone", "abalone.csv", ',', NULL, abalone_cols);
 SPEC(banknote, "banknote", "banknote.txt", ',',
@@ -764,7 +763,7 @@ static const struct rfx_column info_cols[] = {
 
 const struct rfx_schema rfx_uci_info_schema = {
 	"uci_data", "UCI datasets as loaded and split (thesis Table 6.1)",
-	sizeof(struct rfx_uci_info), NCOLS(info_cols), info_cols
+	sizeof(struct rfx_uci_info), RFX_NCOLS(info_cols), info_cols
 };
 
 void rfx_uci_info_fill(struct rfx_uci_info *r, const struct rfx_uci_data *D,

@@ -52,18 +52,16 @@ static const struct rfx_column summary_cols[] = {
 };
 #undef COL
 
-#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 const struct rfx_schema rfx_uciexp_gamma_schema = {
 	"uci_gamma",
 	"kernel regression accuracy per method and gamma (thesis sec. 6.6.2)",
-	sizeof(struct rfx_uciexp_gamma_row), NCOLS(gamma_cols), gamma_cols
+	sizeof(struct rfx_uciexp_gamma_row), RFX_NCOLS(gamma_cols), gamma_cols
 };
 
 const struct rfx_schema rfx_uciexp_schema = {
 	"uci",
 	"kernel regression test accuracy at the validated gamma (thesis Tables 6.2, 6.3)",
-	sizeof(struct rfx_uciexp_row), NCOLS(summary_cols), summary_cols
+	sizeof(struct rfx_uciexp_row), RFX_NCOLS(summary_cols), summary_cols
 };
 
 const char *rfx_uciexp_projection(const struct rfx_uciexp_method *m)

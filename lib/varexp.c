@@ -63,21 +63,19 @@ static const struct rfx_column param_cols[] = {
 };
 #undef PCOL
 
-#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 const struct rfx_schema rfx_varexp_schema = {
 	"variance", "log-variance of random-feature estimators (thesis Fig 6.4)",
-	sizeof(struct rfx_varexp_row), NCOLS(analytic_cols), analytic_cols
+	sizeof(struct rfx_varexp_row), RFX_NCOLS(analytic_cols), analytic_cols
 };
 
 const struct rfx_schema rfx_varexp_mc_schema = {
 	"variance", "log-variance of random-feature estimators, analytic and Monte Carlo",
-	sizeof(struct rfx_varexp_row), NCOLS(mc_cols), mc_cols
+	sizeof(struct rfx_varexp_row), RFX_NCOLS(mc_cols), mc_cols
 };
 
 const struct rfx_schema rfx_varexp_param_schema = {
 	"params", "parameters fitted per input set pair",
-	sizeof(struct rfx_varexp_param), NCOLS(param_cols), param_cols
+	sizeof(struct rfx_varexp_param), RFX_NCOLS(param_cols), param_cols
 };
 
 /* Running summary of a stream of log-variances. */
@@ -119,27 +117,41 @@ static void summary_merge(struct summary *a, const struct summary *b)
 }
 
 /*
- * Summarises n values (two passes); -inf counts as an exact zero variance,
- * NaN or +inf is an error. Branch-free so that it vectorises: it runs over
- * every pair of every block.
+ * Summarises n values; -inf counts as an exact zero variance, NaN or +inf
+ * is an error. One pass about a pivot K, the first finite value (the
+ * two-pass form, mean first and then the squares about it, read every
+ * value twice): with d = x - K, mean = K + sum d / n and M2 = sum d^2 -
+ * (sum d)^2 / n. M2 cancels by the factor 1 + (K - mean)^2 / var, about
+ * 2 for a K drawn from the values themselves. Summing the d rather than
+ * the x also keeps the mean's rounding at the scale of the spread: values
+ * all equal to -log 8 up to an ulp summed to a mean 1.5e-13 off, which the
+ * two-pass form then reported as the standard deviation. Branch-free so
+ * that it vectorises: it runs over every pair of every block.
  */
 RFX_SIMD_CLONES
 static int summary_of(struct summary *s, const double *v, size_t n)
 {
 	size_t k;
-	double sum = 0.0, m2 = 0.0, mean, cnt = 0.0, bad = 0.0;
+	double s1 = 0.0, s2 = 0.0, cnt = 0.0, bad = 0.0, piv = 0.0, m2;
 	double lo = INFINITY, hi = -INFINITY;
 
 	summary_init(s);
-#pragma omp simd reduction(+ : sum, cnt, bad) reduction(min : lo) \
+	for (k = 0; k < n; k++)
+		if (v[k] > -INFINITY && v[k] < INFINITY) {
+			piv = v[k];
+			break;
+		}
+#pragma omp simd reduction(+ : s1, s2, cnt, bad) reduction(min : lo) \
 	reduction(max : hi)
 	for (k = 0; k < n; k++) {
 		double x = v[k];
 		int fin = x > -INFINITY && x < INFINITY;
+		double d = fin ? x - piv : 0.0;
 
 		bad += x != x || x == INFINITY;
 		cnt += fin;
-		sum += fin ? x : 0.0;
+		s1 += d;
+		s2 += d * d;
 		lo = fin && x < lo ? x : lo;
 		hi = fin && x > hi ? x : hi;
 	}
@@ -148,16 +160,10 @@ static int summary_of(struct summary *s, const double *v, size_t n)
 	s->zero = (long)((double)n - cnt);
 	if (cnt == 0.0)
 		return 0;
-	mean = sum / cnt;
-#pragma omp simd reduction(+ : m2)
-	for (k = 0; k < n; k++) {
-		double z = v[k] > -INFINITY ? v[k] - mean : 0.0;
-
-		m2 += z * z;
-	}
+	m2 = s2 - s1 * (s1 / cnt);
 	s->n = cnt;
-	s->mean = mean;
-	s->m2 = m2;
+	s->mean = piv + s1 / cnt;
+	s->m2 = m2 > 0.0 ? m2 : 0.0;
 	s->lo = lo;
 	s->hi = hi;
 	return 0;
@@ -307,7 +313,7 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 		    struct task_out *out, struct rfx_err *err)
 {
 	size_t L = c->L, i0, j0;
-	int m, ret;
+	int m, ret, base_need2 = 0, shift_need2 = 0;
 
 	rfx_rng_set_stream(w->rng, c->seed, 1, (uint64_t)g,
 			   gamma_bits(gamma) ^ (uint64_t)s);
@@ -332,6 +338,17 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 		summary_init(&out[m].sub);
 		summary_init(&out[m].mc);
 		out[m].mc_se_sum = 0.0;
+		/*
+		 * x2y2 for all methods on the same inputs at once: computing
+		 * a block without it and again with it repeated the product
+		 * x.y and the |x -+ y|^2 pass for every block.
+		 */
+		if (e->flags & RFX_EST_X2Y2) {
+			if (e->flags & RFX_EST_SHIFTED)
+				shift_need2 = 1;
+			else
+				base_need2 = 1;
+		}
 	}
 	for (i0 = 0; i0 < L; i0 += blk) {
 		size_t nx = L - i0 < blk ? L - i0 : blk;
@@ -341,14 +358,13 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 			const double *Xb = w->X + i0 * (size_t)c->d;
 			const double *Yb = w->Y + j0 * (size_t)c->d;
 			const double *shift_done = NULL;
-			int base_done = 0, base_x2y2 = 0;
+			int base_done = 0;
 
 			if (rfx_cancel_requested())
 				return rfx_error(err, RFX_EINTR, "interrupted");
 			for (m = 0; m < c->nmethods; m++) {
 				const struct rfx_estimator_type *e = c->methods[m];
 				const struct rfx_params *p = &out[m].params;
-				int need2 = (e->flags & RFX_EST_X2Y2) != 0;
 				struct rfx_block *b;
 				struct summary sm;
 
@@ -357,23 +373,23 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 					b = w->shifted;
 					if (!shift_done ||
 					    memcmp(shift_done, p->c,
-						   (size_t)c->d * sizeof(double)) ||
-					    (need2 && !b->has_x2y2)) {
+						   (size_t)c->d * sizeof(double))) {
 						ret = rfx_block_compute(b, Xb, nx, Yb, ny,
-									p->c, 1, err);
+									p->c, shift_need2,
+									err);
 						if (ret)
 							return ret;
 						shift_done = p->c;
 					}
 				} else {
 					b = w->base;
-					if (!base_done || (need2 && !base_x2y2)) {
+					if (!base_done) {
 						ret = rfx_block_compute(b, Xb, nx, Yb, ny,
-									NULL, need2, err);
+									NULL, base_need2,
+									err);
 						if (ret)
 							return ret;
 						base_done = 1;
-						base_x2y2 = need2;
 					}
 				}
 				ret = e->log_variance(p, b, out[m].M, w->lv, err);

@@ -422,7 +422,7 @@ static int check_pairs(rfx_bessel_pairs_fn *fn, const double *A, size_t na,
  */
 static void test_pairs_grid(const char *name, rfx_bessel_pairs_fn *fn)
 {
-	static const double seams[] = { 1.0, 2.0, 4.0, 8.0, 12.0 };
+	static const double seams[] = { 1.0, 2.0, 4.0, 8.0, 12.0, 24.0 };
 	static const double huge[] = { 1e5, 1e6, 1e100, 1e300, 1e308 };
 	enum { NG = 60000 };
 	static double z[NG], zs[NG], out[4 * NG];
@@ -431,7 +431,7 @@ static void test_pairs_grid(const char *name, rfx_bessel_pairs_fn *fn)
 
 	for (k = 0; k < 40000; k++)
 		z[n++] = 50.0 * (k + 0.385) / 40000.0;
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < sizeof(seams) / sizeof(seams[0]); k++) {
 		double lo = seams[k], hi = seams[k];
 
 		z[n++] = seams[k];

@@ -4,9 +4,13 @@
  * pairwise estimate against a complex sum written out here (including
  * features of modulus e^{+-600}, which a double cannot hold, whose
  * products are ordinary numbers), real x complex combinations, and the
- * projection and norm helpers against naive loops.
+ * projection and norm helpers against naive loops; entries whose exp
+ * is subnormal or underflows (exponents from -700 to -inf relative to the
+ * row's largest) through every log-to-scaled path against the scalar exp.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
@@ -441,6 +445,65 @@ static void test_project_and_norms(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * Exponents relative to the row maximum across the range where libmvec's
+ * exp leaves the vector path (below about -709: subnormal results, then
+ * 0, then -inf), in no particular order and more than one vector wide.
+ */
+static const double low_exps[] = {
+	0.0, -1.0, -300.25, -707.9, -708.0, -708.1, -709.5, -720.3, -738.0,
+	-744.4, -745.1, -745.2, -746.0, -747.5, -1000.0, -INFINITY, -2.5,
+	-712.0, -5000.0, -0.5,
+};
+#define NLOW ((int)(sizeof(low_exps) / sizeof(low_exps[0])))
+
+/* Whether got is exp(u) to 16 eps, or to two subnormal steps beneath. */
+static int exp_close(double got, double u)
+{
+	double want = exp(u);
+
+	return fabs(got - want) <= TEST_TOL1 * want + 2.0 * 4.9406564584124654e-324;
+}
+
+static void test_low_exponents(void)
+{
+	struct rfx_featmat *F = rfx_featmat_alloc(1, NLOW);
+	struct rfx_draw *w = rfx_draw_alloc(1, NLOW);
+	double lm[NLOW], neg[NLOW], x = 1.0, shift = 3.25;
+	int j, from_ok = 1, signed_ok = 1, exp_ok = 1;
+
+	if (!F || !w) {
+		printf("Bail out! out of memory\n");
+		exit(1);
+	}
+	for (j = 0; j < NLOW; j++) {
+		lm[j] = low_exps[j] + shift;
+		neg[j] = j % 3 == 1;
+		w->omega[j] = low_exps[j];
+	}
+	rfx_featmat_from_log(F, 1, NLOW, lm, NULL);
+	for (j = 0; j < NLOW; j++)
+		from_ok &= exp_close(F->re[j], low_exps[j]);
+	ok(from_ok && F->lscale[0] == shift,
+	   "from_log: exp of exponents 0 .. -inf below the row maximum, "
+	   "subnormal and zero results included");
+	rfx_featmat_from_log_signed(F, 1, NLOW, lm, neg);
+	for (j = 0; j < NLOW; j++)
+		signed_ok &= exp_close(neg[j] != 0.0 ? -F->re[j] : F->re[j],
+				       low_exps[j]) &&
+			     F->im[j] == 0.0 && (neg[j] == 0.0 || F->re[j] <= 0.0);
+	ok(signed_ok && !F->is_complex && F->lscale[0] == shift,
+	   "from_log_signed: the same moduli, negative where marked, real");
+	w->ncols = NLOW;
+	rfx_featmat_exp(F, w, &x, 1, NLOW, 1.0, NULL, 0.0, shift);
+	for (j = 0; j < NLOW; j++)
+		exp_ok &= exp_close(F->re[j], low_exps[j]);
+	ok(exp_ok && F->lscale[0] == shift,
+	   "exp: the same for projections 0 .. -inf below the row maximum");
+	rfx_draw_free(w);
+	rfx_featmat_free(F);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -449,5 +512,6 @@ int main(void)
 	test_to_real();
 	test_gram();
 	test_project_and_norms();
+	test_low_exponents();
 	return done_testing();
 }

@@ -11,7 +11,14 @@
  *      softmax kernel (whose e^{|x|^2+|y|^2} factor is thereby checked);
  *      orthogonal projections lower it (ORF Theorem 1) by many;
  *   4. reproducibility: the same rows on 1 and 2 threads, and a row does
- *      not depend on the other cells of the run.
+ *      not depend on the other methods of the run;
+ *   5. TrigRF's families (all budgets and bandwidths of a repetition at
+ *      once, on the largest budget's draw): against the generic path
+ *      (a copy of the estimator, which the family test does not
+ *      recognise, draws from the same streams), the largest budget's row
+ *      agrees to rounding for both kernels, with a truncated block and
+ *      several draws; two bandwidths in one run give the rows each gives
+ *      alone.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -270,6 +277,61 @@ static void test_reproducible(void)
 	rfx_dataset_free(ds);
 }
 
+/* The rows of one run of trig on projection kind ort, through e. */
+static void run_trig(const struct rfx_estimator_type *e,
+		     const struct rfx_mse_data *data, int ndata,
+		     enum rfx_mse_kernel kernel, const int *features, int nb,
+		     struct rfx_mse_row *rows)
+{
+	struct rfx_mse_method m;
+	struct rfx_mse_config c;
+
+	rfx_mse_method_parse("trig:ort", &m, NULL);
+	m.e = e;
+	m.base = NULL;
+	config(&c, data, ndata, &m, 1, features, nb);
+	c.kernel = kernel;
+	c.match = 0;
+	c.draws = 3;
+	c.reps = 4;
+	run(&c, rows);
+}
+
+static void test_family(void)
+{
+	struct rfx_dataset *ds = synthetic("syn", 120, 8, 0.6);
+	struct rfx_mse_data two[2] = { { ds, "none", 1.0, 93 },
+				       { ds, "none", 2.5, 93 } };
+	struct rfx_estimator_type plain = rfx_est_trig;
+	struct rfx_mse_row fam[4], gen[4], one[2];
+	int features[2] = { 5, 24 }, k;
+
+	for (k = 0; k < 2; k++) {
+		enum rfx_mse_kernel kern = k ? RFX_MSE_SOFTMAX : RFX_MSE_GAUSS;
+		const char *kn = k ? "softmax" : "gauss";
+
+		run_trig(&rfx_est_trig, two, 1, kern, features, 2, fam);
+		run_trig(&plain, two, 1, kern, features, 2, gen);
+		is_approx(fam[1].mse, gen[1].mse, TEST_TOL3,
+			  "%s, M = 24 of budgets 5, 24: the family's MSE is the "
+			  "generic path's on the same draws", kn);
+		is_approx(fam[1].mse_sd, gen[1].mse_sd, TEST_TOL3,
+			  "%s: and its standard deviation", kn);
+		ok(fam[0].mse_iid == gen[0].mse_iid &&
+		   fam[1].mse_iid == gen[1].mse_iid &&
+		   fam[0].kernel_mean == gen[0].kernel_mean,
+		   "%s: the same pairs, closed forms and kernel values", kn);
+	}
+	run_trig(&rfx_est_trig, two, 2, RFX_MSE_GAUSS, features, 2, fam);
+	run_trig(&rfx_est_trig, &two[0], 1, RFX_MSE_GAUSS, features, 2, one);
+	ok(!memcmp(fam, one, sizeof(one)),
+	   "two bandwidths in one run: the first's rows are its rows alone");
+	run_trig(&rfx_est_trig, &two[1], 1, RFX_MSE_GAUSS, features, 2, one);
+	ok(!memcmp(&fam[2], one, sizeof(one)),
+	   "and the second's");
+	rfx_dataset_free(ds);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -278,5 +340,6 @@ int main(void)
 	test_closed_form();
 	test_softmax_pair();
 	test_reproducible();
+	test_family();
 	return done_testing();
 }

@@ -1,0 +1,240 @@
+/*
+ * Tests of lib/vmath.c, every kernel this CPU runs: log against logl in
+ * ulps, over 24 binades around 1, the whole range, subnormals and the
+ * points next to 1 and to powers of 2; log(e^a - 1) and log(1 - e^a)
+ * against their long double forms, in absolute error over max(1, |y|);
+ * special values; the array tails (lengths not a multiple of 8) and in
+ * place use; the shortcut for large arguments against the full
+ * evaluation, bit for bit; the error path of rfx_vmath_kernel_find.
+ */
+#include "vmath.h"
+#include "tap.h"
+
+#include <math.h>
+#include <string.h>
+
+#define N 4099 /* odd, so that every call has a tail */
+
+static const char *const kernel_names[] = { "generic", "avx512", NULL };
+
+/* 64-bit xorshift, for deterministic inputs (no GSL needed) */
+static unsigned long long state = 0x2385bd9f1c3aULL;
+
+static double uniform(void)
+{
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return (double)(state >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* |got - want| in units of the last place of want (a double near it). */
+static double ulps(double got, long double want)
+{
+	double w = (double)want;
+	double u = nextafter(fabs(w), INFINITY) - fabs(w);
+
+	if (got == w)
+		return 0.0;
+	return (double)(fabsl((long double)got - want) / u);
+}
+
+static void test_log(const struct rfx_vmath_kernel *k)
+{
+	static double x[N], y[N];
+	double worst = 0.0, wx = 0.0;
+	int pass, i;
+
+	for (pass = 0; pass < 6; pass++) {
+		for (i = 0; i < N; i++) {
+			double u = uniform();
+
+			switch (pass) {
+			case 0: x[i] = ldexp(1.0 + u, (int)(48 * uniform()) - 24); break;
+			case 1: x[i] = exp((u - 0.5) * 1400.0); break;
+			case 2: x[i] = 1.0 + (u - 0.5) * 1e-6; break;
+			case 3: x[i] = ldexp(u, -1074 + (int)(50 * uniform())); break;
+			case 4: x[i] = 0.5 + 1.5 * u; break;
+			default: /* next to 1 and to powers of 2, both sides */
+				x[i] = ldexp(1.0 + (i % 2 ? 1 : -1) * ldexp(1.0, -52 + i % 30) * (1 + i % 7),
+					     i % 11 - 5);
+			}
+		}
+		k->log(y, x, N);
+		for (i = 0; i < N; i++) {
+			double e = ulps(y[i], logl((long double)x[i]));
+
+			if (!(e <= worst)) {
+				worst = e;
+				wx = x[i];
+			}
+		}
+	}
+	diag("%s: log within %.3g ulp (worst at x = %.17g)", k->name, worst, wx);
+	ok(worst <= 1.5, "%s: log within 1.5 ulp of logl", k->name);
+}
+
+/* log(e^a - 1) and log(1 - e^a) in long double */
+static long double ref_logexpm1(double a)
+{
+	return (long double)a + logl(-expm1l(-(long double)a));
+}
+
+static long double ref_log1mexp(double a)
+{
+	return logl(-expm1l((long double)a));
+}
+
+static void test_composites(const struct rfx_vmath_kernel *k)
+{
+	static double a[N], y[N];
+	double w1 = 0.0, w2 = 0.0;
+	int pass, i;
+
+	for (pass = 0; pass < 5; pass++) {
+		for (i = 0; i < N; i++) {
+			double u = uniform();
+
+			a[i] = pass == 0 ? u * 1e-12 : pass == 1 ? u : pass == 2 ? 5.0 * u
+			     : pass == 3 ? 60.0 * u : 1e4 * u;
+		}
+		k->logexpm1(y, a, N);
+		for (i = 0; i < N; i++) {
+			long double r = ref_logexpm1(a[i]);
+			double m = fabsl(r) > 1.0L ? (double)fabsl(r) : 1.0;
+			double e = (double)fabsl((long double)y[i] - r) / m;
+
+			w1 = e > w1 ? e : w1;
+		}
+		for (i = 0; i < N; i++)
+			a[i] = -a[i];
+		k->log1mexp(y, a, N);
+		for (i = 0; i < N; i++) {
+			long double r = ref_log1mexp(a[i]);
+			double m = fabsl(r) > 1.0L ? (double)fabsl(r) : 1.0;
+			double e = (double)fabsl((long double)y[i] - r) / m;
+
+			w2 = e > w2 ? e : w2;
+		}
+	}
+	diag("%s: log(e^a - 1) within %.3g, log(1 - e^a) within %.3g, "
+	     "times max(1, |y|)", k->name, w1, w2);
+	ok(w1 <= 5e-16 && w2 <= 5e-16,
+	   "%s: composites within 5e-16 max(1, |y|) of long double", k->name);
+}
+
+static void test_specials(const struct rfx_vmath_kernel *k)
+{
+	double x[7] = { 0.0, -0.0, -1.0, INFINITY, -INFINITY, NAN, 1.0 };
+	double a[5] = { 0.0, INFINITY, NAN, 1e-300, 800.0 };
+	double b[5] = { 0.0, -INFINITY, NAN, -1e-300, -800.0 };
+	double y[7];
+
+	k->log(y, x, 7);
+	ok(y[0] == -HUGE_VAL && y[1] == -HUGE_VAL && isnan(y[2]) &&
+	   y[3] == HUGE_VAL && isnan(y[4]) && isnan(y[5]) && y[6] == 0.0,
+	   "%s: log of 0, -0, -1, inf, -inf, NaN, 1", k->name);
+	k->logexpm1(y, a, 5);
+	ok(y[0] == -HUGE_VAL && y[1] == HUGE_VAL && isnan(y[2]) &&
+	   fabs(y[3] - log(1e-300)) < 1e-13 && y[4] == 800.0,
+	   "%s: log(e^a - 1) at 0, inf, NaN, 1e-300, 800", k->name);
+	k->log1mexp(y, b, 5);
+	ok(y[0] == -HUGE_VAL && y[1] == 0.0 && isnan(y[2]) &&
+	   fabs(y[3] - log(1e-300)) < 1e-13 && y[4] == 0.0,
+	   "%s: log(1 - e^a) at 0, -inf, NaN, -1e-300, -800", k->name);
+}
+
+/*
+ * Lengths 0..17 (every tail), in place and not, agree with a long call
+ * (to rounding: the generic kernel's tails go through the scalar libm)
+ * and write nothing past n.
+ */
+static void test_arrays(const struct rfx_vmath_kernel *k)
+{
+	static double a[N], y[N], z[N], full[N];
+	int n, i, same = 1;
+
+	for (i = 0; i < N; i++)
+		a[i] = 60.0 * uniform();
+	k->logexpm1(full, a, N);
+	for (n = 0; n <= 17; n++) {
+		for (i = 0; i < 20; i++)
+			y[i] = z[i] = 12345.0;
+		k->logexpm1(y, a, (size_t)n);
+		memcpy(z, a, sizeof(double) * (size_t)n);
+		k->logexpm1(z, z, (size_t)n);
+		for (i = 0; i < n; i++) {
+			double m = fabs(full[i]) > 1.0 ? fabs(full[i]) : 1.0;
+
+			same &= fabs(y[i] - full[i]) <= 1e-15 * m &&
+				fabs(z[i] - full[i]) <= 1e-15 * m;
+		}
+		for (i = n; i < 20; i++)
+			same &= y[i] == 12345.0 && (i < n || z[i] == 12345.0);
+	}
+	ok(same, "%s: every tail length, in place too, and nothing written "
+	   "past n", k->name);
+}
+
+/*
+ * Arguments from 36 to 39, where the AVX-512 kernel skips the evaluation
+ * for vectors of 8 beyond 37.5: the same values alone (so whole vectors
+ * are beyond) and each among 7 small ones (so none is skipped) come out
+ * the same, bit for bit.
+ */
+static void test_shortcut(const struct rfx_vmath_kernel *k)
+{
+	enum { NS = 1024 };
+	static double a[NS], mixed[8 * NS], y[NS], ym[8 * NS];
+	int i, j, bits = 1;
+
+	for (i = 0; i < NS; i++) {
+		a[i] = 36.0 + 3.0 * i / NS;
+		for (j = 0; j < 8; j++)
+			mixed[8 * i + j] = j ? 1.0 : a[i];
+	}
+	k->logexpm1(y, a, NS);
+	k->logexpm1(ym, mixed, 8 * NS);
+	for (i = 0; i < NS; i++)
+		bits &= memcmp(&y[i], &ym[8 * i], sizeof y[i]) == 0;
+	for (i = 0; i < NS; i++) {
+		a[i] = -a[i];
+		mixed[8 * i] = a[i];
+		for (j = 1; j < 8; j++)
+			mixed[8 * i + j] = -1.0;
+	}
+	k->log1mexp(y, a, NS);
+	k->log1mexp(ym, mixed, 8 * NS);
+	for (i = 0; i < NS; i++)
+		bits &= memcmp(&y[i], &ym[8 * i], sizeof y[i]) == 0;
+	ok(bits, "%s: |a| from 36 to 39, alone or among small ones, bit for "
+	   "bit the same", k->name);
+}
+
+int main(void)
+{
+	struct rfx_vmath_kernel k;
+	struct rfx_err err;
+	int i, found = 0;
+
+	diag("kernel in use: %s", rfx_vmath_kernel_name());
+	for (i = 0; kernel_names[i]; i++) {
+		rfx_err_clear(&err);
+		if (rfx_vmath_kernel_find(kernel_names[i], &k, &err)) {
+			diag("skipped: %s", err.msg);
+			continue;
+		}
+		found++;
+		test_log(&k);
+		test_composites(&k);
+		test_specials(&k);
+		test_arrays(&k);
+		test_shortcut(&k);
+	}
+	ok(found >= 1, "the generic kernel always runs");
+	rfx_err_clear(&err);
+	ok(rfx_vmath_kernel_find("sse9", &k, &err) == RFX_EINVAL &&
+	   err.code == RFX_EINVAL && strstr(err.msg, "'sse9'"),
+	   "unknown kernel: RFX_EINVAL naming it");
+	return done_testing();
+}
