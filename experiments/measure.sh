@@ -29,7 +29,12 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 	done
 ) &
 sampler=$!
+# INT and TERM exit through the EXIT trap, which a shell killed by an
+# untrapped signal would not run: after Ctrl-C the sampler (a background
+# job, so SIGINT does not reach it) would go on writing load.txt for ever.
 trap 'kill "$sampler" 2>/dev/null || :' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 l0=$(load)
 status=0
 /usr/bin/time -f '%e %U %S' -o "$dir/time.txt" \
