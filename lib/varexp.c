@@ -152,14 +152,14 @@ static int summary_of(struct summary *s, const double *v, size_t n)
 	reduction(max : hi)
 	for (k = 0; k < n; k++) {
 		double x = v[k];
-		int in = x != -INFINITY; /* true for a NaN */
-		double d = in ? x - piv : 0.0;
+		/* all selects on comparisons: an int count converted per lane */
+		double d = x != -INFINITY ? x - piv : 0.0; /* NaN too */
 
-		cnt += in;
+		cnt += x != -INFINITY ? 1.0 : 0.0;
 		s1 += d;
 		s2 += d * d;
-		lo = in && x < lo ? x : lo;
-		hi = in && x > hi ? x : hi;
+		lo = x < lo && x != -INFINITY ? x : lo;
+		hi = x > hi ? x : hi;
 	}
 	bad = !(s1 > -INFINITY && s1 < INFINITY);
 	if (bad > 0.0)
