@@ -84,6 +84,8 @@
 #define N12 19
 #define Z24 24.0        /* AVX-512 pairs kernel: z <= Z24, N24 coefficients */
 #define N24 29
+#define ZL16 16.0       /* and every z >= ZL16: H on u in [0, Z0/ZL16], NL16 */
+#define NL16 12
 #define WMAX 8          /* most lanes of partial results, see FOR_LANES */
 
 /*
@@ -98,6 +100,7 @@ static double p12[N12]; /* I0(sqrt t) 2^-rho ~ sum p12[k] t^k, [0, Z12^2] */
 static double c_12;     /* rho log 2: undoes the scaling of p12 */
 static double p24[N24]; /* I0(sqrt t) 2^-rho24 ~ sum p24[k] t^k, [0, Z24^2] */
 static double c_24;     /* rho24 log 2 */
+static double hl16[NL16]; /* H(u) 2^tau ~ sum hl16[k] u^k on [0, Z0/ZL16] */
 static double hl[NL];   /* H(u) 2^tau ~ sum hl[k] u^k on [0, 1] */
 static double c_b;      /* sigma log 2: undoes the scaling of pb */
 static double c_l;      /* -tau/2 log 2: undoes the scaling of hl */
@@ -935,14 +938,16 @@ static pairs_fn pairs_avx512;
 #define X512 __attribute__((always_inline, target("avx512f,fma"))) inline
 
 /*
- * This kernel's kinds: tile_row's and X_24, the coordinates whose largest
+ * This kernel's kinds: tile_row's, and X_24, the coordinates whose largest
  * z is at most Z24 with some at most Z0, which tile_row counts as mixed:
  * one P of N24 coefficients instead of P and H (16 and 20, and the split
- * of u). Most mixed coordinates of the Fig 6.4 sets are of that kind.
+ * of u), most of the mixed coordinates of the Fig 6.4 sets; and X_L16,
+ * the large coordinates whose z are all at least ZL16, where H needs
+ * NL16 coefficients instead of NL (u <= 1/2).
  * Chunks of XCHUNK coordinates between the checkpoints: 32 factors of
  * p24 stay in the double range, 64 might not.
  */
-enum { X_24 = K_COUNT, X_COUNT };
+enum { X_24 = K_COUNT, X_L16, X_COUNT };
 #ifndef XCHUNK
 #define XCHUNK 32
 #endif
@@ -1033,7 +1038,8 @@ static X512 void x512_small(struct x512_lanes *S, const struct pair_tile *T,
 }
 
 /*
- * The coordinates of kind K_LARGE (mixed 0) or K_MIXED (mixed 1), as
+ * The coordinates of kind K_LARGE (mixed 0), K_MIXED (mixed 1) or X_L16
+ * (mixed 2, K_LARGE with every z >= ZL16, a shorter H), as
  * tile_row's loops of those kinds, XL vectors of lanes at a time: with
  * more, their products, sums and exponents and the 20 to 36 coefficients
  * do not fit in the registers, and GCC keeps the accumulators on the
@@ -1081,7 +1087,7 @@ static X512 void x512_large(struct x512_lanes *S, const struct pair_tile *T,
 				__m512d z = _mm512_mul_pd(vs, _mm512_load_pd(y + 8 * v));
 				__m512d f;
 
-				if (mixed) {
+				if (mixed == 1) {
 					/*
 					 * The clamps of tile_row: min and max
 					 * return their second operand when
@@ -1096,6 +1102,9 @@ static X512 void x512_large(struct x512_lanes *S, const struct pair_tile *T,
 					f = _mm512_mul_pd(_mm512_mul_pd(p, p),
 							  _mm512_mul_pd(x512_mant(u),
 									x512_poly(hl, NL, u)));
+				} else if (mixed == 2) {
+					f = _mm512_mul_pd(x512_mant(u),
+							  x512_poly(hl16, NL16, u));
 				} else {
 					f = _mm512_mul_pd(x512_mant(u),
 							  x512_poly(hl, NL, u));
@@ -1137,6 +1146,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 	for (l0 = 0; l0 < n; l0 = l1) {
 		size_t n_K_1 = 0, n_K_A = 0, n_K_4 = 0, n_K_B = 0;
 		size_t n_K_LARGE = 0, n_K_12 = 0, n_K_MIXED = 0, n_X_24 = 0;
+		size_t n_X_L16 = 0;
 
 		l1 = n - l0 < XCHUNK ? n : l0 + XCHUNK;
 		/*
@@ -1156,7 +1166,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 				s, _mm512_maskz_loadu_pd(live, T->ymin + l));
 			__m512i fin = _mm512_maskz_loadu_epi32((__mmask16)live,
 							       T->fin + l);
-			__mmask8 g1, gA, g4, g0, g12, g24, big, skip, act;
+			__mmask8 g1, gA, g4, g0, g12, g24, big, big16, skip, act;
 			__mmask8 km[X_COUNT];
 			__m512i li = _mm512_add_epi32(
 				_mm512_set1_epi32((int)(l - l0)), iota);
@@ -1169,6 +1179,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			g12 = GT(tmax, Z12 * Z12);
 			g24 = GT(tmax, Z24 * Z24);
 			big = GT(smin, Z0);
+			big16 = GT(smin, ZL16);
 #undef GT
 			skip = _mm512_cmp_pd_mask(s, zero, _CMP_EQ_OQ) &
 			       (__mmask8)_mm512_test_epi32_mask(fin, fin);
@@ -1177,13 +1188,14 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			km[K_A] = act & g1 & (__mmask8)~gA;
 			km[K_4] = act & gA & (__mmask8)~g4;
 			km[K_B] = act & g4 & (__mmask8)~g0;
-			km[K_LARGE] = act & g0 & big;
+			km[K_LARGE] = act & g0 & big & (__mmask8)~big16;
+			km[X_L16] = act & big16;
 			km[K_12] = act & g0 & (__mmask8)~big & (__mmask8)~g12;
 			km[X_24] = act & g0 & (__mmask8)~big & g12 & (__mmask8)~g24;
 			km[K_MIXED] = act & g0 & (__mmask8)~big & g24;
 			_mm512_storeu_pd(sv + (l - l0), s);
 			/* Z0/s, which only H needs; a division is slow */
-			if (km[K_LARGE] | km[K_MIXED])
+			if (km[K_LARGE] | km[K_MIXED] | km[X_L16])
 				_mm512_storeu_pd(sr + (l - l0),
 						 _mm512_div_pd(_mm512_set1_pd(Z0), s));
 			/*
@@ -1210,6 +1222,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			APPEND(K_12);
 			APPEND(K_MIXED);
 			APPEND(X_24);
+			APPEND(X_L16);
 #undef APPEND
 		}
 		nk[K_1] = n_K_1;
@@ -1220,6 +1233,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 		nk[K_12] = n_K_12;
 		nk[K_MIXED] = n_K_MIXED;
 		nk[X_24] = n_X_24;
+		nk[X_L16] = n_X_L16;
 		x512_small(S, T, sv, kl[K_1], nk[K_1], l0, p1, N1);
 		x512_small(S, T, sv, kl[K_A], nk[K_A], l0, pa, NA);
 		x512_small(S, T, sv, kl[K_4], nk[K_4], l0, p4, N4);
@@ -1228,6 +1242,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 		x512_small(S, T, sv, kl[X_24], nk[X_24], l0, p24, N24);
 		x512_large(S, T, sv, sr, kl[K_LARGE], nk[K_LARGE], l0, 0);
 		x512_large(S, T, sv, sr, kl[K_MIXED], nk[K_MIXED], l0, 1);
+		x512_large(S, T, sv, sr, kl[X_L16], nk[X_L16], l0, 2);
 		for (k = 0; k < X_COUNT; k++)
 			cnt[k] += (double)nk[k];
 		/*
@@ -1235,7 +1250,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 		 * without H in the chunk the z sums and ph have not changed
 		 * (the same values as the full step, which would add 0).
 		 */
-		if (!(nk[K_LARGE] | nk[K_MIXED])) {
+		if (!(nk[K_LARGE] | nk[K_MIXED] | nk[X_L16])) {
 			for (v = 0; v < JT / 8; v++)
 				S[v].pf = x512_renorm(S[v].pf, &S[v].ef);
 			continue;
@@ -1261,7 +1276,7 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 	{
 		double cst = cnt[K_B] * c_b + cnt[K_12] * c_12 +
 			     cnt[K_LARGE] * c_l + cnt[K_MIXED] * c_m +
-			     cnt[X_24] * c_24;
+			     cnt[X_24] * c_24 + cnt[X_L16] * c_l;
 		const __m512d vc = _mm512_set1_pd(cst), l2 = _mm512_set1_pd(LN2);
 		const __m512d half = _mm512_set1_pd(0.5);
 
@@ -1410,6 +1425,12 @@ static void init_once(void)
 	}
 #endif
 	fit_monomial(h_gsl, 0.0L, 1.0L, NL, ldexpl(1.0L, tau), hl);
+	/*
+	 * H is smooth on [0, 1] but not analytic at 0; on [0, 1/2] (z >= 16)
+	 * 12 coefficients reach 2e-16, against 20 on [0, 1].
+	 */
+	fit_monomial(h_gsl, 0.0L, (long double)(Z0 / ZL16), NL16,
+		     ldexpl(1.0L, tau), hl16);
 	/*
 	 * P(0) = I0(0) = 1 exactly, so log I0(0) comes out exactly 0 (the
 	 * fits' constant terms are within an ulp of it anyway).

@@ -52,6 +52,7 @@
 
 #include "estimator.h"
 #include "logmath.h"
+#include "vmath.h"
 #include "setstats.h"
 
 struct hyb_kind {
@@ -135,13 +136,16 @@ static int kind_fit(const struct hyb_kind *k, struct rfx_params *p,
 
 /*
  * The weights of one pair: wl2 = E lambda^2, wt2 = E (1 - lambda)^2 and
- * wc = 2 E lambda (1 - lambda). im3 = 1/m3; the remaining arguments are
- * the block's per-pair quantities.
+ * wc = 2 E lambda (1 - lambda). im3 = 1/m3; nx = |x|, ny = |y| and
+ * rq = 1/(2 sqrt(|x| |y|)) come from the row and the column (computed
+ * there once: per pair, two square roots and a division were most of the
+ * angular weights' time); the remaining arguments are the block's per-pair
+ * quantities.
  */
 static inline __attribute__((always_inline)) void
-hyb_weights(int gauss, double xx, double yy, double dd, double ss,
-	    double im3, double sigma2, double rho, double *wl2, double *wt2,
-	    double *wc)
+hyb_weights(int gauss, double xx, double yy, double nx, double ny,
+	    double rq, double dd, double ss, double im3, double sigma2,
+	    double rho, double *wl2, double *wt2, double *wc)
 {
 	double q, v;
 
@@ -163,11 +167,9 @@ hyb_weights(int gauss, double xx, double yy, double dd, double ss,
 		 * argument chosen.
 		 */
 		int nz = (xx > 0.0) & (yy > 0.0), near = dd < ss;
-		double nx = sqrt(xx), nyy = sqrt(yy);
-		double l = (xx - yy) / (nz ? nx + nyy : 1.0), l2 = l * l;
+		double l = (xx - yy) / (nz ? nx + ny : 1.0), l2 = l * l;
 		double a0 = (near ? dd : ss) - l2;
-		double den = 2.0 * sqrt(nx * nyy);
-		double s0 = sqrt(a0 > 0.0 ? a0 : 0.0) / (nz ? den : 1.0);
+		double s0 = sqrt(a0 > 0.0 ? a0 : 0.0) * (nz ? rq : 1.0);
 		double t0 = 2.0 * asin(s0 < 1.0 ? s0 : 1.0);
 		double th = nz ? (near ? t0 : RFX_PI - t0) : 0.5 * RFX_PI;
 
@@ -218,13 +220,14 @@ hyb_log_var1(int posh, int shared, double xx, double yy, double dd,
 #define HYB_LIN_HI 300.0
 
 /*
- * The same variance formed in doubles, one log at the end instead of six
- * logs, two expm1 and three exps: for blocks within the bounds above.
+ * The same variance formed in doubles (times m1), for blocks within the
+ * bounds above; the caller takes the logs of a whole block at once
+ * (lib/vmath.h), one log instead of six logs, two expm1 and three exps.
  * The terms and their cancellation are those of hyb_log_var1.
  */
 static inline __attribute__((always_inline)) double
-hyb_log_var1_lin(int posh, int shared, double xx, double yy, double dd,
-		 double ss, double lm1, double wl2, double wt2, double wc)
+hyb_var1_lin(int posh, int shared, double xx, double yy, double dd,
+	     double ss, double lm1, double wl2, double wt2, double wc)
 {
 	double em = -expm1(-dd), k2 = exp(-dd), vp, v;
 	double half = sin(0.5 * (xx - yy));
@@ -236,9 +239,10 @@ hyb_log_var1_lin(int posh, int shared, double xx, double yy, double dd,
 	} else {
 		vp = k2 * expm1(ss);
 	}
+	(void)lm1;
 	v = 0.5 * wt2 * em * em + wl2 * vp;
 	v -= shared ? 2.0 * wc * k2 * half * half : 0.0;
-	return log(v > 0.0 ? v : 0.0) - lm1;
+	return v > 0.0 ? v : 0.0;
 }
 
 /* Whether every pair of b is within the bounds of hyb_log_var1_lin. */
@@ -272,6 +276,9 @@ static int hyb_block_linear(const struct rfx_block *b)
 	return lo >= HYB_LIN_LO && hi <= HYB_LIN_HI; /* false for NaN */
 }
 
+/* Columns of a block per pass, with their norms on the stack. */
+#define HYB_COLS 256
+
 RFX_SIMD_CLONES
 static int hyb_log_variance_kind(const struct hyb_kind *k,
 				 const struct rfx_params *p,
@@ -279,8 +286,9 @@ static int hyb_log_variance_kind(const struct hyb_kind *k,
 				 struct rfx_err *err)
 {
 	int m1, m3, posh = k->posh, shared = k->shared, gauss = k->gauss;
-	size_t i, j, ny = b->ny;
+	size_t i, j, j0, ny = b->ny;
 	double lm1, im3, sigma2 = p->sigma * p->sigma, rho = p->rho;
+	double cn[HYB_COLS], cr[HYB_COLS]; /* |y| and |y|^-1/2 of columns */
 
 	hyb_counts(k, p, M, &m1, &m3);
 	if (m1 < 1 || m3 < 1)
@@ -296,30 +304,47 @@ static int hyb_log_variance_kind(const struct hyb_kind *k,
 	 * drops the other branches and vectorises (it does not unswitch at -O2).
 	 */
 #define HYB_LOOP(POSH, SHARED, GAUSS, VAR1)                                    \
-	for (i = 0; i < b->nx; i++) {                                          \
-		const double *dd = b->dd + i * ny, *ss = b->ss + i * ny;       \
-		const double *yy = b->yy;                                      \
-		double *o = out + i * ny, xx = b->xx[i];                       \
+	for (j0 = 0; j0 < ny; j0 += HYB_COLS) {                                \
+		size_t jn = ny - j0 < HYB_COLS ? ny - j0 : HYB_COLS;           \
+		const double *yy = b->yy + j0;                                 \
                                                                                \
-		_Pragma("omp simd")                                            \
-		for (j = 0; j < ny; j++) {                                     \
-			double wl2, wt2, wc;                                   \
+		for (j = 0; j < jn; j++) {                                     \
+			cn[j] = sqrt(yy[j]);                                   \
+			cr[j] = 1.0 / sqrt(cn[j]);                             \
+		}                                                              \
+		for (i = 0; i < b->nx; i++) {                                  \
+			const double *dd = b->dd + i * ny + j0;                \
+			const double *ss = b->ss + i * ny + j0;                \
+			double *o = out + i * ny + j0, xx = b->xx[i];          \
+			double nx = sqrt(xx), rx = 0.5 / sqrt(nx);             \
                                                                                \
-			hyb_weights(GAUSS, xx, yy[j], dd[j], ss[j], im3,       \
-				    sigma2, rho, &wl2, &wt2, &wc);             \
-			o[j] = VAR1(POSH, SHARED, xx, yy[j], dd[j], ss[j],     \
-				    lm1, wl2, wt2, wc);                        \
+			_Pragma("omp simd")                                    \
+			for (j = 0; j < jn; j++) {                             \
+				double wl2, wt2, wc;                           \
+                                                                               \
+				hyb_weights(GAUSS, xx, yy[j], nx, cn[j],       \
+					    rx * cr[j], dd[j], ss[j], im3,     \
+					    sigma2, rho, &wl2, &wt2, &wc);     \
+				o[j] = VAR1(POSH, SHARED, xx, yy[j], dd[j],    \
+					    ss[j], lm1, wl2, wt2, wc);         \
+			}                                                      \
 		}                                                              \
 	}
 	if (hyb_block_linear(b)) {
+		size_t k, np = b->nx * ny;
+
 		if (gauss)
-			HYB_LOOP(1, 1, 1, hyb_log_var1_lin)
+			HYB_LOOP(1, 1, 1, hyb_var1_lin)
 		else if (!posh)
-			HYB_LOOP(0, 1, 0, hyb_log_var1_lin)
+			HYB_LOOP(0, 1, 0, hyb_var1_lin)
 		else if (shared)
-			HYB_LOOP(1, 1, 0, hyb_log_var1_lin)
+			HYB_LOOP(1, 1, 0, hyb_var1_lin)
 		else
-			HYB_LOOP(1, 0, 0, hyb_log_var1_lin)
+			HYB_LOOP(1, 0, 0, hyb_var1_lin)
+		rfx_vmath_log(out, out, np);
+#pragma omp simd
+		for (k = 0; k < np; k++)
+			out[k] -= lm1;
 	} else {
 		if (gauss)
 			HYB_LOOP(1, 1, 1, hyb_log_var1)

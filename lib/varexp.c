@@ -141,20 +141,25 @@ static int summary_of(struct summary *s, const double *v, size_t n)
 			piv = v[k];
 			break;
 		}
-#pragma omp simd reduction(+ : s1, s2, cnt, bad) reduction(min : lo) \
+	/*
+	 * A NaN or +inf goes into the sums (x - K is NaN or +inf there), so
+	 * the test for them is on s1 afterwards, not on every value; the
+	 * values themselves are logs, far from overflowing the sums.
+	 */
+#pragma omp simd reduction(+ : s1, s2, cnt) reduction(min : lo) \
 	reduction(max : hi)
 	for (k = 0; k < n; k++) {
 		double x = v[k];
-		int fin = x > -INFINITY && x < INFINITY;
-		double d = fin ? x - piv : 0.0;
+		/* all selects on comparisons: an int count converted per lane */
+		double d = x != -INFINITY ? x - piv : 0.0; /* NaN too */
 
-		bad += x != x || x == INFINITY;
-		cnt += fin;
+		cnt += x != -INFINITY ? 1.0 : 0.0;
 		s1 += d;
 		s2 += d * d;
-		lo = fin && x < lo ? x : lo;
-		hi = fin && x > hi ? x : hi;
+		lo = x < lo && x != -INFINITY ? x : lo;
+		hi = x > hi ? x : hi;
 	}
+	bad = !(s1 > -INFINITY && s1 < INFINITY);
 	if (bad > 0.0)
 		return -1;
 	s->zero = (long)((double)n - cnt);
