@@ -175,15 +175,17 @@ X512 __m512d vlog(__m512d x, const struct vtab *t)
 	__m512d hi = _mm512_fmadd_pd(k, _mm512_set1_pd(ln2_hi), th);
 	__m512d lo = _mm512_fmadd_pd(k, _mm512_set1_pd(ln2_lo), tl);
 	__m512d res;
-	__mmask8 pos, zero;
 
 	lo = _mm512_fmadd_pd(_mm512_mul_pd(r, r), poly(lq, 12, r), lo);
 	res = _mm512_add_pd(hi, _mm512_add_pd(r, lo));
-	/* +inf comes out of the arithmetic; 0 is -inf, below 0 and NaN NaN */
-	pos = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GT_OQ);
-	zero = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_EQ_OQ);
-	res = _mm512_mask_mov_pd(_mm512_set1_pd(NAN), pos, res);
-	return _mm512_mask_mov_pd(res, zero, _mm512_set1_pd(-HUGE_VAL));
+	/*
+	 * The arithmetic gives -inf for +-0 (k = -inf, m = 0), +inf for +inf
+	 * and NaN for NaN; below 0 it would give a finite value.
+	 */
+	return _mm512_mask_mov_pd(res,
+				  _mm512_cmp_pd_mask(x, _mm512_setzero_pd(),
+						     _CMP_LT_OQ),
+				  _mm512_set1_pd(NAN));
 }
 
 X512 __m512d vexpm1(__m512d a)
