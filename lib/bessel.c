@@ -1181,7 +1181,17 @@ static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			big = GT(smin, Z0);
 			big16 = GT(smin, ZL16);
 #undef GT
-			skip = _mm512_cmp_pd_mask(s, zero, _CMP_EQ_OQ) &
+			/*
+			 * Skipped as well: coordinates whose every t is at most
+			 * 2^-53, where P(t) = 1 + t/4 + ... rounds to exactly 1
+			 * (so skipping them changes nothing), unless a lane is
+			 * not finite (it must reach the result). GeomRF+ shifts the
+			 * inputs by 1e-8 below their minimum, so the pixels that
+			 * are 0 in all MNIST images give such coordinates.
+			 */
+			skip = (_mm512_cmp_pd_mask(s, zero, _CMP_EQ_OQ) |
+				_mm512_cmp_pd_mask(tmax, _mm512_set1_pd(0x1p-53),
+						   _CMP_LE_OQ)) &
 			       (__mmask8)_mm512_test_epi32_mask(fin, fin);
 			act = live & (__mmask8)~skip;
 			km[K_1] = act & (__mmask8)~g1;
