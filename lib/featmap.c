@@ -25,6 +25,7 @@
 #endif
 
 #include "logmath.h"
+#include "vmath.h"
 
 /*
  * The clones of the element loops: RFX_SIMD_CLONES plus AVX-512, which
@@ -39,6 +40,28 @@
 
 /* Elements (rows x M) per block of the fused maps: 256 KiB per array. */
 #define BLOCK_ELEMS 32768
+
+/* Output elements (n x M) from which the fused maps project into scratch. */
+#define SCRATCH_MIN_ELEMS ((size_t)1 << 19)
+
+/*
+ * n doubles from a cache-line boundary, so that rows of a multiple of 8
+ * entries start on one and the maps' 64-byte stores never straddle two
+ * lines (malloc's 16-byte alignment cost the pos map about 10%).
+ */
+static double *alloc_lines(size_t n)
+{
+	return aligned_alloc(64, (n * sizeof(double) + 63) & ~(size_t)63);
+}
+
+static int thread_num(void)
+{
+#ifdef _OPENMP
+	return omp_get_thread_num();
+#else
+	return 0;
+#endif
+}
 
 struct rfx_draw *rfx_draw_alloc(int d, int cap)
 {
@@ -93,8 +116,8 @@ struct rfx_featmat *rfx_featmat_alloc(size_t n, int D)
 		return NULL;
 	F->cap_n = n;
 	F->cap_D = D;
-	F->re = malloc(nd * sizeof(double));
-	F->im = malloc(nd * sizeof(double));
+	F->re = alloc_lines(nd);
+	F->im = alloc_lines(nd);
 	F->lscale = malloc(n * sizeof(double));
 	F->work = malloc(nd * sizeof(double));
 	F->work2 = malloc(n * sizeof(double));
@@ -267,30 +290,28 @@ struct fused {
 	const struct rfx_hybmap *h; /* rfx_featmat_hybrid's map, else NULL */
 };
 
-/*
- * cos and sgn * sin of the cnt projections in re, in place. Two loops: in
- * one, GCC would fuse the calls into a scalar sincos, which has no vector
- * version it can call.
- */
+/* re = cos and im = sgn sin of the cnt projections in pr (pr may be re). */
 FEATMAP_CLONES
-static void trig_block(double *re, double *im, size_t cnt, double sgn)
+static void trig_block(const double *pr, double *re, double *im, size_t cnt,
+		       double sgn)
 {
 	size_t k;
 
+	rfx_vmath_sincos(im, re, pr, cnt);
+	if (sgn == 1.0)
+		return;
 #pragma omp simd
 	for (k = 0; k < cnt; k++)
-		im[k] = sgn * sin(re[k]);
-#pragma omp simd
-	for (k = 0; k < cnt; k++)
-		re[k] = cos(re[k]);
+		im[k] *= sgn;
 }
 
 /*
  * One row of rfx_featmat_exp: v = b w.x (from the dgemm) plus a, then
- * exp(v - max v) in place; returns max v (0 if every v is -inf).
+ * out = exp(v - max v) (out may be v); returns max v (0 if every v is
+ * -inf).
  */
 FEATMAP_CLONES
-static double exp_row(double *v, const double *a, int M)
+static double exp_row(double *out, double *v, const double *a, int M)
 {
 	double m = -INFINITY;
 	int j;
@@ -314,6 +335,11 @@ static double exp_row(double *v, const double *a, int M)
 		double b[FROM_LOG_CHUNK];
 		int c = M - j < FROM_LOG_CHUNK ? M - j : FROM_LOG_CHUNK;
 
+		if (out != v) {
+			exp_shifted(out + j, v + j, m, c);
+			continue;
+		}
+		/* exp_shifted reads its input twice: in place needs a copy */
 		exp_shifted(b, v + j, m, c);
 		memcpy(v + j, b, (size_t)c * sizeof(double));
 	}
@@ -419,14 +445,17 @@ static void hybrid_block(const struct fused *f, size_t i0, size_t cnt)
 	}
 }
 
-/* Rows i0..i0+cnt-1: project into F->re, then transform in cache. */
-static void fused_block(const struct fused *f, size_t i0, size_t cnt)
+/*
+ * Rows i0..i0+cnt-1: project into scr (cnt x M, NULL: into F->re), then
+ * transform in cache into F->re and F->im.
+ */
+static void fused_block(const struct fused *f, size_t i0, size_t cnt,
+			double *scr)
 {
 	const struct rfx_draw *w = f->w;
 	struct rfx_featmat *F = f->F;
 	size_t M = (size_t)f->M, i;
-	double *re = F->re + i0 * M;
-
+	double *re = F->re + i0 * M, *pr = scr ? scr : re;
 	int P = f->paired ? f->M / 2 : f->M;
 
 	if (f->h) {
@@ -435,17 +464,17 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt)
 	}
 
 	rfx_gemm(cnt, (size_t)P, (size_t)w->d, f->b, f->X + i0 * (size_t)w->d,
-		 (size_t)w->d, w->omega, (size_t)w->cap, re, M);
+		 (size_t)w->d, w->omega, (size_t)w->cap, pr, M);
 	if (f->paired)
 		for (i = 0; i < cnt; i++) {
-			double *v = re + i * M;
+			double *v = pr + i * M;
 			int j;
 
 			for (j = 0; j < P; j++)
 				v[P + j] = -v[j];
 		}
 	if (f->trig) {
-		trig_block(re, F->im + i0 * M, cnt * M, f->sgn);
+		trig_block(pr, re, F->im + i0 * M, cnt * M, f->sgn);
 		return;
 	}
 	for (i = 0; i < cnt; i++) {
@@ -456,7 +485,7 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt)
 #pragma omp simd reduction(+ : xx)
 		for (l = 0; l < w->d; l++)
 			xx += x[l] * x[l];
-		F->lscale[i0 + i] = exp_row(re + i * M, f->a, f->M) +
+		F->lscale[i0 + i] = exp_row(re + i * M, pr + i * M, f->a, f->M) +
 				    f->c * xx + f->e;
 	}
 }
@@ -472,25 +501,43 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt)
 static void fused_run(const struct fused *f, size_t n)
 {
 	size_t B = rfx_featmat_block_rows(f->M), nb = (n + B - 1) / B, k;
+	size_t per = B * (size_t)f->M; /* scratch elements per thread */
 	int omp_blas = openblas_get_parallel() == OPENBLAS_OPENMP;
 	int saved; /* OpenBLAS's thread count to restore */
+	double *scr = NULL;
+	int nt = 1;
 
+#ifdef _OPENMP
+	nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+#endif
+	/*
+	 * When the output is far larger than the caches, the product goes to
+	 * a block of scratch per thread that stays in L2: written straight
+	 * into the output it would wait on memory for every line it touches
+	 * first. (Below the threshold the output itself stays cached.)
+	 * Without the memory the product goes to the output, as below it.
+	 */
+	if (!f->h && n * (size_t)f->M >= SCRATCH_MIN_ELEMS)
+		scr = alloc_lines((size_t)nt * per);
 #ifdef _OPENMP
 	if (omp_in_parallel()) {
 		for (k = 0; k < nb; k++)
-			fused_block(f, k * B, n - k * B < B ? n - k * B : B);
+			fused_block(f, k * B, n - k * B < B ? n - k * B : B, scr);
+		free(scr);
 		return;
 	}
 #endif
 	saved = rfx_blas_single_begin();
 	if (nb == 1 && !omp_blas)
-		fused_block(f, 0, n);
+		fused_block(f, 0, n, scr);
 	else {
 #pragma omp parallel for schedule(dynamic)
 		for (k = 0; k < nb; k++)
-			fused_block(f, k * B, n - k * B < B ? n - k * B : B);
+			fused_block(f, k * B, n - k * B < B ? n - k * B : B,
+				    scr ? scr + per * (size_t)thread_num() : NULL);
 	}
 	rfx_blas_single_end(saved);
+	free(scr);
 }
 
 void rfx_featmat_trig(struct rfx_featmat *F, const struct rfx_draw *w,

@@ -72,6 +72,20 @@ static void log1mexp_generic(double *y, const double *a, size_t n)
 		y[k] = rfx_log1mexp(a[k]);
 }
 
+/* Two loops: in one, GCC would call a scalar sincos (no vector form). */
+RFX_SIMD_CLONES
+static void sincos_generic(double *s, double *c, const double *x, size_t n)
+{
+	size_t k;
+
+#pragma omp simd
+	for (k = 0; k < n; k++)
+		s[k] = sin(x[k]);
+#pragma omp simd
+	for (k = 0; k < n; k++)
+		c[k] = cos(x[k]);
+}
+
 #ifdef RFX_VMATH_X86
 
 /* Tables, written once by init_once and read-only after. */
@@ -324,16 +338,134 @@ X512_ARRAY(log1mexp_avx512, vlog1mexp, VERY_NEG, ZERO, UNDER, vlog1mexp_mid)
 #undef OVER
 #undef UNDER
 
+/*
+ * sin and cos. x = n pi/2 + r with n the integer nearest x 2/pi and |r|
+ * <= pi/4 (a little more where x 2/pi rounds across a half): pi/2 = P1 +
+ * P2 + P3 (its binary expansion cut after 33, 66 and 119 bits; bc -l's
+ * pi to 80 digits), so that for |n| < 2^20 the products n P1 and n P2 are
+ * exact, x - n P1 is exact, and r = x - n P1 - n P2 - n P3 is rounded
+ * twice: within an ulp of r even next to a multiple of pi/2, where r is
+ * at least 2^-61 for such x. sin r = r + r^3 S(r^2) and cos r = 1 - r^2/2
+ * + r^4 C(r^2), Taylor series to r^17 and r^18, whose next terms are
+ * below 1e-19 relative for |r| <= pi/4. The bits of n mod 4 pick and
+ * negate the two. Lanes with |x| > 2^20, inf or NaN take glibc's scalar
+ * sin and cos.
+ */
+static const double pio2_1 = 0x1.921fb544p+0;
+static const double pio2_2 = 0x1.0b4611a6p-34;
+static const double pio2_3 = 0x1.3198a2e037073p-69;
+
+/* (sin r - r)/r^3 = -1/3! + r^2/5! - ..., to r^14/17! */
+static const double sq[8] = {
+	-1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800,
+	1.0 / 6227020800.0, -1.0 / 1307674368000.0, 1.0 / 355687428096000.0,
+};
+
+/* (cos r - 1 + r^2/2)/r^4 = 1/4! - r^2/6! + ..., to r^14/18! */
+static const double cq[8] = {
+	1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600,
+	-1.0 / 87178291200.0, 1.0 / 20922789888000.0, -1.0 / 6402373705728000.0,
+};
+
+/* sum_k c[k] w^k, k < n, Horner */
+X512 __m512d horner(const double *c, const int n, __m512d w)
+{
+	__m512d p = _mm512_set1_pd(c[n - 1]);
+	int m;
+
+#pragma GCC unroll 16
+	for (m = n - 2; m >= 0; m--)
+		p = _mm512_fmadd_pd(p, w, _mm512_set1_pd(c[m]));
+	return p;
+}
+
+/* sin and cos of the lanes with |x| <= 2^20; the others are left to the caller */
+X512 void vsincos(__m512d x, __m512d *sp, __m512d *cp)
+{
+	/* 1.5 2^52: the sum's last bits are n, as a two's complement integer */
+	const __m512d shift = _mm512_set1_pd(0x1.8p52);
+	__m512d k = _mm512_fmadd_pd(x, _mm512_set1_pd(0x1.45f306dc9c883p-1), shift);
+	__m512d n = _mm512_sub_pd(k, shift);
+	__m512i q = _mm512_castpd_si512(k);
+	__m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(pio2_1), x);
+	__m512d w, s, c;
+	__mmask8 swap, ns, nc;
+	__m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ULL);
+
+	r = _mm512_fnmadd_pd(n, _mm512_set1_pd(pio2_2), r);
+	r = _mm512_fnmadd_pd(n, _mm512_set1_pd(pio2_3), r);
+	w = _mm512_mul_pd(r, r);
+	s = _mm512_fmadd_pd(_mm512_mul_pd(r, w), horner(sq, 8, w), r);
+	c = _mm512_fmadd_pd(_mm512_mul_pd(w, w), horner(cq, 8, w),
+			    _mm512_fnmadd_pd(_mm512_set1_pd(0.5), w,
+					     _mm512_set1_pd(1.0)));
+	/* sin(-0) is -0 (the sum above gives +0) */
+	s = _mm512_mask_mov_pd(s, _mm512_cmp_pd_mask(x, _mm512_setzero_pd(),
+						     _CMP_EQ_OQ), x);
+	/* n mod 4 = 1 or 3: sin x = +-cos r; 2 or 3: sin x < 0 for r > 0 */
+	swap = _mm512_test_epi64_mask(q, _mm512_set1_epi64(1));
+	ns = _mm512_test_epi64_mask(q, _mm512_set1_epi64(2));
+	nc = _mm512_test_epi64_mask(_mm512_add_epi64(q, _mm512_set1_epi64(1)),
+				    _mm512_set1_epi64(2));
+	*sp = _mm512_mask_blend_pd(swap, s, c);
+	*cp = _mm512_mask_blend_pd(swap, c, s);
+	*sp = _mm512_castsi512_pd(_mm512_mask_xor_epi64(
+		_mm512_castpd_si512(*sp), ns, _mm512_castpd_si512(*sp), sign));
+	*cp = _mm512_castsi512_pd(_mm512_mask_xor_epi64(
+		_mm512_castpd_si512(*cp), nc, _mm512_castpd_si512(*cp), sign));
+}
+
+/* The lanes of v that vsincos leaves: |x| > 2^20, inf and NaN. */
+X512 __mmask8 sincos_far(__m512d v)
+{
+	return _mm512_cmp_pd_mask(_mm512_abs_pd(v), _mm512_set1_pd(0x1p20),
+				  _CMP_NLE_UQ);
+}
+
+__attribute__((target("avx512f,fma")))
+static void sincos_avx512(double *s, double *c, const double *x, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k += 8) {
+		__mmask8 m = n - k >= 8 ? (__mmask8)0xff
+					: (__mmask8)((1u << (n - k)) - 1);
+		__m512d v = _mm512_maskz_loadu_pd(m, x + k), vs, vc;
+		__mmask8 far = sincos_far(v) & m;
+
+		vsincos(v, &vs, &vc);
+		if (far) {
+			double xs[8], ss[8], cs[8];
+			int l;
+
+			_mm512_storeu_pd(xs, v);
+			_mm512_storeu_pd(ss, vs);
+			_mm512_storeu_pd(cs, vc);
+			for (l = 0; l < 8; l++)
+				if (far >> l & 1) {
+					ss[l] = sin(xs[l]);
+					cs[l] = cos(xs[l]);
+				}
+			vs = _mm512_loadu_pd(ss);
+			vc = _mm512_loadu_pd(cs);
+		}
+		_mm512_mask_storeu_pd(s + k, m, vs);
+		_mm512_mask_storeu_pd(c + k, m, vc);
+	}
+}
+
 #undef X512_ARRAY
 #undef X512
 #endif
 
 static const struct rfx_vmath_kernel kernels[] = {
-	{ "generic", log_generic, logexpm1_generic, log1mexp_generic },
+	{ "generic", log_generic, logexpm1_generic, log1mexp_generic,
+	  sincos_generic },
 #ifdef RFX_VMATH_X86
-	{ "avx512", log_avx512, logexpm1_avx512, log1mexp_avx512 },
+	{ "avx512", log_avx512, logexpm1_avx512, log1mexp_avx512,
+	  sincos_avx512 },
 #endif
-	{ NULL, NULL, NULL, NULL }
+	{ NULL, NULL, NULL, NULL, NULL }
 };
 
 static int kernel_runs(const struct rfx_vmath_kernel *k)
@@ -373,6 +505,11 @@ void rfx_vmath_logexpm1(double *y, const double *a, size_t n)
 void rfx_vmath_log1mexp(double *y, const double *a, size_t n)
 {
 	impl()->log1mexp(y, a, n);
+}
+
+void rfx_vmath_sincos(double *s, double *c, const double *x, size_t n)
+{
+	impl()->sincos(s, c, x, n);
 }
 
 const char *rfx_vmath_kernel_name(void)

@@ -1,7 +1,8 @@
 /*
  * Array forms of the log-domain functions the closed-form variances spend
  * their time in (thesis sec. 6.6.1, Fig 6.4: a log and an expm1 for every
- * pair of every method). On AVX-512 CPUs they run a kernel written for it:
+ * pair of every method), and of sin and cos together for the feature map
+ * of TrigRF (half its time went to libmvec's separate sin and cos). On AVX-512 CPUs they run a kernel written for it:
  * table lookups in registers (no gathers), polynomials by FMA, and for the
  * composites the expm1 and the log in one pass. Elsewhere they are loops
  * over lib/logmath.h's functions (glibc's libmvec).
@@ -9,7 +10,9 @@
  * Accuracy (tests/t_vmath.c, against long double): log within 1.5 ulp;
  * log(e^a - 1) and log(1 - e^a) within 5e-16 max(1, |result|), the
  * absolute accuracy a sum of logs needs (as rfx_logexpm1 and rfx_log1mexp,
- * which go through -expm1 the same way). Results can differ in the last
+ * which go through -expm1 the same way); sin and cos within 1 ulp, +0.5
+ * ulp at most for |x| > 2^20 (glibc's scalar sin and cos there). Results
+ * can differ in the last
  * bits between the kernels, never between runs or thread counts.
  *
  * y may be x (in place). Every function here is thread-safe.
@@ -33,12 +36,19 @@ void rfx_vmath_logexpm1(double *y, const double *a, size_t n);
 /* y[k] = log(1 - e^a[k]) for a[k] <= 0 (rfx_log1mexp): -inf at 0. */
 void rfx_vmath_log1mexp(double *y, const double *a, size_t n);
 
-/* The three functions of one kernel, for the tests and benchmarks. */
+/*
+ * s[k] = sin(x[k]) and c[k] = cos(x[k]), k < n, the pair TrigRF's feature
+ * map needs. c may be x; s must not overlap x or c. NaN for +-inf and NaN.
+ */
+void rfx_vmath_sincos(double *s, double *c, const double *x, size_t n);
+
+/* The functions of one kernel, for the tests and benchmarks. */
 struct rfx_vmath_kernel {
 	const char *name;
 	void (*log)(double *y, const double *x, size_t n);
 	void (*logexpm1)(double *y, const double *a, size_t n);
 	void (*log1mexp)(double *y, const double *a, size_t n);
+	void (*sincos)(double *s, double *c, const double *x, size_t n);
 };
 
 /* The name of the kernel in use: "generic" or "avx512". */
