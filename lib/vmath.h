@@ -1,19 +1,20 @@
 /*
  * Array forms of the log-domain functions the closed-form variances spend
  * their time in (thesis sec. 6.6.1, Fig 6.4: a log and an expm1 for every
- * pair of every method), and of sin and cos together for the feature map
- * of TrigRF (half its time went to libmvec's separate sin and cos). On AVX-512 CPUs they run a kernel written for it:
- * table lookups in registers (no gathers), polynomials by FMA, and for the
- * composites the expm1 and the log in one pass. Elsewhere they are loops
+ * pair of every method), and sin and cos together for TrigRF's feature
+ * map (a third of its time went to libmvec's separate sin and cos). On
+ * AVX-512 CPUs they run a kernel written for it: table lookups in
+ * registers (no gathers), polynomials by FMA, for the composites the
+ * expm1 and the log in one pass, for sin and cos one shared reduction. Elsewhere they are loops
  * over lib/logmath.h's functions (glibc's libmvec).
  *
  * Accuracy (tests/t_vmath.c, against long double): log within 1.5 ulp;
  * log(e^a - 1) and log(1 - e^a) within 5e-16 max(1, |result|), the
  * absolute accuracy a sum of logs needs (as rfx_logexpm1 and rfx_log1mexp,
- * which go through -expm1 the same way); sin and cos within 1 ulp, +0.5
- * ulp at most for |x| > 2^20 (glibc's scalar sin and cos there). Results
- * can differ in the last
- * bits between the kernels, never between runs or thread counts.
+ * which go through -expm1 the same way); sin and cos within 2.5 ulp on
+ * AVX-512 (glibc's scalar functions beyond |x| = 2^20), libmvec's 4 ulp
+ * elsewhere. Results can differ in the last bits between the kernels,
+ * never between runs or thread counts.
  *
  * y may be x (in place). Every function here is thread-safe.
  */
