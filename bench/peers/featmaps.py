@@ -9,7 +9,9 @@ bench_featmap, and compares the times.
 
 ITEM is numpy-trig, numpy-pos, sklearn-rbf (RBFSampler.transform after a
 fit) or sklearn-rbf-fit (fit_transform). Prints "ITEM ms peak_KiB
-features": the best of reps runs after one warm-up run, and the process's
+features": the best of reps runs after warm-up runs (at least one, and
+0.25 s, as bench_featmap's: an idle core takes tens of ms to reach its
+full speed), and the process's
 peak resident set (getrusage; the interpreter and its libraries are
 included). The inputs have norm about 1 (standard normal / sqrt(d)), as
 bench_featmap's. NumPy's matrix product runs on its BLAS's threads
@@ -21,6 +23,8 @@ import sys
 import time
 
 import numpy as np
+
+WARMUP_S = 0.25  # seconds of untimed runs first
 
 
 def trig_map(X, W):
@@ -60,14 +64,18 @@ def main(argv):
         nfeat = M
     else:
         sys.exit("featmaps.py: unknown item '%s'" % item)
+    start = time.perf_counter()
+    while True:
+        run()
+        if time.perf_counter() - start >= WARMUP_S:
+            break
     best = float("inf")
-    for r in range(reps + 1):
+    for r in range(reps):
         t0 = time.perf_counter()
         Z = run()
         t = time.perf_counter() - t0
         del Z
-        if r > 0:
-            best = min(best, t)
+        best = min(best, t)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print("%s %.3f %d %d" % (item, 1e3 * best, peak, nfeat))
 
