@@ -2,7 +2,7 @@
 #
 # Runs rfx's benchmarks and prints one report (what each line means:
 # bench/README.md). Called by `make bench` from the top directory, after
-# rfx and bench/bin/* are built; takes about 10 minutes on 2 cores, most of
+# rfx and bench/bin/* are built; takes about 5 minutes on 2 idle cores, a third of
 # it the Tables 6.2-6.3 run.
 #
 #   bench/run.sh            everything
