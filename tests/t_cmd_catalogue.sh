@@ -22,19 +22,8 @@
 # $RFX is the binary and $RFX_TOP the repository ('make test' sets both);
 # tests/tap.sh has the helpers.
 
-if [ -z "$RFX_TOP" ]; then
-	here=$(cd "$(dirname "$0")" && pwd)
-	for t in "$here/.." "$here/../.."; do
-		if [ -f "$t/tests/tap.sh" ]; then
-			RFX_TOP=$(cd "$t" && pwd)
-			break
-		fi
-	done
-fi
-if [ ! -f "$RFX_TOP/tests/tap.sh" ]; then
-	echo "Bail out! cannot find tests/tap.sh (set RFX_TOP)"
-	exit 1
-fi
+# make test sets RFX_TOP; run by hand, the script is tests/t_*.sh
+: "${RFX_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
 . "$RFX_TOP/tests/tap.sh"
 
 unset RFX_DATA

@@ -10,15 +10,8 @@
 #
 # $RFX is the binary and $RFX_TOP the repository ('make test' sets both).
 
-if [ -z "$RFX_TOP" ]; then
-	here=$(cd "$(dirname "$0")" && pwd)
-	for t in "$here/.." "$here/../.."; do
-		if [ -f "$t/tests/tap.sh" ]; then
-			RFX_TOP=$(cd "$t" && pwd)
-			break
-		fi
-	done
-fi
+# make test sets RFX_TOP; run by hand, the script is tests/t_*.sh
+: "${RFX_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
 if [ ! -f "$RFX_TOP/experiments/report.py" ]; then
 	echo "Bail out! cannot find experiments/report.py (set RFX_TOP)"
 	exit 1

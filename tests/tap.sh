@@ -1,7 +1,8 @@
 # TAP helpers for the command-line tests (tests/t_cmd_*.sh), the shell
 # counterpart of tests/tap.h. Sourced, not run: the Makefile copies only
 # tests/t_*.sh into tests/bin/, so a test finds this file through $RFX_TOP
-# (set by 'make test'; otherwise the test looks for it next to itself).
+# (set by 'make test'; a test run by hand as tests/t_*.sh takes the
+# directory above its own).
 #
 # After sourcing: $RFX is the binary (absolute), $tmp a fresh directory that
 # is also the working directory and is removed on exit. The test prints its
