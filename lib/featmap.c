@@ -144,60 +144,18 @@ void rfx_featmat_free(struct rfx_featmat *F)
 }
 
 /*
- * One row of rfx_featmat_from_log, vectorised through libmvec (exp, cos
- * and sin within 4 ulp), in chunks of a stack buffer so that no call
- * allocates. Reads lm[j] and ph[j] before writing re[j] and im[j], so the
+ * One row of rfx_featmat_from_log, vectorised through lib/vmath.c (exp,
+ * sin and cos), in chunks of stack buffers so that no call allocates. Reads lm[j] and ph[j] before writing re[j] and im[j], so the
  * in-place use the header allows holds.
  */
 #define FROM_LOG_CHUNK 256
-
-/*
- * a[j] = exp(t[j] - m) for c <= FROM_LOG_CHUNK exponents u = t[j] - m <= 0
- * (a must not alias t). libmvec's exp hands every lane below about -709
- * (where the result is subnormal or 0, and at -inf) to the scalar exp,
- * which then cost more than the vector calls (the DIRFs and PosRF of
- * Tables 6.2-6.3, whose log-moduli span thousands). Here the vector exp
- * only sees exponents from -708 up: below that, exp(u) = exp(u + 708)
- * e^-708, and below -746 it is 0. The product can differ from exp(u) in
- * the last bits of a subnormal (below 1e-307 times the row's largest
- * feature).
- */
-#define EXP_FAST_MIN -708.0
-#define EXP_ZERO_BELOW -746.0
-
-static inline void exp_shifted(double *a, const double *t, double m, int c)
-{
-	const double low = exp(EXP_FAST_MIN);
-	int j;
-
-	/*
-	 * Separate loops: in one, GCC turns exp(u < MIN ? u - MIN : u) into
-	 * a select between two exps, which calls exp on every lane again.
-	 */
-#pragma omp simd
-	for (j = 0; j < c; j++) {
-		double u = t[j] - m;
-
-		a[j] = u >= EXP_FAST_MIN ? u
-		       : u >= EXP_ZERO_BELOW ? u - EXP_FAST_MIN : 0.0;
-	}
-#pragma omp simd
-	for (j = 0; j < c; j++)
-		a[j] = exp(a[j]);
-#pragma omp simd
-	for (j = 0; j < c; j++) {
-		double u = t[j] - m;
-
-		a[j] = u >= EXP_FAST_MIN ? a[j]
-		       : u >= EXP_ZERO_BELOW ? a[j] * low : 0.0;
-	}
-}
 
 FEATMAP_CLONES
 static double from_log_row(const double *lm, const double *ph, double *re,
 			   double *im, int D, int neg)
 {
 	double m = -INFINITY, a[FROM_LOG_CHUNK];
+	double sn[FROM_LOG_CHUNK], cs[FROM_LOG_CHUNK];
 	int j0, j, c;
 
 #pragma omp simd reduction(max : m)
@@ -207,7 +165,7 @@ static double from_log_row(const double *lm, const double *ph, double *re,
 		m = 0.0;
 	for (j0 = 0; j0 < D; j0 += FROM_LOG_CHUNK) {
 		c = D - j0 < FROM_LOG_CHUNK ? D - j0 : FROM_LOG_CHUNK;
-		exp_shifted(a, lm + j0, m, c);
+		rfx_vmath_exp_shift(a, lm + j0, m, (size_t)c);
 		if (!ph) {
 #pragma omp simd
 			for (j = 0; j < c; j++) {
@@ -224,13 +182,12 @@ static double from_log_row(const double *lm, const double *ph, double *re,
 			}
 			continue;
 		}
-		/* Two loops: fused, GCC calls a scalar sincos (see trig_block). */
+		rfx_vmath_sincos(sn, cs, ph + j0, (size_t)c);
 #pragma omp simd
-		for (j = 0; j < c; j++)
-			re[j0 + j] = a[j] * cos(ph[j0 + j]);
-#pragma omp simd
-		for (j = 0; j < c; j++)
-			im[j0 + j] = a[j] * sin(ph[j0 + j]);
+		for (j = 0; j < c; j++) {
+			re[j0 + j] = a[j] * cs[j];
+			im[j0 + j] = a[j] * sn[j];
+		}
 	}
 	return m;
 }
@@ -336,11 +293,11 @@ static double exp_row(double *out, double *v, const double *a, int M)
 		int c = M - j < FROM_LOG_CHUNK ? M - j : FROM_LOG_CHUNK;
 
 		if (out != v) {
-			exp_shifted(out + j, v + j, m, c);
+			rfx_vmath_exp_shift(out + j, v + j, m, (size_t)c);
 			continue;
 		}
-		/* exp_shifted reads its input twice: in place needs a copy */
-		exp_shifted(b, v + j, m, c);
+		/* in place needs a copy (the generic kernel reads v twice) */
+		rfx_vmath_exp_shift(b, v + j, m, (size_t)c);
 		memcpy(v + j, b, (size_t)c * sizeof(double));
 	}
 	return m;
