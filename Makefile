@@ -92,6 +92,7 @@ LIB_OBJS += lib/kreg.o
 LIB_OBJS += lib/kmeans.o
 LIB_OBJS += lib/montecarlo.o
 LIB_OBJS += lib/msetable.o
+LIB_OBJS += lib/optis.o
 LIB_OBJS += lib/orfvar.o
 LIB_OBJS += lib/pointwise.o
 LIB_OBJS += lib/proj.o
