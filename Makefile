@@ -113,6 +113,7 @@ CLI_OBJS += cli/clustered.o
 CLI_OBJS += cli/dump.o
 CLI_OBJS += cli/mse_table.o
 CLI_OBJS += cli/opt.o
+CLI_OBJS += cli/optis.o
 CLI_OBJS += cli/output.o
 CLI_OBJS += cli/pointwise.o
 CLI_OBJS += cli/rfx.o

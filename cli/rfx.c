@@ -38,6 +38,8 @@ static const struct rfx_cmd commands[] = {
 	  "MSE of kernel estimators on dataset pairs (HRF Table 1; ORF Figs 2-5) and regression checks" },
 	{ "clustered", cmd_clustered,
 	  "hybrid random features adapted to clustered data (HRF Fig 6, Table 3)" },
+	{ "optis", cmd_optis,
+	  "plain against optimal importance sampling (random features representations are equivalent)" },
 	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },
 	{ "uci-classify", cmd_uci_classify,
 	  "kernel regression classification on eight UCI datasets (thesis Tables 6.1-6.3)" },
