@@ -29,6 +29,17 @@ static const struct rfx_estimator_type *const methods[] = {
 #define NMETHODS (sizeof(methods) / sizeof(methods[0]))
 #define NREGIMES 3 /* normal, sphere, heterogen: mnist needs image files */
 
+static const char usage_line[] =
+	"[--kernel K] [--gamma G] [--d N] [--L N] [--same] [--seed S]";
+
+static const char summary[] =
+	"Plain against optimal importance sampling of random features\n"
+	"(docs/EQUIVALENCE.md): per regime (normal, sphere, heterogen)\n"
+	"and estimator (cos, trig, pos, oprf), the log of the expected\n"
+	"one-sample variance over the pairs of two sampled sets with\n"
+	"w ~ p, and the log of the representation-free optimum\n"
+	"E k(x,x) E k(y,y) - E k(x,y)^2.";
+
 struct optis_row {
 	char regime[RFX_NAME_LEN];
 	char method[RFX_NAME_LEN];
@@ -109,14 +120,8 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 	};
 
 	(void)cli;
-	ret = rfx_cli_parse("optis", "[--kernel K] [--gamma G] [--d N] [--L N] [--same] [--seed S]",
-			    "Plain against optimal importance sampling of random features\n"
-			    "(docs/EQUIVALENCE.md): per regime (normal, sphere, heterogen)\n"
-			    "and estimator (cos, trig, pos, oprf), the log of the expected\n"
-			    "one-sample variance over the pairs of two sampled sets with\n"
-			    "w ~ p, and the log of the representation-free optimum\n"
-			    "E k(x,x) E k(y,y) - E k(x,y)^2.",
-			    opts, argc, argv, NULL, 0, &npos, &help);
+	ret = rfx_cli_parse("optis", usage_line, summary, opts, argc, argv, NULL,
+			    0, &npos, &help);
 	if (ret || help)
 		return ret;
 	if (!strcmp(kernel, "gauss"))

@@ -560,28 +560,6 @@ static double row_log_sse(const double *val, const double *cf, double rs,
 	return acc > 0.0 ? 2.0 * s + log(acc) : -INFINITY;
 }
 
-/* Running log-sum-exp. */
-struct lse {
-	double m, acc;
-};
-
-static void lse_add(struct lse *l, double v)
-{
-	if (v == -INFINITY)
-		return;
-	if (v > l->m) {
-		l->acc = l->acc * exp(l->m - v) + 1.0;
-		l->m = v;
-	} else {
-		l->acc += exp(v - l->m);
-	}
-}
-
-static double lse_value(const struct lse *l)
-{
-	return l->m == -INFINITY ? -INFINITY : l->m + log(l->acc);
-}
-
 static gsl_rng *task_stream(const struct rfx_cl_config *c, int s, int k, int m,
 			    int rep)
 {
@@ -596,7 +574,7 @@ static int task_mse(const struct rfx_cl_state *st, int s, int k, int m, int rep,
 {
 	const struct cl_set *S = &st->sets[s];
 	struct cl_src src;
-	struct lse tot = { -INFINITY, 0.0 };
+	struct rfx_lse tot = { -INFINITY, 0.0 };
 	double *val = malloc(BROWS * S->ny * sizeof(double));
 	double *ls = malloc(BROWS * sizeof(double));
 	gsl_rng *r = task_stream(st->c, s, k, m, rep);
@@ -618,11 +596,11 @@ static int task_mse(const struct rfx_cl_state *st, int s, int k, int m, int rep,
 		}
 		ret = src_block(&src, r0, B, val, ls, err);
 		for (a = 0; !ret && a < B; a++)
-			lse_add(&tot, row_log_sse(val + a * S->ny, src_cf(&src, r0 + a),
+			rfx_lse_add(&tot, row_log_sse(val + a * S->ny, src_cf(&src, r0 + a),
 						  ls[a], S->E + (r0 + a) * S->ny,
 						  S->pmax[r0 + a], S->ny));
 	}
-	*log_mse = lse_value(&tot) - log((double)S->nx * (double)S->ny);
+	*log_mse = rfx_lse_value(&tot) - log((double)S->nx * (double)S->ny);
 	if (!ret && isnan(*log_mse))
 		ret = rfx_error(err, RFX_ENUMERIC, "%s: the MSE is not a number",
 				st->c->methods[k].name);
@@ -682,7 +660,7 @@ out:
  */
 static int exact_rows(const struct rfx_estimator_type *e,
 		      const struct rfx_params *p, const struct cl_set *S,
-		      size_t x0, size_t x1, size_t y0, size_t y1, struct lse *tot,
+		      size_t x0, size_t x1, size_t y0, size_t y1, struct rfx_lse *tot,
 		      struct rfx_err *err)
 {
 	size_t ny = y1 - y0, r0, a, k;
@@ -707,7 +685,7 @@ static int exact_rows(const struct rfx_estimator_type *e,
 			ret = e->log_variance(p, b, 1, out, err);
 		for (a = 0; !ret && a < B; a++)
 			for (k = 0; k < ny; k++)
-				lse_add(tot, out[a * ny + k] + 2.0 * (S->hx[r0 + a] +
+				rfx_lse_add(tot, out[a * ny + k] + 2.0 * (S->hx[r0 + a] +
 								      S->hy[y0 + k]));
 	}
 out:
@@ -722,7 +700,7 @@ static int task_exact(const struct rfx_cl_state *st, int s, int k, double *logc,
 {
 	const struct cl_set *S = &st->sets[s];
 	const struct rfx_cl_method *mt = &st->c->methods[k];
-	struct lse tot = { -INFINITY, 0.0 };
+	struct rfx_lse tot = { -INFINITY, 0.0 };
 	int ret = RFX_OK, q;
 
 	*has = 1;
@@ -745,7 +723,7 @@ static int task_exact(const struct rfx_cl_state *st, int s, int k, double *logc,
 		*has = 0;
 		return RFX_OK;
 	}
-	*logc = lse_value(&tot) - log((double)S->nx * (double)S->ny);
+	*logc = rfx_lse_value(&tot) - log((double)S->nx * (double)S->ny);
 	return ret;
 }
 
@@ -788,7 +766,7 @@ static void fill_clusters(const struct rfx_cl_state *st, int s,
 		struct rfx_cl_cluster_row *row = &rows[q];
 		int i = q >> 1, j = q & 1;
 		double lo = INFINITY, hi = -INFINITY;
-		struct lse sum = { -INFINITY, 0.0 };
+		struct rfx_lse sum = { -INFINITY, 0.0 };
 
 		memset(row, 0, sizeof(*row));
 		row->set = dc->id;
@@ -810,11 +788,11 @@ static void fill_clusters(const struct rfx_cl_state *st, int s,
 
 				lo = v < lo ? v : lo;
 				hi = v > hi ? v : hi;
-				lse_add(&sum, v);
+				rfx_lse_add(&sum, v);
 			}
 		row->sm_min = exp(lo);
 		row->sm_max = exp(hi);
-		row->sm_mean = exp(lse_value(&sum) - log((double)row->nx * (double)row->ny));
+		row->sm_mean = exp(rfx_lse_value(&sum) - log((double)row->nx * (double)row->ny));
 	}
 }
 
@@ -830,7 +808,7 @@ static void fill_sums(const struct rfx_cl_config *c, const double *lm,
 					   (size_t)c->nm + (size_t)i;
 				struct rfx_cl_sum_row *row = &sums[o];
 				const double *v = lm + o * (size_t)c->reps;
-				struct lse tot = { -INFINITY, 0.0 };
+				struct rfx_lse tot = { -INFINITY, 0.0 };
 				double lo = INFINITY, hi = -INFINITY;
 
 				memset(row, 0, sizeof(*row));
@@ -846,13 +824,13 @@ static void fill_sums(const struct rfx_cl_config *c, const double *lm,
 				for (t = 0; t < c->reps; t++) {
 					lo = v[t] < lo ? v[t] : lo;
 					hi = v[t] > hi ? v[t] : hi;
-					lse_add(&tot, v[t]);
+					rfx_lse_add(&tot, v[t]);
 					buf[t] = v[t];
 				}
 				gsl_sort(buf, 1, (size_t)c->reps);
 				row->mse_min = exp(lo);
 				row->mse_max = exp(hi);
-				row->mse_mean = exp(lse_value(&tot) - log((double)c->reps));
+				row->mse_mean = exp(rfx_lse_value(&tot) - log((double)c->reps));
 				row->mse_median = c->reps % 2 ? exp(buf[c->reps / 2]) :
 					0.5 * (exp(buf[c->reps / 2 - 1]) + exp(buf[c->reps / 2]));
 			}

@@ -131,4 +131,31 @@ static inline double rfx_logsum3(double l0, double s0, double l1, double s1,
 	return mm + log(acc > 0.0 ? acc : 0.0);
 }
 
+/*
+ * A running log(sum_k e^{v_k}) over a stream of terms: scale m (the
+ * largest term so far) and acc = sum e^{v_k - m}. Start from
+ * { -INFINITY, 0.0 }; -inf terms (zeros) are skipped, and an empty or
+ * all-zero sum is -inf.
+ */
+struct rfx_lse {
+	double m, acc;
+};
+
+static inline void rfx_lse_add(struct rfx_lse *l, double v)
+{
+	if (v == -INFINITY)
+		return;
+	if (v > l->m) {
+		l->acc = l->acc * exp(l->m - v) + 1.0;
+		l->m = v;
+	} else {
+		l->acc += exp(v - l->m);
+	}
+}
+
+static inline double rfx_lse_value(const struct rfx_lse *l)
+{
+	return l->m == -INFINITY ? -INFINITY : l->m + log(l->acc);
+}
+
 #endif

@@ -14,27 +14,10 @@
 #include "logmath.h"
 #include "optis.h"
 
-/* A running log(sum e^l): scale m and sum s of e^{l - m}. */
-struct lse {
-	double m, s;
-};
-
-static void lse_add(struct lse *a, double l)
+/* log of the mean of the n terms added to a. */
+static double lse_mean(const struct rfx_lse *a, double n)
 {
-	if (l == -INFINITY)
-		return;
-	if (l > a->m) {
-		a->s = a->s * exp(a->m - l) + 1.0;
-		a->m = l;
-	} else {
-		a->s += exp(l - a->m);
-	}
-}
-
-/* log of the mean of the n terms added. */
-static double lse_mean(const struct lse *a, double n)
-{
-	return a->s > 0.0 ? a->m + log(a->s) - log(n) : -INFINITY;
+	return rfx_lse_value(a) - log(n);
 }
 
 static int check_sets(const double *X, size_t nx, const double *Y, size_t ny,
@@ -59,8 +42,8 @@ int rfx_optis_moments(enum rfx_optis_kernel kern, const double *X, size_t nx,
 		      const double *Y, size_t ny, int d,
 		      struct rfx_optis_moments *m, struct rfx_err *err)
 {
-	struct lse kxx = { -INFINITY, 0.0 }, kyy = { -INFINITY, 0.0 };
-	struct lse k2 = { -INFINITY, 0.0 }, gap = { -INFINITY, 0.0 };
+	struct rfx_lse kxx = { -INFINITY, 0.0 }, kyy = { -INFINITY, 0.0 };
+	struct rfx_lse k2 = { -INFINITY, 0.0 }, gap = { -INFINITY, 0.0 };
 	double npair = (double)nx * (double)ny;
 	size_t i, j;
 	int ret = check_sets(X, nx, Y, ny, d, err);
@@ -68,9 +51,9 @@ int rfx_optis_moments(enum rfx_optis_kernel kern, const double *X, size_t nx,
 	if (ret)
 		return ret;
 	for (i = 0; i < nx; i++)
-		lse_add(&kxx, log_kdiag(kern, X + i * d, d));
+		rfx_lse_add(&kxx, log_kdiag(kern, X + i * d, d));
 	for (j = 0; j < ny; j++)
-		lse_add(&kyy, log_kdiag(kern, Y + j * d, d));
+		rfx_lse_add(&kyy, log_kdiag(kern, Y + j * d, d));
 	for (i = 0; i < nx; i++) {
 		const double *x = X + i * d;
 		double lx = log_kdiag(kern, x, d);
@@ -82,14 +65,14 @@ int rfx_optis_moments(enum rfx_optis_kernel kern, const double *X, size_t nx,
 					    ? rfx_kernel_softmax_log(x, y, d)
 					    : lg;
 
-			lse_add(&k2, 2.0 * lk);
+			rfx_lse_add(&k2, 2.0 * lk);
 			/*
 			 * k(x,x) k(y,y) - k(x,y)^2 = k(x,x) k(y,y) (1 - K^2)
 			 * for both kernels (the softmax kernel normalised by
 			 * its diagonal is K), and log(1 - K^2) = log1mexp(2 lg)
 			 * is exact for close points too.
 			 */
-			lse_add(&gap, lx + log_kdiag(kern, y, d) +
+			rfx_lse_add(&gap, lx + log_kdiag(kern, y, d) +
 					      rfx_log1mexp(2.0 * lg));
 		}
 	}
@@ -106,7 +89,7 @@ int rfx_optis_plain(const struct rfx_estimator_type *e,
 		    const double *Y, size_t ny, int d, double *log_v,
 		    struct rfx_err *err)
 {
-	struct lse acc = { -INFINITY, 0.0 };
+	struct rfx_lse acc = { -INFINITY, 0.0 };
 	struct rfx_params p;
 	struct rfx_block *b = NULL;
 	double *lv = NULL;  /* per-pair log Var for one x against all of Y */
@@ -142,7 +125,7 @@ int rfx_optis_plain(const struct rfx_estimator_type *e,
 				l = rfx_kernel_var_gauss_to_softmax_log(
 					l, log_kdiag(kern, x, d),
 					log_kdiag(kern, Y + j * d, d));
-			lse_add(&acc, l);
+			rfx_lse_add(&acc, l);
 		}
 	}
 	*log_v = lse_mean(&acc, (double)nx * (double)ny);
@@ -158,7 +141,7 @@ int rfx_optis_plain_cos(enum rfx_optis_kernel kern, const double *X,
 			size_t nx, const double *Y, size_t ny, int d,
 			double *log_v, struct rfx_err *err)
 {
-	struct lse acc = { -INFINITY, 0.0 };
+	struct rfx_lse acc = { -INFINITY, 0.0 };
 	size_t i, j;
 	int ret = check_sets(X, nx, Y, ny, d, err);
 
@@ -175,7 +158,7 @@ int rfx_optis_plain_cos(enum rfx_optis_kernel kern, const double *X,
 
 			if (kern == RFX_OPTIS_SOFTMAX)
 				l += log_kdiag(kern, x, d) + log_kdiag(kern, y, d);
-			lse_add(&acc, l);
+			rfx_lse_add(&acc, l);
 		}
 	}
 	*log_v = lse_mean(&acc, (double)nx * (double)ny);
