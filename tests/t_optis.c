@@ -364,9 +364,13 @@ static void check_cor2(const gsl_rng *r, struct mc *c, const char *name,
 	is_within_se(p.var, p.var_se, exp(lplain), ZTOL,
 		     "%s, w ~ p: E Var = %.5f +- %.5f, closed form %.5f",
 		     name, p.var, p.var_se, exp(lplain));
-	ok(p.var - ZTOL * p.var_se > q.var + ZTOL * q.var_se,
-	   "%s: plain %.5f above optimal %.5f by more than 3 + 3 s.e.",
-	   name, p.var, q.var);
+	/* A margin of 3 + 3 standard errors needs the full sample. */
+	if (tap_small())
+		skip("plain against optimal by Monte Carlo needs the full sample");
+	else
+		ok(p.var - ZTOL * p.var_se > q.var + ZTOL * q.var_se,
+		   "%s: plain %.5f above optimal %.5f by more than 3 + 3 s.e.",
+		   name, p.var, q.var);
 }
 
 static void test_cor2(const gsl_rng *r)
