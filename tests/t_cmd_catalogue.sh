@@ -279,6 +279,15 @@ cat > "$tmp/catalogue" <<'END'
 2|--reps|clustered --reps 0 -o out.h5
 1|'outdir' is a directory|clustered --set 1 --points 20 --reps 1 --m 5 -o outdir
 
+# rfx optis (stdout only: no -o)
+2|unknown kernel 'laplace'|optis --kernel laplace
+2|--gamma|optis --gamma nan
+2|--d|optis --d 0
+2|--L|optis --L 5000
+2|'--L' needs a value|optis --L
+2|unknown option '--method'|optis --method pos
+2|unexpected argument 'extra'|optis extra
+
 # rfx mse-table (W: wine from a fixture directory)
 2|unknown dataset 'iris'|mse-table --dataset iris -o out.h5
 2|unknown projection 'qr'|mse-table --method trig:qr -o out.h5
