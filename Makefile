@@ -99,6 +99,7 @@ LIB_OBJS += lib/regime.o
 LIB_OBJS += lib/regress.o
 LIB_OBJS += lib/rng.o
 LIB_OBJS += lib/setstats.o
+LIB_OBJS += lib/svm.o
 LIB_OBJS += lib/table.o
 LIB_OBJS += lib/uci.o
 LIB_OBJS += lib/uciexp.o
