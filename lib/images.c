@@ -271,6 +271,89 @@ out:
 	return im;
 }
 
+#define IDX1_MAGIC 0x00000801UL
+#define IDX1_HEADER 8         /* magic, count */
+
+int *rfx_images_load_labels(const char *path, size_t *n_out,
+			    struct rfx_err *err)
+{
+	gzFile f;
+	unsigned char hdr[IDX1_HEADER], *raw = NULL, extra;
+	unsigned long magic, n;
+	size_t got, i;
+	int *y = NULL, ret;
+
+	errno = 0;
+	f = gzopen(path, "rb");
+	if (!f) {
+		if (errno)
+			rfx_error(err, RFX_EIO, "cannot open '%s': %s", path,
+				  strerror(errno));
+		else
+			rfx_error(err, RFX_ENOMEM, "out of memory opening '%s'", path);
+		return NULL;
+	}
+	read_full(f, hdr, sizeof(hdr), &got);
+	if ((ret = read_status(f, path, err)) != RFX_OK)
+		goto out;
+	if (got < sizeof(hdr)) {
+		ret = rfx_error(err, RFX_EFORMAT,
+				"truncated '%s': expected %d bytes of idx1 header, got %zu",
+				path, IDX1_HEADER, got);
+		goto out;
+	}
+	magic = be32(hdr);
+	n = be32(hdr + 4);
+	if (magic != IDX1_MAGIC) {
+		ret = rfx_error(err, RFX_EFORMAT,
+				"bad magic number 0x%08lx in '%s' (want 0x%08lx, idx1-ubyte)",
+				magic, path, IDX1_MAGIC);
+		goto out;
+	}
+	/* MNIST has 70000 labels; a count beyond 2^26 is a corrupt header */
+	if (n < 1 || n > (1UL << 26)) {
+		ret = rfx_error(err, RFX_EFORMAT,
+				"implausible label count %lu in '%s'", n, path);
+		goto out;
+	}
+	raw = malloc(n);
+	y = malloc(n * sizeof(int));
+	if (!raw || !y) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory loading '%s'", path);
+		goto out;
+	}
+	read_full(f, raw, n, &got);
+	if ((ret = read_status(f, path, err)) != RFX_OK)
+		goto out;
+	if (got < n) {
+		ret = rfx_error(err, RFX_EFORMAT,
+				"truncated '%s': expected %lu labels, got %zu", path, n,
+				got);
+		goto out;
+	}
+	/* the end must follow, as for the images (and checks the trailer) */
+	read_full(f, &extra, 1, &got);
+	if ((ret = read_status(f, path, err)) != RFX_OK)
+		goto out;
+	if (got || eof_note(f, path)) {
+		ret = rfx_error(err, RFX_EFORMAT, "%s '%s' after %lu labels",
+				got ? "trailing data in" : "truncated gzip stream in",
+				path, n);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		y[i] = raw[i];
+	*n_out = n;
+out:
+	gzclose(f);
+	free(raw);
+	if (ret != RFX_OK) {
+		free(y);
+		return NULL;
+	}
+	return y;
+}
+
 /*
  * Area weights of one axis: W[a][i] is the length of the overlap of
  * output cell a, [a m/k, (a+1) m/k), with input pixel i, [i, i+1), divided
