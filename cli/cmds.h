@@ -29,5 +29,6 @@ int cmd_pointwise(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli);
+int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli);
 
 #endif
