@@ -136,8 +136,7 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		  "repetitions, for the mean and standard deviation (default 20)", 0 },
 		{ "param", 0, RFX_OPT_MULTI, &o->params, "[M:]NAME=VALUE",
 		  "fix a parameter instead of fitting or matching it (default: all fitted)", 0 },
-		{ "data", 0, RFX_OPT_STRING, &o->data, "DIR",
-		  "the datasets' directory (default $RFX_DATA, else data/ next to rfx)", 0 },
+		RFX_OPTION_DATA(&o->data),
 		{ "check", 0, RFX_OPT_STRING, &o->check, "REF.tsv",
 		  "compare with a reference table (make regress); exit 1 if a cell differs (default none)", 0 },
 		{ "vs-z", 0, RFX_OPT_FLAG, &o->vs_z, NULL,
@@ -442,12 +441,7 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 				 "--nn-k and --nn-sample must be positive, got %d and %ld",
 				 o->nn_k, o->nn_sample);
 	}
-	if (o->data)
-		snprintf(dir, sizeof(dir), "%s", o->data);
-	else if (getenv("RFX_DATA"))
-		snprintf(dir, sizeof(dir), "%s", getenv("RFX_DATA"));
-	else
-		snprintf(dir, sizeof(dir), "%s", cli->data_dir);
+	rfx_cli_data_dir(o->data, cli, dir, sizeof(dir));
 	for (k = 0; k < nd; k++) {
 		struct rfx_dataset *raw = rfx_dataset_load(dnames[k], dir, err);
 

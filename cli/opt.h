@@ -47,6 +47,9 @@ struct rfx_opt {
 #define RFX_OPTION_OUTPUT(dest, what) \
 	{ "output", 'o', RFX_OPT_STRING, (dest), "FILE.h5", \
 	  "also write " what " to this HDF5 file (default none: stdout only)", 0 }
+#define RFX_OPTION_DATA(dest) \
+	{ "data", 0, RFX_OPT_STRING, (dest), "DIR", \
+	  "the datasets' directory (default $RFX_DATA, else data/ next to rfx)", 0 }
 #define RFX_OPTION_END { NULL, 0, 0, NULL, NULL, NULL, 0 }
 
 /*

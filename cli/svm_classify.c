@@ -26,7 +26,8 @@
 
 static const char usage_line[] =
 	"[--dataset LIST] [--method LIST] [--ratio LIST] [--seeds N] [--cost C] "
-	"[--eps E] [--max-iter N] [--max-mem MB] [--seed S] [-o FILE.h5]";
+	"[--eps E] [--max-iter N] [--n-train N] [--n-test N] [--max-mem MB] "
+	"[--seed S] [-o FILE.h5]";
 
 static const char summary[] =
 	"Test accuracy (%) of a linear SVM (L2-regularised hinge loss, dual\n"
@@ -42,7 +43,7 @@ static const char summary[] =
 struct svm_opts {
 	const char *dataset, *method, *ratio, *data, *output;
 	int seeds, max_iter, nn_k, threads;
-	long nn_sample, max_mem;
+	long nn_sample, max_mem, n_train, n_test;
 	double cost, eps;
 	uint64_t seed;
 };
@@ -76,10 +77,13 @@ static int parse_opts(int argc, char **argv, struct svm_opts *o, int *help)
 		  "sigma from the K-th nearest neighbour (default 50)", 0 },
 		{ "nn-sample", 0, RFX_OPT_LONG, &o->nn_sample, "N",
 		  "training inputs averaged for sigma (default 1000)", 0 },
+		{ "n-train", 0, RFX_OPT_LONG, &o->n_train, "N",
+		  "use only the first N training rows (default 0: all)", 0 },
+		{ "n-test", 0, RFX_OPT_LONG, &o->n_test, "N",
+		  "use only the first N test rows (default 0: all)", 0 },
 		{ "max-mem", 0, RFX_OPT_LONG, &o->max_mem, "MB",
 		  "refuse a cell whose float training features exceed MB (default 1024)", 0 },
-		{ "data", 0, RFX_OPT_STRING, &o->data, "DIR",
-		  "the datasets' directory (default $RFX_DATA, else data/ next to rfx)", 0 },
+		RFX_OPTION_DATA(&o->data),
 		RFX_OPTION_SEED(&o->seed),
 		RFX_OPTION_THREADS(&o->threads),
 		RFX_OPTION_OUTPUT(&o->output, "the table"),
@@ -141,6 +145,10 @@ static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 		return rfx_error(err, RFX_EINVAL,
 				 "--nn-k and --nn-sample must be positive, got %d and %ld",
 				 o->nn_k, o->nn_sample);
+	if (o->n_train < 0 || o->n_test < 0)
+		return rfx_error(err, RFX_EINVAL,
+				 "--n-train and --n-test must be 0 (all) or more, got %ld and %ld",
+				 o->n_train, o->n_test);
 	if (o->max_mem < 1 || o->max_mem > (1L << 30))
 		return rfx_error(err, RFX_EINVAL, "--max-mem must be in 1..%ld MB, got %ld",
 				 1L << 30, o->max_mem);
@@ -191,17 +199,13 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);
 #endif
-	if (o.data)
-		snprintf(dir, sizeof(dir), "%s", o.data);
-	else if (getenv("RFX_DATA"))
-		snprintf(dir, sizeof(dir), "%s", getenv("RFX_DATA"));
-	else
-		snprintf(dir, sizeof(dir), "%s", cli->data_dir);
+	rfx_cli_data_dir(o.data, cli, dir, sizeof(dir));
 	ret = RFX_EXIT_FAIL;
 	per = (size_t)nr * (size_t)nm;
 	for (k = 0; k < nd; k++) {
-		if (rfx_svmexp_load(dnames[k], dir, o.nn_k, (size_t)o.nn_sample, o.seed,
-				    &data[k], &err)) {
+		if (rfx_svmexp_load(dnames[k], dir, (size_t)o.n_train,
+				    (size_t)o.n_test, o.nn_k, (size_t)o.nn_sample,
+				    o.seed, &data[k], &err)) {
 			ret = fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
 				   &err);
 			goto out;

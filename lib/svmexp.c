@@ -122,9 +122,9 @@ static int pow2_at_least(int d)
 	return p;
 }
 
-int rfx_svmexp_load(const char *name, const char *dir, int nn_k,
-		    size_t nn_sample, uint64_t seed, struct rfx_svmexp_data *out,
-		    struct rfx_err *err)
+int rfx_svmexp_load(const char *name, const char *dir, size_t max_train,
+		    size_t max_test, int nn_k, size_t nn_sample, uint64_t seed,
+		    struct rfx_svmexp_data *out, struct rfx_err *err)
 {
 	struct rfx_dataset *tr = NULL, *te = NULL, view;
 	gsl_rng *r = NULL;
@@ -182,6 +182,10 @@ int rfx_svmexp_load(const char *name, const char *dir, int nn_k,
 	}
 	if (ret)
 		goto out;
+	if (max_train && max_train < out->n_train)
+		out->n_train = max_train;
+	if (max_test && max_test < out->n_test)
+		out->n_test = max_test;
 	/* the bandwidth from the training rows alone: the test rows stay unseen */
 	view = *tr;
 	view.X = out->Xtr;

@@ -61,14 +61,16 @@ struct rfx_svmexp_data {
 
 /*
  * Loads dataset name (one of RFX_SVMEXP_NAMES) from directory dir, splits,
- * pads and sets sigma from the nn_k-th neighbour over nn_sample training
- * inputs, into *out (release with rfx_svmexp_data_release; safe on a
- * zeroed struct). Errors: RFX_EINVAL for an unknown name, else those of
+ * keeps the first max_train training and max_test test rows (0: all; for
+ * quick runs and tests), pads and sets sigma from the nn_k-th neighbour
+ * over nn_sample training inputs, into *out (release with
+ * rfx_svmexp_data_release; safe on a zeroed struct). Errors: RFX_EINVAL
+ * for an unknown name or nn_k >= the training rows, else those of
  * lib/dataset.h's loaders.
  */
-int rfx_svmexp_load(const char *name, const char *dir, int nn_k,
-		    size_t nn_sample, uint64_t seed, struct rfx_svmexp_data *out,
-		    struct rfx_err *err);
+int rfx_svmexp_load(const char *name, const char *dir, size_t max_train,
+		    size_t max_test, int nn_k, size_t nn_sample, uint64_t seed,
+		    struct rfx_svmexp_data *out, struct rfx_err *err);
 void rfx_svmexp_data_release(struct rfx_svmexp_data *D);
 
 /* Method name (RFF, ORF, SORF, case-insensitive) to its projection. */
