@@ -227,11 +227,11 @@ int rfx_svmexp_plan(const struct rfx_svmexp_config *c, struct rfx_err *err)
 					 c->ratio[k]);
 		if (c->max_bytes && train_bytes(D, c->ratio[k]) > c->max_bytes)
 			return rfx_error(err, RFX_EINVAL,
-					 "%s at D = %dd: the training features take %zu MB, "
-					 "more than the limit of %zu MB",
+					 "%s at D = %dd: the training features take %.1f MB, "
+					 "more than the limit of %.1f MB",
 					 D->name, c->ratio[k],
-					 train_bytes(D, c->ratio[k]) >> 20,
-					 c->max_bytes >> 20);
+					 train_bytes(D, c->ratio[k]) / 1048576.0,
+					 c->max_bytes / 1048576.0);
 	}
 	for (k = 0; k < c->nmethods; k++)
 		if (c->proj[k] != RFX_PROJ_IID && c->proj[k] != RFX_PROJ_ORT &&
