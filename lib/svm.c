@@ -1,9 +1,9 @@
 /*
  * The linear SVM of svm.h: argument checks, dual coordinate descent for
- * one binary problem (Hsieh et al. 2008, Algorithm 1, without shrinking:
- * every epoch visits every coordinate, which keeps the stopping rule
- * exact at the price of some speed), one-vs-rest over the classes in
- * parallel, and prediction.
+ * one binary problem (Hsieh et al. 2008, Algorithm 1 with the shrinking
+ * of their sec. 3.2; the stopping rule is checked on all coordinates
+ * before a run ends), one-vs-rest over the classes in parallel, and
+ * prediction.
  */
 #include "svm.h"
 
@@ -132,7 +132,8 @@ static void train_core(const gsl_rng *r, const float *X, size_t n, int d,
 {
 	const double C = p->C, B = p->bias;
 	const int *y = ws->yb;
-	size_t i, s;
+	double pgmax_old = HUGE_VAL, pgmin_old = -HUGE_VAL; /* shrinking bounds */
+	size_t i, s, active = n;  /* the active set: order[0..active-1] */
 	int ep, l;
 
 	memset(w, 0, ((size_t)d + 1) * sizeof(double));
@@ -158,22 +159,36 @@ static void train_core(const gsl_rng *r, const float *X, size_t n, int d,
 		double pgmax = 0.0, pgmin = 0.0;
 
 		/* a fresh uniform order (Fisher-Yates), as the paper's sec. 3.1 */
-		for (s = n - 1; s > 0; s--) {
+		for (s = active - 1; s > 0; s--) {
 			size_t j = (size_t)gsl_rng_uniform_int(r, (unsigned long)s + 1);
 			size_t t = ws->order[s];
 
 			ws->order[s] = ws->order[j];
 			ws->order[j] = t;
 		}
-		for (s = 0; s < n; s++) {
+		for (s = 0; s < active;) {
 			const float *x;
-			double G, PG, a, na, delta;
+			double G, PG = 0.0, a, na, delta;
 
 			i = ws->order[s];
 			x = X + i * (size_t)d;
 			a = ws->alpha[i];
 			/* the partial derivative of f: y_i w . x~_i - 1 */
 			G = y[i] * (dot(w, x, d) + w[d] * B) - 1.0;
+			/*
+			 * Shrinking (the paper's sec. 3.2): a variable at a
+			 * bound whose gradient points out of the box by more
+			 * than last epoch's extreme projected gradient is
+			 * likely to stay there, so it leaves the active set
+			 * (swapped to its end) until the final check.
+			 */
+			if ((a == 0.0 && G > pgmax_old) || (a == C && G < pgmin_old)) {
+				active--;
+				ws->order[s] = ws->order[active];
+				ws->order[active] = i;
+				continue;
+			}
+			s++;
 			if (a == 0.0)
 				PG = G < 0.0 ? G : 0.0;
 			else if (a == C)
@@ -203,10 +218,19 @@ static void train_core(const gsl_rng *r, const float *X, size_t n, int d,
 			w[d] += delta * B;
 		}
 		if (pgmax - pgmin <= p->eps) {
-			stats->converged = 1;
-			ep++;
-			break;
+			/* converged on the active set: done only if that was all */
+			if (active == n) {
+				stats->converged = 1;
+				ep++;
+				break;
+			}
+			active = n;
+			pgmax_old = HUGE_VAL;
+			pgmin_old = -HUGE_VAL;
+			continue;
 		}
+		pgmax_old = pgmax > 0.0 ? pgmax : HUGE_VAL;
+		pgmin_old = pgmin < 0.0 ? pgmin : -HUGE_VAL;
 	}
 	stats->epochs = ep;
 }
