@@ -3,8 +3,8 @@
 # Tests of 'rfx svm-classify' through the command line (ORF Table 2): a
 # small run on subsets of letter gives the documented table, the same
 # bytes on 1 and 2 threads, the same table in the -o file, accuracies
-# above chance, and bad inputs give one line on stderr, a non-zero exit
-# and no output file. Prints TAP.
+# above chance; bad inputs give one line on stderr, a non-zero exit and
+# no output file, and so does SIGINT. Prints TAP.
 : "${RFX_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
 . "$RFX_TOP/tests/tap.sh"
 RFX_DATA=$RFX_TOP/data
@@ -66,5 +66,14 @@ else
 	[ -z "$(ls ro)" ]
 	ok $? "an unwritable -o leaves nothing in the directory"
 fi
+
+# Ctrl-C: the run stops after the draw in progress, exits 130 and leaves
+# no file (each draw of this run takes a fraction of a second).
+rm -f out.h5
+interrupt INT 1 svm-classify --dataset letter --ratio 4 --seeds 10000 --n-train 2000 \
+	--n-test 100 --nn-sample 200 -o out.h5
+interrupted INT 130 "SIGINT: exit 130"
+no_output
+ok $? "SIGINT: neither out.h5 nor out.h5.tmp.* remains"
 
 done_testing
