@@ -40,14 +40,14 @@ FIG_RESULTS = $(R)/uci.h5
 FIG_RESULTS += $(R)/variance.h5
 # HRF Fig 6 and Table 3 (rfx clustered): 165.
 FIG_RESULTS += $(R)/fig_hrf6.h5
+# ORF Table 2 (rfx svm-classify, letter and usps): 142 (one run of the
+# same command on commit 4c72ed8, not measure.sh's).
+FIG_RESULTS += $(R)/fig_orf_table2.h5
 # HRF Table 1 and the ORF paper's Figs 1-5 (rfx mse-table): Fig 4 55,
 # Fig 5(c) 50, Fig 5(a)(b) 45, HRF Table 1 45; HRF Fig 5 (rfx pointwise)
 # 40; ORF Figs 2-3 35.
 FIG_RESULTS += $(R)/fig_orf4.h5 $(R)/fig_orf5c.h5 $(R)/fig_orf5ab.h5 \
 	       $(R)/fig_hrf_table1.h5 $(R)/fig_hrf5.h5 $(R)/fig_orf23.h5
-# ORF Table 2 (rfx svm-classify, letter and usps): CPU seconds not yet
-# measured by measure.sh (see docs/REPRODUCTION.md, "ORF Table 2").
-FIG_RESULTS += $(R)/fig_orf_table2.h5
 # Under 2 s each: thesis Figs 4.1, 6.1, 6.2, HRF Fig 1 and the
 # max-relative-error (rfx variance --map, rfx pointwise), ORF Fig 4 on UCI.
 FIG_RESULTS += $(R)/fig4_1.h5 $(R)/fig6_1.h5 $(R)/fig6_2.h5 $(R)/fig_hrf1.h5 \
