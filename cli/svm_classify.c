@@ -25,7 +25,7 @@
 #define MAX_RATIOS 64
 
 static const char usage_line[] =
-	"[--dataset LIST] [--method LIST] [--ratio LIST] [--seeds N] [--cost C] "
+	"[--dataset LIST] [--method LIST] [--ratio LIST] [--seeds N] [--cost LIST] "
 	"[--eps E] [--max-iter N] [--n-train N] [--n-test N] [--max-mem MB] "
 	"[--seed S] [-o FILE.h5]";
 
@@ -41,10 +41,10 @@ static const char summary[] =
 	"cifar and gisette are not in data/.";
 
 struct svm_opts {
-	const char *dataset, *method, *ratio, *data, *output;
+	const char *dataset, *method, *ratio, *cost, *data, *output;
 	int seeds, max_iter, nn_k, threads;
 	long nn_sample, max_mem, n_train, n_test;
-	double cost, eps;
+	double eps;
 	uint64_t seed;
 };
 
@@ -67,8 +67,8 @@ static int parse_opts(int argc, char **argv, struct svm_opts *o, int *help)
 		  "D/d, positive integers, comma-separated (default 2,4,6,8,10)", 0 },
 		{ "seeds", 0, RFX_OPT_INT, &o->seeds, "N",
 		  "random-feature draws per cell (default 3)", 0 },
-		{ "cost", 0, RFX_OPT_DOUBLE, &o->cost, "C",
-		  "the SVM's C, the same for every dataset (default 1)", 0 },
+		{ "cost", 0, RFX_OPT_STRING, &o->cost, "LIST",
+		  "the SVM's C; several: picked per dataset by validation (default 1)", 0 },
 		{ "eps", 0, RFX_OPT_DOUBLE, &o->eps, "E",
 		  "stop when the projected gradients spread at most E (default 0.1)", 0 },
 		{ "max-iter", 0, RFX_OPT_INT, &o->max_iter, "N",
@@ -97,7 +97,8 @@ static int parse_opts(int argc, char **argv, struct svm_opts *o, int *help)
 /* Usage checks that need no data. */
 static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 		      char *dbuf, size_t dlen, enum rfx_proj *proj, int *nm,
-		      int *ratio, int *nr, struct rfx_err *err)
+		      int *ratio, int *nr, double **cost, int *nc,
+		      struct rfx_err *err)
 {
 	const char *item[MAX_METHODS];
 	char mbuf[256];
@@ -107,8 +108,14 @@ static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 			  err) ||
 	    rfx_opt_split("method", o->method, mbuf, sizeof(mbuf), item,
 			  MAX_METHODS, nm, err) ||
-	    rfx_opt_ints("ratio", o->ratio, ratio, MAX_RATIOS, 1, 4096, nr, err))
+	    rfx_opt_ints("ratio", o->ratio, ratio, MAX_RATIOS, 1, 4096, nr, err) ||
+	    rfx_opt_doubles("cost", o->cost, cost, nc, err))
 		return RFX_EINVAL;
+	for (k = 0; k < *nc; k++)
+		if (!((*cost)[k] > 0.0))
+			return rfx_error(err, RFX_EINVAL,
+					 "--cost values must be positive, got %g",
+					 (*cost)[k]);
 	for (k = 0; k < *nd; k++) {
 		if (strcmp(dnames[k], "letter") && strcmp(dnames[k], "usps") &&
 		    strcmp(dnames[k], "mnist"))
@@ -132,9 +139,6 @@ static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 	if (o->seeds < 1 || o->seeds > 10000)
 		return rfx_error(err, RFX_EINVAL, "--seeds must be in 1..10000, got %d",
 				 o->seeds);
-	if (!(o->cost > 0.0))
-		return rfx_error(err, RFX_EINVAL, "--cost must be positive, got %g",
-				 o->cost);
 	if (!(o->eps > 0.0))
 		return rfx_error(err, RFX_EINVAL, "--eps must be positive, got %g",
 				 o->eps);
@@ -169,11 +173,13 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 	struct rfx_svmexp_data data[MAX_DATA];
 	struct rfx_svmexp_config c[MAX_DATA];
 	struct rfx_svmexp_row *rows = NULL;
+	struct rfx_svmexp_cost_row *crows = NULL;
 	enum rfx_proj proj[MAX_METHODS];
+	double *cost = NULL, *val = NULL;
 	const char *dnames[MAX_DATA];
 	char dbuf[256], dir[4096], ctx[64];
-	int ratio[MAX_RATIOS], nd = 0, nm, nr, k, help = 0, ret;
-	size_t per;
+	int ratio[MAX_RATIOS], nd = 0, nm, nr, nc = 0, k, q, help = 0, ret;
+	size_t per, ncrows = 0;
 
 	memset(&o, 0, sizeof(o));
 	memset(data, 0, sizeof(data));
@@ -182,7 +188,7 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 	o.method = "RFF,ORF,SORF";
 	o.ratio = "2,4,6,8,10";
 	o.seeds = 3;
-	o.cost = 1.0;
+	o.cost = "1";
 	o.eps = 0.1;
 	o.max_iter = 1000;
 	o.nn_k = 50;
@@ -193,8 +199,10 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 	if (ret || help)
 		return ret;
 	if (check_opts(&o, dnames, &nd, dbuf, sizeof(dbuf), proj, &nm, ratio, &nr,
-		       &err))
+		       &cost, &nc, &err)) {
+		free(cost);
 		return fail(RFX_EXIT_USAGE, &err);
+	}
 #ifdef _OPENMP
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);
@@ -218,7 +226,7 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 		c[k].proj = proj;
 		c[k].seeds = o.seeds;
 		rfx_svm_params_init(&c[k].svm);
-		c[k].svm.C = o.cost;
+		c[k].svm.C = cost[0];
 		c[k].svm.eps = o.eps;
 		c[k].svm.max_iter = o.max_iter;
 		c[k].seed = o.seed;
@@ -231,7 +239,9 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 		}
 	}
 	rows = calloc((size_t)nd * per, sizeof(*rows));
-	if (!rows) {
+	crows = calloc((size_t)nd * (size_t)nc, sizeof(*crows));
+	val = malloc((size_t)nc * sizeof(double));
+	if (!rows || !crows || !val) {
 		rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 		goto out;
 	}
@@ -242,6 +252,25 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 	rfx_seed_note(o.seed);
 	for (k = 0; k < nd; k++) {
 		snprintf(ctx, sizeof(ctx), "svm-classify %s", dnames[k]);
+		/* several C: the validation picks one per dataset */
+		if (nc > 1) {
+			if (rfx_svmexp_pick_cost(&c[k], cost, nc, &c[k].svm.C, val,
+						 &err)) {
+				fail(RFX_EXIT_FAIL, &err);
+				goto out;
+			}
+			for (q = 0; q < nc; q++) {
+				struct rfx_svmexp_cost_row *r = &crows[ncrows++];
+
+				snprintf(r->dataset, sizeof(r->dataset), "%s", dnames[k]);
+				r->D = ratio[0] * data[k].d;
+				r->C = cost[q];
+				r->n_fit = (long)(data[k].n_train - data[k].n_train / 5);
+				r->n_val = (long)(data[k].n_train / 5);
+				r->val_pct = val[q];
+				r->chosen = cost[q] == c[k].svm.C;
+			}
+		}
 		if (rfx_svmexp_run(&c[k], rows + (size_t)k * per, &err)) {
 			fail(RFX_EXIT_FAIL, &err);
 			goto out;
@@ -250,6 +279,8 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 	if (rfx_out_provenance(&out, cli, o.seed, &err) ||
 	    rfx_out_table(&out, &rfx_svmexp_schema, rows, (size_t)nd * per, stdout,
 			  &err) ||
+	    (ncrows && rfx_out_table(&out, &rfx_svmexp_cost_schema, crows, ncrows,
+				     NULL, &err)) ||
 	    rfx_out_commit(&out, &err)) {
 		fail(RFX_EXIT_FAIL, &err);
 		goto out;
@@ -260,5 +291,8 @@ out:
 	for (k = 0; k < nd; k++)
 		rfx_svmexp_data_release(&data[k]);
 	free(rows);
+	free(crows);
+	free(val);
+	free(cost);
 	return ret;
 }

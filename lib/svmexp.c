@@ -66,6 +66,24 @@ const struct rfx_schema rfx_svmexp_schema = {
 	sizeof(struct rfx_svmexp_row), RFX_NCOLS(cols), cols
 };
 
+#define COL(field, type)                                                       \
+	{ #field, type, offsetof(struct rfx_svmexp_cost_row, field),           \
+	  sizeof(((struct rfx_svmexp_cost_row *)0)->field) }
+
+static const struct rfx_column cost_cols[] = {
+	COL(dataset, RFX_COL_STRING), COL(D, RFX_COL_INT),
+	COL(C, RFX_COL_DOUBLE),	      COL(n_fit, RFX_COL_LONG),
+	COL(n_val, RFX_COL_LONG),     COL(val_pct, RFX_COL_DOUBLE),
+	COL(chosen, RFX_COL_INT),
+};
+#undef COL
+
+const struct rfx_schema rfx_svmexp_cost_schema = {
+	"svm_cost",
+	"validation accuracy of RFF features per C (80/20 split of the training rows)",
+	sizeof(struct rfx_svmexp_cost_row), RFX_NCOLS(cost_cols), cost_cols
+};
+
 int rfx_svmexp_method_parse(const char *name, enum rfx_proj *out,
 			    struct rfx_err *err)
 {
@@ -449,4 +467,42 @@ out:
 	free(Xtr);
 	free(Xte);
 	return ret;
+}
+
+int rfx_svmexp_pick_cost(const struct rfx_svmexp_config *c, const double *grid,
+			 int ngrid, double *best, double *val,
+			 struct rfx_err *err)
+{
+	static const enum rfx_proj iid = RFX_PROJ_IID;
+	const struct rfx_svmexp_data *D = c->data;
+	struct rfx_svmexp_data v = *D;
+	struct rfx_svmexp_config vc = *c;
+	struct rfx_svmexp_row row;
+	int k, b = 0, ret;
+
+	if (ngrid < 1 || D->n_train < 10 || c->nratio < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "validating C needs a grid, a ratio and 10 training rows");
+	/* the view: fit rows first, validation rows in the place of the test */
+	v.n_train = D->n_train - D->n_train / 5;
+	v.n_test = D->n_train / 5;
+	v.Xte = D->Xtr + v.n_train * (size_t)D->d;
+	v.yte = D->ytr + v.n_train;
+	vc.data = &v;
+	vc.nratio = 1;
+	vc.nmethods = 1;
+	vc.proj = &iid;
+	vc.seeds = 1;
+	vc.progress = NULL;
+	for (k = 0; k < ngrid; k++) {
+		vc.svm.C = grid[k];
+		if ((ret = rfx_svmexp_run(&vc, &row, err)))
+			return ret;
+		val[k] = row.acc_pct;
+		if (k == 0 || val[k] > val[b] ||
+		    (val[k] == val[b] && grid[k] < grid[b]))
+			b = k;
+	}
+	*best = grid[b];
+	return RFX_OK;
 }

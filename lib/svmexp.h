@@ -130,4 +130,30 @@ int rfx_svmexp_plan(const struct rfx_svmexp_config *c, struct rfx_err *err);
 int rfx_svmexp_run(const struct rfx_svmexp_config *c,
 		   struct rfx_svmexp_row *rows, struct rfx_err *err);
 
+/*
+ * C by validation, per dataset: the training rows split into their first
+ * 80% (fit) and last 20% (validation); for each of the ngrid values of
+ * grid, RFF (iid) features at D = c->ratio[0] d, draw 0 (the same stream
+ * as the run's first draw), trained on the fit rows and scored on the
+ * validation rows. *best gets the C of the highest validation accuracy
+ * (the smallest such C on ties), val (ngrid entries) the accuracies in
+ * percent. The test rows are never seen. Errors as rfx_svmexp_run, and
+ * RFX_EINVAL for an empty grid or fewer than 10 training rows.
+ */
+int rfx_svmexp_pick_cost(const struct rfx_svmexp_config *c, const double *grid,
+			 int ngrid, double *best, double *val,
+			 struct rfx_err *err);
+
+/* One row per (dataset, C) of the validation. */
+struct rfx_svmexp_cost_row {
+	char dataset[16];
+	int D;                  /* projections of the validation features */
+	double C;
+	long n_fit, n_val;
+	double val_pct;         /* validation accuracy */
+	int chosen;             /* 1 for the C the run used */
+};
+
+extern const struct rfx_schema rfx_svmexp_cost_schema;
+
 #endif

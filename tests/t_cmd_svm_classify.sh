@@ -46,6 +46,16 @@ ok $? "-o: the HDF5 table dumps to the TSV printed"
 "$RFX" dump out.h5 --attrs 2> /dev/null | grep -q '^command	.*svm-classify --dataset letter'
 ok $? "-o: the file records the command line"
 
+rm -f out.h5
+run svm-classify $SMALL --ratio 1 --cost 0.5,8 -o out.h5
+"$RFX" dump out.h5 svm_cost > cost.tsv 2> /dev/null
+is "$(col cost.tsv C | tr '\n' ' ')" "0.5 8 " "--cost LIST: one validation row per C"
+is "$(awk -F'\t' 'NR > 1 && $7 == 1 {print $3}' cost.tsv)" "$(col "$tmp/out" C | sort -u)" \
+	"--cost LIST: the run uses the C the validation chose"
+is "$(awk -F'\t' 'NR > 1 {print $4, $5; exit}' cost.tsv)" "480 120" \
+	"--cost LIST: validation on the last 20% of the 600 training rows"
+
+fails 2 "a negative --cost in a list" svm-classify --cost 1,-1 -o out.h5
 fails 2 "unknown dataset" svm-classify --dataset forest -o out.h5
 fails 2 "unknown method" svm-classify --method QMC -o out.h5
 fails 2 "D/d = 0" svm-classify --ratio 0 -o out.h5

@@ -2,9 +2,9 @@
  * Tests for lib/svmexp.c: the splits of the three datasets against the
  * files (sizes from data/MANIFEST.md, rows compared with the plain
  * loader), the padding, the row caps, the method names, the plan's
- * refusals, the table's layout, the same bytes on 1 and 2 threads, and
+ * refusals, the table's layout, the same bytes on 1 and 2 threads,
  * accuracy on two planted clusters that a Gaussian-kernel classifier
- * must separate.
+ * must separate, and C by validation (the argmax, blind to test rows).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -190,6 +190,29 @@ static void test_run(void)
 		   !memcmp(rows, rows2, sizeof(rows)),
 	   "the same rows, byte for byte, on 2 threads");
 
+	{
+		static const double grid[3] = { 0.01, 1.0, 100.0 };
+		double val[3], val2[3], best = 0.0, best2 = -1.0;
+		size_t i;
+		int b = 0;
+
+		ok(rfx_svmexp_pick_cost(&c, grid, 3, &best, val, &err) == RFX_OK,
+		   "C by validation runs (%s)", err.msg);
+		/* the first maximum of an ascending grid: the smallest C on ties */
+		for (k = 1; k < 3; k++)
+			b = val[k] > val[b] ? k : b;
+		ok(best == grid[b], "the C picked has the best validation accuracy, "
+		   "the smallest on ties (%g: %g%%, %g%%, %g%%)", best, val[0], val[1],
+		   val[2]);
+		/* the test rows must play no part: poison them */
+		for (i = 0; i < D.n_test * DIM; i++)
+			D.Xte[i] = NAN;
+		ok(rfx_svmexp_pick_cost(&c, grid, 3, &best2, val2, &err) == RFX_OK &&
+			   best2 == best && !memcmp(val, val2, sizeof(val)),
+		   "the validation never reads the test rows");
+		ok(rfx_svmexp_pick_cost(&c, grid, 0, &best2, val2, &err) == RFX_EINVAL,
+		   "an empty grid is refused");
+	}
 	c.max_bytes = 200 * 2 * 3 * DIM * sizeof(float) - 1;
 	ok(rfx_svmexp_plan(&c, &err) == RFX_EINVAL && strstr(err.msg, "3d"),
 	   "a cell over max_bytes is refused before any work (%s)", err.msg);
