@@ -100,6 +100,8 @@ LIB_OBJS += lib/regime.o
 LIB_OBJS += lib/regress.o
 LIB_OBJS += lib/rng.o
 LIB_OBJS += lib/setstats.o
+LIB_OBJS += lib/svm.o
+LIB_OBJS += lib/svmexp.o
 LIB_OBJS += lib/table.o
 LIB_OBJS += lib/uci.o
 LIB_OBJS += lib/uciexp.o
@@ -117,6 +119,7 @@ CLI_OBJS += cli/optis.o
 CLI_OBJS += cli/output.o
 CLI_OBJS += cli/pointwise.o
 CLI_OBJS += cli/rfx.o
+CLI_OBJS += cli/svm_classify.o
 CLI_OBJS += cli/uci_classify.o
 CLI_OBJS += cli/variance.o
 

@@ -95,64 +95,6 @@ static const struct rfx_opt_mode option_modes[] = {
 	{ "mc", MODE_Z },
 };
 
-/*
- * Splits a comma-separated list into at most max items (copies in buf,
- * capacity n). RFX_EINVAL for an empty item or too many.
- */
-static int split_list(const char *what, const char *list, char *buf, size_t n,
-		      const char **item, int max, int *count, struct rfx_err *err)
-{
-	char *p;
-	int k = 0;
-
-	if ((size_t)snprintf(buf, n, "%s", list) >= n)
-		return rfx_error(err, RFX_EINVAL, "--%s list too long", what);
-	p = buf;
-	for (;;) {
-		char *comma = strchr(p, ',');
-
-		if (comma)
-			*comma = '\0';
-		if (!*p)
-			return rfx_error(err, RFX_EINVAL, "empty item in --%s '%s'", what,
-					 list);
-		if (k == max)
-			return rfx_error(err, RFX_EINVAL, "too many items in --%s", what);
-		item[k++] = p;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	*count = k;
-	return RFX_OK;
-}
-
-/* Positive integers from a list (at most max). */
-static int int_list(const char *what, const char *list, int *out, int max,
-		    int lo, int hi, int *n, struct rfx_err *err)
-{
-	double *v = NULL;
-	int k, ret = rfx_opt_doubles(what, list, &v, n, err);
-
-	if (ret)
-		return ret;
-	if (*n > max) {
-		free(v);
-		return rfx_error(err, RFX_EINVAL, "too many items in --%s", what);
-	}
-	for (k = 0; k < *n; k++) {
-		if (v[k] != floor(v[k]) || v[k] < lo || v[k] > hi) {
-			free(v);
-			return rfx_error(err, RFX_EINVAL,
-					 "--%s expects integers in %d..%d, got '%s'", what,
-					 lo, hi, list);
-		}
-		out[k] = (int)v[k];
-	}
-	free(v);
-	return RFX_OK;
-}
-
 static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 {
 	int ret, npos;
@@ -194,8 +136,7 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		  "repetitions, for the mean and standard deviation (default 20)", 0 },
 		{ "param", 0, RFX_OPT_MULTI, &o->params, "[M:]NAME=VALUE",
 		  "fix a parameter instead of fitting or matching it (default: all fitted)", 0 },
-		{ "data", 0, RFX_OPT_STRING, &o->data, "DIR",
-		  "the datasets' directory (default $RFX_DATA, else data/ next to rfx)", 0 },
+		RFX_OPTION_DATA(&o->data),
 		{ "check", 0, RFX_OPT_STRING, &o->check, "REF.tsv",
 		  "compare with a reference table (make regress); exit 1 if a cell differs (default none)", 0 },
 		{ "vs-z", 0, RFX_OPT_FLAG, &o->vs_z, NULL,
@@ -260,13 +201,13 @@ static int run_vs_z(const struct mt_opts *o, const struct rfx_cli *cli)
 	size_t n;
 
 	rfx_err_clear(&err);
-	if (split_list("projection", o->projection, buf, sizeof(buf), item,
+	if (rfx_opt_split("projection", o->projection, buf, sizeof(buf), item,
 		       MAX_ITEMS, &np, &err))
 		return fail(RFX_EXIT_USAGE, &err);
 	for (k = 0; k < np; k++)
 		if (rfx_proj_parse(item[k], &proj[k], &err))
 			return fail(RFX_EXIT_USAGE, &err);
-	if (int_list("d", o->dlist, d, MAX_ITEMS, 2, 4096, &nd, &err))
+	if (rfx_opt_ints("d", o->dlist, d, MAX_ITEMS, 2, 4096, &nd, &err))
 		return fail(RFX_EXIT_USAGE, &err);
 	if (!(o->z_max > 0.0 && o->z_max <= 6.0))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "--z-max must be in (0, 6], got %g",
@@ -358,7 +299,7 @@ static int parse_methods(const struct mt_opts *o, struct mt_state *s,
 	const char *item[MAX_METHODS];
 	int used[64] = { 0 }, k, q, n;
 
-	if (split_list("method", o->method, s->mbuf, sizeof(s->mbuf), item, MAX_METHODS,
+	if (rfx_opt_split("method", o->method, s->mbuf, sizeof(s->mbuf), item, MAX_METHODS,
 		       &s->nmethods, err))
 		return RFX_EINVAL;
 	for (k = 0; k < s->nmethods; k++) {
@@ -406,7 +347,7 @@ static int parse_methods(const struct mt_opts *o, struct mt_state *s,
 		memcpy(s->ratio, v, (size_t)n * sizeof(double));
 		free(v);
 		s->nbudget = n;
-	} else if (int_list("features", o->features, s->features, MAX_ITEMS, 1,
+	} else if (rfx_opt_ints("features", o->features, s->features, MAX_ITEMS, 1,
 			    1000000, &s->nbudget, err)) {
 		return RFX_EINVAL;
 	}
@@ -437,9 +378,9 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 	char *end;
 
 	*code = RFX_EXIT_USAGE;
-	if (split_list("dataset", o->dataset, dbuf, sizeof(dbuf), dnames, MAX_DATA,
+	if (rfx_opt_split("dataset", o->dataset, dbuf, sizeof(dbuf), dnames, MAX_DATA,
 		       &nd, err) ||
-	    split_list("norm", o->norm, nbuf, sizeof(nbuf), nnames, MAX_NORMS, &nn,
+	    rfx_opt_split("norm", o->norm, nbuf, sizeof(nbuf), nnames, MAX_NORMS, &nn,
 		       err))
 		return RFX_EINVAL;
 	for (k = 0; k < nd; k++) {
@@ -500,12 +441,7 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 				 "--nn-k and --nn-sample must be positive, got %d and %ld",
 				 o->nn_k, o->nn_sample);
 	}
-	if (o->data)
-		snprintf(dir, sizeof(dir), "%s", o->data);
-	else if (getenv("RFX_DATA"))
-		snprintf(dir, sizeof(dir), "%s", getenv("RFX_DATA"));
-	else
-		snprintf(dir, sizeof(dir), "%s", cli->data_dir);
+	rfx_cli_data_dir(o->data, cli, dir, sizeof(dir));
 	for (k = 0; k < nd; k++) {
 		struct rfx_dataset *raw = rfx_dataset_load(dnames[k], dir, err);
 

@@ -257,3 +257,56 @@ int rfx_opt_doubles(const char *what, const char *list, double **out, int *n,
 	*n = cnt;
 	return RFX_OK;
 }
+
+int rfx_opt_split(const char *what, const char *list, char *buf, size_t n,
+		  const char **item, int max, int *count, struct rfx_err *err)
+{
+	char *p;
+	int k = 0;
+
+	if ((size_t)snprintf(buf, n, "%s", list) >= n)
+		return rfx_error(err, RFX_EINVAL, "--%s list too long", what);
+	p = buf;
+	for (;;) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (!*p)
+			return rfx_error(err, RFX_EINVAL, "empty item in --%s '%s'", what,
+					 list);
+		if (k == max)
+			return rfx_error(err, RFX_EINVAL, "too many items in --%s", what);
+		item[k++] = p;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*count = k;
+	return RFX_OK;
+}
+
+int rfx_opt_ints(const char *what, const char *list, int *out, int max,
+		 int lo, int hi, int *n, struct rfx_err *err)
+{
+	double *v = NULL;
+	int k, ret = rfx_opt_doubles(what, list, &v, n, err);
+
+	if (ret)
+		return ret;
+	if (*n > max) {
+		free(v);
+		return rfx_error(err, RFX_EINVAL, "too many items in --%s", what);
+	}
+	for (k = 0; k < *n; k++) {
+		if (v[k] != floor(v[k]) || v[k] < lo || v[k] > hi) {
+			free(v);
+			return rfx_error(err, RFX_EINVAL,
+					 "--%s expects integers in %d..%d, got '%s'", what,
+					 lo, hi, list);
+		}
+		out[k] = (int)v[k];
+	}
+	free(v);
+	return RFX_OK;
+}

@@ -47,6 +47,9 @@ struct rfx_opt {
 #define RFX_OPTION_OUTPUT(dest, what) \
 	{ "output", 'o', RFX_OPT_STRING, (dest), "FILE.h5", \
 	  "also write " what " to this HDF5 file (default none: stdout only)", 0 }
+#define RFX_OPTION_DATA(dest) \
+	{ "data", 0, RFX_OPT_STRING, (dest), "DIR", \
+	  "the datasets' directory (default $RFX_DATA, else data/ next to rfx)", 0 }
 #define RFX_OPTION_END { NULL, 0, 0, NULL, NULL, NULL, 0 }
 
 /*
@@ -91,5 +94,20 @@ void rfx_opt_help(const char *cmd, const char *usage, const char *summary,
  */
 int rfx_opt_doubles(const char *what, const char *list, double **out, int *n,
 		    struct rfx_err *err);
+
+/*
+ * Splits a comma-separated list into at most max items, copied into buf
+ * (capacity n) and pointed to by item[0..*count-1]. RFX_EINVAL for an
+ * empty item, too many items or a list longer than buf.
+ */
+int rfx_opt_split(const char *what, const char *list, char *buf, size_t n,
+		  const char **item, int max, int *count, struct rfx_err *err);
+
+/*
+ * Parses a comma-separated list of at most max integers in lo..hi into
+ * out (*n items). RFX_EINVAL naming --what otherwise.
+ */
+int rfx_opt_ints(const char *what, const char *list, int *out, int max,
+		 int lo, int hi, int *n, struct rfx_err *err);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -179,6 +180,14 @@ void rfx_tsv_print(const struct rfx_schema *s, const void *rows, size_t n,
 		}
 		fputc('\n', out);
 	}
+}
+
+void rfx_cli_data_dir(const char *opt, const struct rfx_cli *cli, char *buf,
+		      size_t n)
+{
+	const char *env = getenv("RFX_DATA");
+
+	snprintf(buf, n, "%s", opt ? opt : env ? env : cli->data_dir);
 }
 
 void rfx_progress(void *what, int done, int total)

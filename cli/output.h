@@ -80,6 +80,13 @@ void rfx_tsv_print(const struct rfx_schema *s, const void *rows, size_t n,
 void rfx_seed_note(uint64_t seed);
 void rfx_seed_flush(void);
 
+/*
+ * The data directory a command reads: --data when given (opt not NULL),
+ * else $RFX_DATA, else the build's default (cli->data_dir), into buf.
+ */
+void rfx_cli_data_dir(const char *opt, const struct rfx_cli *cli, char *buf,
+		      size_t n);
+
 /* Progress on stderr when it is a terminal: "rfx: variance 12/200". */
 void rfx_progress(void *what, int done, int total);
 

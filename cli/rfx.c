@@ -43,6 +43,8 @@ static const struct rfx_cmd commands[] = {
 	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },
 	{ "uci-classify", cmd_uci_classify,
 	  "kernel regression classification on eight UCI datasets (thesis Tables 6.1-6.3)" },
+	{ "svm-classify", cmd_svm_classify,
+	  "linear SVM on RFF, ORF and SORF features (ORF Table 2)" },
 	{ "help", cmd_help, "show help for rfx or for a command" },
 	{ "version", cmd_version, "print the version and build commit" },
 	{ NULL, NULL, NULL }

@@ -40,6 +40,9 @@ FIG_RESULTS = $(R)/uci.h5
 FIG_RESULTS += $(R)/variance.h5
 # HRF Fig 6 and Table 3 (rfx clustered): 165.
 FIG_RESULTS += $(R)/fig_hrf6.h5
+# ORF Table 2 (rfx svm-classify, letter and usps): 142 (one run of the
+# same command on commit 900a8b9, not measure.sh's).
+FIG_RESULTS += $(R)/fig_orf_table2.h5
 # HRF Table 1 and the ORF paper's Figs 1-5 (rfx mse-table): Fig 4 55,
 # Fig 5(c) 50, Fig 5(a)(b) 45, HRF Table 1 45; HRF Fig 5 (rfx pointwise)
 # 40; ORF Figs 2-3 35.

@@ -26,18 +26,23 @@ static const struct {
 	int header;        /* lines to skip */
 	int nfields;       /* fields per data line; 0: MNIST idx */
 	int drop[2];       /* 1-based columns left out (0: none) */
+	int label;         /* 1-based column of the class label (0: none) */
+	const char *test;  /* the separate test file, or NULL */
+	const char *labels; /* idx1 labels of an idx3 set, or NULL */
 } catalogue[] = {
-	{ "wine", "wine.csv", 0, 14, { 14, 0 } },
-	{ "boston", "boston_housing.csv", 0, 14, { 14, 0 } },
-	{ "letter", "letter-recognition.data", 0, 17, { 1, 0 } },
-	{ "usps", "usps_zip.train.gz", 0, 257, { 1, 0 } },
-	{ "mnist", "t10k-images-idx3-ubyte.gz", 0, 0, { 0, 0 } },
-	{ "wifi", "wifi_localization.txt", 0, 8, { 8, 0 } },
-	{ "abalone", "abalone.csv", 0, 9, { 1, 9 } },
-	{ "banknote", "banknote.txt", 1, 5, { 5, 0 } },
-	{ "optdigits", "optdigits.tra", 0, 65, { 65, 0 } },
-	{ "yeast", "yeast.data", 1, 10, { 1, 10 } },
-	{ NULL, NULL, 0, 0, { 0, 0 } }
+	{ "wine", "wine.csv", 0, 14, { 14, 0 }, 0, NULL, NULL },
+	{ "boston", "boston_housing.csv", 0, 14, { 14, 0 }, 0, NULL, NULL },
+	{ "letter", "letter-recognition.data", 0, 17, { 1, 0 }, 1, NULL, NULL },
+	{ "usps", "usps_zip.train.gz", 0, 257, { 1, 0 }, 1, "usps_zip.test.gz",
+	  NULL },
+	{ "mnist", "t10k-images-idx3-ubyte.gz", 0, 0, { 0, 0 }, 0, NULL,
+	  "t10k-labels-idx1-ubyte.gz" },
+	{ "wifi", "wifi_localization.txt", 0, 8, { 8, 0 }, 0, NULL, NULL },
+	{ "abalone", "abalone.csv", 0, 9, { 1, 9 }, 0, NULL, NULL },
+	{ "banknote", "banknote.txt", 1, 5, { 5, 0 }, 0, NULL, NULL },
+	{ "optdigits", "optdigits.tra", 0, 65, { 65, 0 }, 0, NULL, NULL },
+	{ "yeast", "yeast.data", 1, 10, { 1, 10 }, 0, NULL, NULL },
+	{ NULL, NULL, 0, 0, { 0, 0 }, 0, NULL, NULL }
 };
 
 int rfx_dataset_index(const char *name)
@@ -55,6 +60,7 @@ void rfx_dataset_free(struct rfx_dataset *ds)
 	if (!ds)
 		return;
 	free(ds->X);
+	free(ds->y);
 	free(ds);
 }
 
@@ -186,12 +192,33 @@ static int gz_failed(gzFile f, const char *path, struct rfx_err *err)
 	return rfx_error(err, RFX_EFORMAT, "corrupt gzip data in '%s': %s", path, m);
 }
 
-static struct rfx_dataset *load_text(int ci, const char *path,
+/*
+ * A class label: a letter A..Z is 0..25 (letter's), anything else must be
+ * an integer in 0..255 (usps writes its digits as 6.0000).
+ */
+static int parse_label(const char *s, int *out)
+{
+	char *end;
+	double v;
+
+	if (s[0] >= 'A' && s[0] <= 'Z' && !s[1]) {
+		*out = s[0] - 'A';
+		return 0;
+	}
+	v = strtod(s, &end);
+	if (end == s || *end || !(v >= 0.0 && v <= 255.0) || v != floor(v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static struct rfx_dataset *load_text(int ci, const char *path, int labels,
 				     struct rfx_err *err)
 {
 	gzFile f = gzopen(path, "rb");
 	char *line = NULL, *fields[MAX_FIELDS + 1];
 	double *X = NULL;
+	int *y = NULL;
 	size_t n = 0, cap = 0;
 	int nf = catalogue[ci].nfields, d = 0, c, lineno = 0;
 	struct rfx_dataset *ds = NULL;
@@ -239,13 +266,24 @@ static struct rfx_dataset *load_text(int ci, const char *path,
 		if (n == cap) {
 			size_t nc = cap ? 2 * cap : 1024;
 			double *nx = realloc(X, nc * (size_t)d * sizeof(double));
+			int *ny = labels ? realloc(y, nc * sizeof(int)) : NULL;
 
-			if (!nx) {
+			if (nx)
+				X = nx;
+			if (ny)
+				y = ny;
+			if (!nx || (labels && !ny)) {
 				rfx_error(err, RFX_ENOMEM, "out of memory reading '%s'", path);
 				goto out;
 			}
-			X = nx;
 			cap = nc;
+		}
+		if (labels && parse_label(fields[catalogue[ci].label - 1], &y[n])) {
+			rfx_error(err, RFX_EFORMAT,
+				  "'%s' line %d field %d: not a class label: '%.40s'",
+				  path, lineno, catalogue[ci].label,
+				  fields[catalogue[ci].label - 1]);
+			goto out;
 		}
 		for (c = 0, k = 0; c < nf; c++) {
 			char *end;
@@ -280,11 +318,14 @@ static struct rfx_dataset *load_text(int ci, const char *path,
 	ds->n = n;
 	ds->d = d;
 	ds->X = X;
+	ds->y = y;
 	X = NULL;
+	y = NULL;
 out:
 	gzclose(f);
 	free(line);
 	free(X);
+	free(y);
 	return ds;
 }
 
@@ -314,7 +355,73 @@ struct rfx_dataset *rfx_dataset_load(const char *name, const char *dir,
 		rfx_images_free(im);
 		return ds;
 	}
-	return load_text(ci, path, err);
+	return load_text(ci, path, 0, err);
+}
+
+/* The number of classes: one more than the largest label. */
+static void count_classes(struct rfx_dataset *ds)
+{
+	size_t i;
+
+	ds->nclass = 0;
+	for (i = 0; i < ds->n; i++)
+		ds->nclass = ds->y[i] >= ds->nclass ? ds->y[i] + 1 : ds->nclass;
+}
+
+struct rfx_dataset *rfx_dataset_load_labelled(const char *name, const char *dir,
+					      int test, struct rfx_err *err)
+{
+	int ci = rfx_dataset_index(name);
+	const char *file;
+	char path[4096];
+	struct rfx_dataset *ds;
+
+	if (ci < 0) {
+		rfx_error(err, RFX_EINVAL, "unknown dataset '%s' (valid: %s)",
+			  name ? name : "", RFX_DATASET_NAMES);
+		return NULL;
+	}
+	if (!catalogue[ci].label && !catalogue[ci].labels) {
+		rfx_error(err, RFX_EINVAL, "dataset '%s' has no class labels here",
+			  name);
+		return NULL;
+	}
+	if (test && !catalogue[ci].test) {
+		rfx_error(err, RFX_EINVAL, "dataset '%s' has no separate test file",
+			  name);
+		return NULL;
+	}
+	file = test ? catalogue[ci].test : catalogue[ci].file;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", file) >=
+	    sizeof(path)) {
+		rfx_error(err, RFX_EINVAL, "data directory name too long");
+		return NULL;
+	}
+	if (catalogue[ci].label) {
+		ds = load_text(ci, path, 1, err);
+	} else {
+		size_t nl = 0;
+
+		ds = rfx_dataset_load(name, dir, err);
+		if (!ds)
+			return NULL;
+		snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".",
+			 catalogue[ci].labels);
+		ds->y = rfx_images_load_labels(path, &nl, err);
+		if (ds->y && nl != ds->n) {
+			rfx_error(err, RFX_EFORMAT, "'%s' has %zu labels for %zu images",
+				  path, nl, ds->n);
+			rfx_dataset_free(ds);
+			return NULL;
+		}
+		if (!ds->y) {
+			rfx_dataset_free(ds);
+			return NULL;
+		}
+	}
+	if (ds)
+		count_classes(ds);
+	return ds;
 }
 
 static const char *const norm_names[] = { "none", "zscore", "unit", "ball",

@@ -41,6 +41,8 @@ struct rfx_dataset {
 	size_t n;      /* inputs */
 	int d;         /* dimension (after padding) */
 	double *X;     /* n x d row-major */
+	int *y;        /* n class labels in 0..nclass-1, or NULL (below) */
+	int nclass;    /* classes: one more than the largest label */
 };
 
 /*
@@ -51,6 +53,19 @@ struct rfx_dataset {
  */
 struct rfx_dataset *rfx_dataset_load(const char *name, const char *dir,
 				     struct rfx_err *err);
+
+/*
+ * The same with class labels in ds->y, for the classification datasets:
+ * letter (A..Z as 0..25), usps and mnist (digits 0..9, mnist's from
+ * t10k-labels-idx1-ubyte.gz). test = 0 loads the file of the table above;
+ * test = 1 the separate test file, which only usps has
+ * (usps_zip.test.gz, 2007 rows). Errors as rfx_dataset_load, plus
+ * RFX_EINVAL for a dataset without labels or without a test file,
+ * RFX_EFORMAT for a bad label (not A..Z nor an integer in 0..255) or a
+ * label count that differs from the image count.
+ */
+struct rfx_dataset *rfx_dataset_load_labelled(const char *name, const char *dir,
+					      int test, struct rfx_err *err);
 
 /* A dataset from n x d values (copied), for tests and callers with data. */
 struct rfx_dataset *rfx_dataset_from(const char *name, const double *X,

@@ -98,6 +98,57 @@ static const char *eof_note(gzFile f, const char *path)
 	return errnum == Z_BUF_ERROR ? m : NULL;
 }
 
+/*
+ * Opens an idx file and reads its len-byte header (the magic first),
+ * checking that all of it is there and that the magic is want; kind
+ * ("idx3", "idx1") names the format in messages. *fp gets the open file,
+ * or NULL on failure.
+ */
+static int open_idx(const char *path, unsigned char *hdr, size_t len,
+		    unsigned long want, const char *kind, gzFile *fp,
+		    struct rfx_err *err)
+{
+	gzFile f;
+	size_t got;
+	int ret;
+
+	*fp = NULL;
+	/*
+	 * errno is the only cause gzopen() leaves behind; 0 means zlib could
+	 * not allocate its state.
+	 */
+	errno = 0;
+	f = gzopen(path, "rb");
+	if (!f) {
+		if (errno)
+			return rfx_error(err, RFX_EIO, "cannot open '%s': %s", path,
+					 strerror(errno));
+		return rfx_error(err, RFX_ENOMEM, "out of memory opening '%s'",
+				 path);
+	}
+	/*
+	 * zlib reads a file without a gzip header as it is, so a gunzipped
+	 * copy loads too; anything else fails the magic check below.
+	 */
+	gzbuffer(f, 1 << 17);
+	read_full(f, hdr, len, &got);
+	ret = read_status(f, path, err);
+	if (!ret && got < len)
+		ret = rfx_error(err, RFX_EFORMAT,
+				"truncated '%s': expected %zu bytes of %s header, got %zu",
+				path, len, kind, got);
+	if (!ret && be32(hdr) != want)
+		ret = rfx_error(err, RFX_EFORMAT,
+				"bad magic number 0x%08lx in '%s' (want 0x%08lx, %s-ubyte)",
+				be32(hdr), path, want, kind);
+	if (ret) {
+		gzclose(f);
+		return ret;
+	}
+	*fp = f;
+	return RFX_OK;
+}
+
 static struct rfx_images *images_alloc(size_t n, int rows, int cols)
 {
 	struct rfx_images *im = malloc(sizeof(*im));
@@ -123,52 +174,18 @@ struct rfx_images *rfx_images_load_idx(const char *path, struct rfx_err *err)
 	struct rfx_images *im = NULL;
 	unsigned char *chunk = NULL;   /* raw bytes of the current read */
 	unsigned char hdr[IDX3_HEADER];
-	unsigned long magic, n, rows, cols;
+	unsigned long n, rows, cols;
 	size_t total, done, got, i;    /* pixel bytes: announced, converted */
 	size_t cap;                    /* pixels im->pix has room for */
 	const char *note;
 	int ret = -1;                  /* RFX_OK only once all checks pass */
 
-	/*
-	 * errno is the only cause gzopen() leaves behind; 0 means zlib could
-	 * not allocate its state.
-	 */
-	errno = 0;
-	f = gzopen(path, "rb");
-	if (!f) {
-		if (errno)
-			ret = rfx_error(err, RFX_EIO, "cannot open '%s': %s",
-					path, strerror(errno));
-		else
-			ret = rfx_error(err, RFX_ENOMEM,
-					"out of memory opening '%s'", path);
+	if ((ret = open_idx(path, hdr, sizeof(hdr), IDX3_MAGIC, "idx3", &f,
+			    err)) != RFX_OK)
 		goto out;
-	}
-	/*
-	 * zlib reads a file without a gzip header as it is, so a gunzipped
-	 * copy loads too; anything else fails the magic check below.
-	 */
-	gzbuffer(f, 1 << 17);
-
-	read_full(f, hdr, sizeof(hdr), &got);
-	if ((ret = read_status(f, path, err)) != RFX_OK)
-		goto out;
-	if (got < sizeof(hdr)) {
-		ret = rfx_error(err, RFX_EFORMAT,
-				"truncated '%s': expected %d bytes of idx3 header, got %zu",
-				path, IDX3_HEADER, got);
-		goto out;
-	}
-	magic = be32(hdr);
 	n = be32(hdr + 4);
 	rows = be32(hdr + 8);
 	cols = be32(hdr + 12);
-	if (magic != IDX3_MAGIC) {
-		ret = rfx_error(err, RFX_EFORMAT,
-				"bad magic number 0x%08lx in '%s' (want 0x%08lx, idx3-ubyte)",
-				magic, path, IDX3_MAGIC);
-		goto out;
-	}
 	if (n < 1 || rows < 1 || rows > IDX3_MAX_SIDE || cols < 1 ||
 	    cols > IDX3_MAX_SIDE) {
 		ret = rfx_error(err, RFX_EFORMAT,
@@ -269,6 +286,65 @@ out:
 		return NULL;
 	}
 	return im;
+}
+
+#define IDX1_MAGIC 0x00000801UL
+#define IDX1_HEADER 8         /* magic, count */
+
+int *rfx_images_load_labels(const char *path, size_t *n_out,
+			    struct rfx_err *err)
+{
+	gzFile f;
+	unsigned char hdr[IDX1_HEADER], *raw = NULL, extra;
+	unsigned long n;
+	size_t got, i;
+	int *y = NULL, ret;
+
+	if (open_idx(path, hdr, sizeof(hdr), IDX1_MAGIC, "idx1", &f, err))
+		return NULL;
+	n = be32(hdr + 4);
+	/* MNIST has 70000 labels; a count beyond 2^26 is a corrupt header */
+	if (n < 1 || n > (1UL << 26)) {
+		ret = rfx_error(err, RFX_EFORMAT,
+				"implausible label count %lu in '%s'", n, path);
+		goto out;
+	}
+	raw = malloc(n);
+	y = malloc(n * sizeof(int));
+	if (!raw || !y) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory loading '%s'", path);
+		goto out;
+	}
+	read_full(f, raw, n, &got);
+	if ((ret = read_status(f, path, err)) != RFX_OK)
+		goto out;
+	if (got < n) {
+		ret = rfx_error(err, RFX_EFORMAT,
+				"truncated '%s': expected %lu labels, got %zu", path, n,
+				got);
+		goto out;
+	}
+	/* the end must follow, as for the images (and checks the trailer) */
+	read_full(f, &extra, 1, &got);
+	if ((ret = read_status(f, path, err)) != RFX_OK)
+		goto out;
+	if (got || eof_note(f, path)) {
+		ret = rfx_error(err, RFX_EFORMAT, "%s '%s' after %lu labels",
+				got ? "trailing data in" : "truncated gzip stream in",
+				path, n);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		y[i] = raw[i];
+	*n_out = n;
+out:
+	gzclose(f);
+	free(raw);
+	if (ret != RFX_OK) {
+		free(y);
+		return NULL;
+	}
+	return y;
 }
 
 /*

@@ -25,6 +25,14 @@ struct rfx_images {
 struct rfx_images *rfx_images_load_idx(const char *path, struct rfx_err *err);
 
 /*
+ * Loads a gzip-compressed idx1-ubyte file (magic 0x00000801: a count, then
+ * one unsigned byte per item), such as MNIST's labels: a new array of
+ * *n ints (caller frees). Errors as rfx_images_load_idx (a bad magic, an
+ * implausible count, truncation, trailing data).
+ */
+int *rfx_images_load_labels(const char *path, size_t *n, struct rfx_err *err);
+
+/*
  * Resizes every image to k x k by area averaging: each output pixel is the
  * mean of the input over its (rows/k) x (cols/k) footprint, with
  * fractional weights where the footprint cuts input pixels (28 -> 8 gives

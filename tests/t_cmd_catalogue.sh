@@ -63,6 +63,11 @@ sed '6s/^[^,]*,/-Infinity,/' "$FX/bank30" > "$(fx bank_inf banknote.txt)"
 tail -n +2 "$FX/bank30" > "$(fx bank_nohead banknote.txt)"
 sed '9s/,[^,]*$/,0.5/' "$FX/bank30" > "$(fx bank_label banknote.txt)"
 
+# letter-recognition.data (svm-classify): a letter A..Z, then 16 integers;
+# too few rows for the 16000 / 4000 split once the labels are right.
+head -n 30 "$DATA/letter-recognition.data" | sed '5s/^./a/' > "$(fx letter_label letter-recognition.data)"
+head -n 30 "$DATA/letter-recognition.data" > "$(fx letter_few letter-recognition.data)"
+
 # car.data (uci-classify): categories only.
 head -n 30 "$DATA/car.data" | sed '12s/^vhigh,/vvhigh,/' > "$(fx car_cat car.data)"
 head -n 30 "$DATA/car.data" | sed '8s/,unacc$/,unknown/' > "$(fx car_label car.data)"
@@ -340,6 +345,21 @@ cat > "$tmp/catalogue" <<'END'
 1|unknown category 'vvhigh'|uci-classify --dataset car --data $FX/car_cat --seeds 1 -o out.h5
 1|unknown category 'unknown'|uci-classify --dataset car --data $FX/car_label --seeds 1 -o out.h5
 1|cannot create 'nodir/out.h5'|uci-classify --dataset banknote --seeds 1 --gamma 1 -o nodir/out.h5
+
+# rfx svm-classify
+2|unknown dataset 'forest'|svm-classify --dataset forest -o out.h5
+2|unknown method 'QMC'|svm-classify --method RFF,QMC -o out.h5
+2|--ratio|svm-classify --ratio 0 -o out.h5
+2|--ratio|svm-classify --ratio 2.5 -o out.h5
+2|--cost|svm-classify --cost -1 -o out.h5
+2|--seeds|svm-classify --seeds 0 -o out.h5
+2|--max-iter|svm-classify --max-iter 0 -o out.h5
+2|listed twice|svm-classify --method ORF,orf -o out.h5
+1|cannot open|svm-classify --dataset letter --data $FX/none -o out.h5
+1|not a class label: 'a'|svm-classify --dataset letter --data $FX/letter_label -o out.h5
+1|30 rows|svm-classify --dataset letter --data $FX/letter_few -o out.h5
+1|limit of 1.0 MB|svm-classify --dataset letter --ratio 10 --max-mem 1 -o out.h5
+1|cannot create 'nodir/out.h5'|svm-classify --dataset letter --ratio 1 --seeds 1 --n-train 200 --nn-sample 50 -o nodir/out.h5
 
 # rfx dump
 2|needs a file|dump

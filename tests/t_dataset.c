@@ -362,11 +362,103 @@ static void test_sigma(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * Class labels, counted against independent sources: letter's class
+ * distribution in letter-recognition.names, usps's in usps_zip.info.txt,
+ * MNIST's t10k counts in data/MANIFEST.md (980 zeros, 1135 ones) and its
+ * first label, a 7 (tests/t_images.c).
+ */
+static void test_labels(void)
+{
+	static const int letter[26] = { 789, 766, 736, 805, 768, 775, 773, 734, 755,
+					747, 739, 761, 792, 783, 753, 803, 783, 758,
+					748, 796, 813, 764, 752, 787, 786, 734 };
+	static const int usps_tr[10] = { 1194, 1005, 731, 658, 652,
+					 556, 664, 645, 542, 644 };
+	static const int usps_te[10] = { 359, 264, 198, 166, 200,
+					 160, 170, 147, 166, 177 };
+	struct rfx_err err;
+	struct rfx_dataset *ds;
+	int cnt[26], k, same;
+	size_t i;
+
+	rfx_err_clear(&err);
+	ds = rfx_dataset_load_labelled("letter", data_dir(), 0, &err);
+	ok(ds && ds->n == 20000 && ds->d == 16 && ds->nclass == 26,
+	   "letter with labels: 20000 x 16, 26 classes");
+	if (ds) {
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < ds->n; i++)
+			cnt[ds->y[i]]++;
+		ok(!memcmp(cnt, letter, sizeof(letter)),
+		   "letter: A..Z counts as in letter-recognition.names");
+		ok(ds->y[0] == 'T' - 'A' && ds->X[0] == 2.0,
+		   "letter: the first row is a T with x-box 2");
+	}
+	rfx_dataset_free(ds);
+	for (k = 0; k < 2; k++) {
+		ds = rfx_dataset_load_labelled("usps", data_dir(), k, &err);
+		same = 0;
+		if (ds) {
+			memset(cnt, 0, sizeof(cnt));
+			for (i = 0; i < ds->n; i++)
+				cnt[ds->y[i]]++;
+			same = !memcmp(cnt, k ? usps_te : usps_tr, sizeof(usps_tr));
+		}
+		ok(ds && ds->d == 256 && ds->nclass == 10 && same,
+		   "usps %s: digit counts as in usps_zip.info.txt",
+		   k ? "test" : "train");
+		rfx_dataset_free(ds);
+	}
+	ds = rfx_dataset_load_labelled("mnist", data_dir(), 0, &err);
+	same = 0;
+	if (ds) {
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < ds->n; i++)
+			cnt[ds->y[i]]++;
+		same = cnt[0] == 980 && cnt[1] == 1135 && ds->y[0] == 7;
+	}
+	ok(ds && ds->n == 10000 && ds->d == 784 && ds->nclass == 10 && same,
+	   "mnist: 10000 labels, 980 zeros, 1135 ones, the first a 7");
+	rfx_dataset_free(ds);
+	ok(!rfx_dataset_load_labelled("wine", data_dir(), 0, &err) &&
+		   err.code == RFX_EINVAL,
+	   "a dataset without labels here is RFX_EINVAL (%s)", err.msg);
+	ok(!rfx_dataset_load_labelled("letter", data_dir(), 1, &err) &&
+		   err.code == RFX_EINVAL,
+	   "letter has no test file: RFX_EINVAL (%s)", err.msg);
+	{
+		char dir[] = "/tmp/rfx_t_dataset_lab.XXXXXX", path[4200];
+		FILE *f;
+
+		if (!mkdtemp(dir)) {
+			printf("Bail out! mkdtemp\n");
+			exit(1);
+		}
+		snprintf(path, sizeof(path), "%s/letter-recognition.data", dir);
+		f = fopen(path, "w");
+		if (!f) {
+			printf("Bail out! cannot write %s\n", path);
+			exit(1);
+		}
+		fputs("T,2,8,3,5,1,8,13,0,6,6,10,8,0,8,0,8\n"
+		      "t,5,12,3,7,2,10,5,5,4,13,3,9,2,8,4,10\n", f);
+		fclose(f);
+		ok(!rfx_dataset_load_labelled("letter", dir, 0, &err) &&
+			   err.code == RFX_EFORMAT && strstr(err.msg, "line 2"),
+		   "a label that is not A..Z nor 0..255 is RFX_EFORMAT (%s)",
+		   err.msg);
+		unlink(path);
+		rmdir(dir);
+	}
+}
+
 int main(void)
 {
 	test_catalogue();
 	test_malformed();
 	test_normalize();
 	test_sigma();
+	test_labels();
 	return done_testing();
 }

@@ -492,6 +492,45 @@ static void test_standardize(void)
 	   "standardize: a constant pixel becomes 0");
 }
 
+/*
+ * idx1 labels: a hand-made file of 5 labels loads back byte for byte; a
+ * wrong magic (the images file), a cut payload and trailing bytes fail.
+ */
+static void test_labels(const char *top)
+{
+	unsigned char buf[8 + 6] = { 0 };
+	static const unsigned char lab[6] = { 3, 1, 4, 1, 5, 9 };
+	char path[4096];
+	struct rfx_err err;
+	size_t n = 0;
+	int *y;
+
+	put_be32(buf, 0x00000801UL);
+	put_be32(buf + 4, 5);
+	memcpy(buf + 8, lab, 5);
+	write_gz(tmp_path("lab.gz"), buf, 13);
+	y = rfx_images_load_labels(tmp_path("lab.gz"), &n, &err);
+	ok(y && n == 5 && y[0] == 3 && y[1] == 1 && y[2] == 4 && y[3] == 1 &&
+		   y[4] == 5, "idx1: five labels load back");
+	free(y);
+	write_gz(tmp_path("lab.gz"), buf, 11);
+	y = rfx_images_load_labels(tmp_path("lab.gz"), &n, &err);
+	ok(!y && err.code == RFX_EFORMAT && strstr(err.msg, "truncated"),
+	   "idx1: a cut payload is RFX_EFORMAT (%s)", err.msg);
+	memcpy(buf + 8, lab, 6);
+	write_gz(tmp_path("lab.gz"), buf, 14);
+	y = rfx_images_load_labels(tmp_path("lab.gz"), &n, &err);
+	ok(!y && err.code == RFX_EFORMAT && strstr(err.msg, "trailing"),
+	   "idx1: trailing bytes are RFX_EFORMAT (%s)", err.msg);
+	unlink(tmp_path("lab.gz"));
+	snprintf(path, sizeof(path), "%s/data/t10k-images-idx3-ubyte.gz", top);
+	y = rfx_images_load_labels(path, &n, &err);
+	ok(!y && err.code == RFX_EFORMAT && strstr(err.msg, "magic"),
+	   "idx1: an idx3 file has the wrong magic (%s)", err.msg);
+	ok(!rfx_images_load_labels(tmp_path("none.gz"), &n, &err) &&
+		   err.code == RFX_EIO, "idx1: a missing file is RFX_EIO");
+}
+
 int main(void)
 {
 	const char *top = getenv("RFX_TOP");
@@ -517,6 +556,7 @@ int main(void)
 	test_resize();
 	test_load_small();
 	test_damaged_gzip(top);
+	test_labels(top);
 	rfx_images_free(NULL);
 	ok(1, "rfx_images_free(NULL) is a no-op");
 
