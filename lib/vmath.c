@@ -239,18 +239,23 @@ X512 __m512d vlog(__m512d x, const struct vtab *t)
 				  _mm512_set1_pd(NAN));
 }
 
+/* r = a - k log 2 with k the integer nearest a / log 2 (k ln2_hi exact) */
+X512 __m512d reduce_ln2(__m512d a, __m512d *k)
+{
+	*k = _mm512_roundscale_pd(_mm512_mul_pd(a, _mm512_set1_pd(1.0 / RFX_LN2)),
+				  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	return _mm512_fnmadd_pd(*k, _mm512_set1_pd(ln2_lo),
+				_mm512_fnmadd_pd(*k, _mm512_set1_pd(ln2_hi), a));
+}
+
 X512 __m512d vexpm1(__m512d a)
 {
 	/* max and min return a when it is a NaN (their second operand) */
 	__m512d ac = _mm512_min_pd(_mm512_set1_pd(709.79),
 				   _mm512_max_pd(_mm512_set1_pd(-60.0), a));
-	__m512d k = _mm512_roundscale_pd(
-		_mm512_mul_pd(ac, _mm512_set1_pd(1.0 / RFX_LN2)),
-		_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(ln2_hi), ac);
+	__m512d k, r = reduce_ln2(ac, &k);
 	__m512d p, s;
 
-	r = _mm512_fnmadd_pd(k, _mm512_set1_pd(ln2_lo), r);
 	p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), poly(eq, 12, r), r);
 	s = _mm512_scalef_pd(_mm512_set1_pd(0.5), k);
 	/*
@@ -293,13 +298,9 @@ static const double wq[12] = {
 X512 __m512d vlog1mexp_mid(__m512d a)
 {
 	__m512d ac = _mm512_max_pd(_mm512_set1_pd(-800.0), a);
-	__m512d k = _mm512_roundscale_pd(
-		_mm512_mul_pd(ac, _mm512_set1_pd(1.0 / RFX_LN2)),
-		_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(ln2_hi), ac);
+	__m512d k, r = reduce_ln2(ac, &k);
 	__m512d er, w;
 
-	r = _mm512_fnmadd_pd(k, _mm512_set1_pd(ln2_lo), r);
 	er = _mm512_add_pd(_mm512_set1_pd(1.0),
 			   _mm512_fmadd_pd(_mm512_mul_pd(r, r), poly(eq, 12, r), r));
 	w = _mm512_scalef_pd(er, k);
@@ -536,15 +537,9 @@ X512 __m512d vexp(__m512d u)
 	__mmask8 live = _mm512_cmp_pd_mask(u, _mm512_set1_pd(-745.2), _CMP_NLT_UQ);
 	__m512d uc = _mm512_min_pd(_mm512_set1_pd(710.0),
 				   _mm512_max_pd(_mm512_set1_pd(-745.2), u));
-	__m512d k = _mm512_roundscale_pd(
-		_mm512_mul_pd(uc, _mm512_set1_pd(1.0 / RFX_LN2)),
-		_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(ln2_hi), uc);
-	__m512d p;
-
+	__m512d k, r = reduce_ln2(uc, &k), p;
 	__mmask8 sub;
 
-	r = _mm512_fnmadd_pd(k, _mm512_set1_pd(ln2_lo), r);
 	p = _mm512_add_pd(_mm512_fmadd_pd(_mm512_mul_pd(r, r), poly(eq, 12, r), r),
 			  _mm512_set1_pd(1.0));
 	sub = _mm512_cmp_pd_mask(k, _mm512_set1_pd(-1021.5), _CMP_LT_OQ) & live;
