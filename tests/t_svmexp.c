@@ -196,6 +196,7 @@ static void test_run(void)
 		size_t i;
 		int b = 0;
 
+		rfx_err_clear(&err);
 		ok(rfx_svmexp_pick_cost(&c, grid, 3, &best, val, &err) == RFX_OK,
 		   "C by validation runs (%s)", err.msg);
 		/* the first maximum of an ascending grid: the smallest C on ties */
