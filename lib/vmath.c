@@ -42,35 +42,21 @@
  * The generic kernel: the scalar functions of logmath.h in loops that GCC
  * vectorises through libmvec.
  */
-RFX_SIMD_CLONES
-static void log_generic(double *y, const double *x, size_t n)
-{
-	size_t k;
+#define GENERIC_MAP(NAME, F)						\
+	RFX_SIMD_CLONES							\
+	static void NAME(double *y, const double *x, size_t n)		\
+	{								\
+		size_t k;						\
+									\
+		_Pragma("omp simd")					\
+		for (k = 0; k < n; k++)					\
+			y[k] = F(x[k]);					\
+	}
 
-#pragma omp simd
-	for (k = 0; k < n; k++)
-		y[k] = log(x[k]);
-}
-
-RFX_SIMD_CLONES
-static void logexpm1_generic(double *y, const double *a, size_t n)
-{
-	size_t k;
-
-#pragma omp simd
-	for (k = 0; k < n; k++)
-		y[k] = rfx_logexpm1(a[k]);
-}
-
-RFX_SIMD_CLONES
-static void log1mexp_generic(double *y, const double *a, size_t n)
-{
-	size_t k;
-
-#pragma omp simd
-	for (k = 0; k < n; k++)
-		y[k] = rfx_log1mexp(a[k]);
-}
+GENERIC_MAP(log_generic, log)
+GENERIC_MAP(logexpm1_generic, rfx_logexpm1)
+GENERIC_MAP(log1mexp_generic, rfx_log1mexp)
+#undef GENERIC_MAP
 
 /* Two loops: in one, GCC would call a scalar sincos (no vector form). */
 RFX_SIMD_CLONES
