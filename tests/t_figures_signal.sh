@@ -82,17 +82,7 @@ figure() {
 	done
 	f_pg=$(cat "$tmp/pgid" 2> /dev/null)
 	saw_tmp=no
-	if [ "$2" = tmp ]; then
-		i=0
-		while [ $i -lt 600 ]; do
-			for f in "$tmp"/res/*.h5.tmp.*; do
-				[ -e "$f" ] && saw_tmp=yes
-			done
-			[ $saw_tmp = yes ] && break
-			sleep 0.05
-			i=$((i + 1))
-		done
-	fi
+	[ "$2" = tmp ] && wait_for_tmp "$tmp/res" '*' 600
 	[ -n "$f_pg" ] && kill -"$1" -"$f_pg" 2> /dev/null
 	i=0
 	while [ -n "$f_pg" ] && kill -0 -"$f_pg" 2> /dev/null; do

@@ -162,6 +162,22 @@ fails() {
 	}
 }
 
+# wait_for_tmp DIR BASE TRIES: waits up to TRIES x 0.05 s for DIR/BASE.h5.tmp.*
+# (BASE may be a glob), the temporary of an HDF5 output being written, to
+# appear; sets $saw_tmp to yes or no.
+wait_for_tmp() {
+	saw_tmp=no
+	_w=0
+	while [ $_w -lt "$3" ]; do
+		for f in "$1"/$2.h5.tmp.*; do
+			[ -e "$f" ] && saw_tmp=yes
+		done
+		[ $saw_tmp = yes ] && return 0
+		sleep 0.05
+		_w=$((_w + 1))
+	done
+}
+
 # Interruption: a signal once the temporary file exists stops the run with
 # 128 + signal, leaving neither out.h5 nor out.h5.tmp.*; an existing out.h5
 # stays as it was.
@@ -179,16 +195,7 @@ interrupt() {
 	# default dispositions, as an interactive shell's job would have them.
 	env --default-signal=INT,TERM "$RFX" "$@" > "$tmp/out" 2> "$tmp/err" &
 	i_pid=$!
-	saw_tmp=no
-	i=0
-	while [ $i -lt 200 ]; do
-		for f in out.h5.tmp.*; do
-			[ -e "$f" ] && saw_tmp=yes
-		done
-		[ $saw_tmp = yes ] && break
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_for_tmp . out 200
 	while [ "$i_count" -gt 0 ]; do
 		kill -"$i_sig" "$i_pid" 2> /dev/null
 		i_count=$((i_count - 1))
