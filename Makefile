@@ -21,7 +21,7 @@ OPT = -O2
 WERROR = -Werror
 # -fno-math-errno and -fno-trapping-math: rfx reads neither errno after a
 # math call nor floating-point exception flags, and together they let the
-# compiler vectorise the log-domain loops through libmvec (lib/logmath.h).
+# compiler vectorise the log-domain loops through libmvec (lib/num/logmath.h).
 # IEEE semantics otherwise stay (no -ffast-math: rfx relies on inf).
 CFLAGS = -std=c11 -g $(OPT) -fno-math-errno -fno-trapping-math -Wall -Wextra \
 	 $(WERROR) -fopenmp -MMD -MP
@@ -64,52 +64,56 @@ QUIET_AR = @echo '   ' AR $@;
 QUIET_GEN = @echo '   ' GEN $@;
 endif
 
-LIB_OBJS += lib/bessel.o
-LIB_OBJS += lib/blas.o
-LIB_OBJS += lib/block.o
-LIB_OBJS += lib/cancel.o
-LIB_OBJS += lib/clusdata.o
-LIB_OBJS += lib/clushyb.o
-LIB_OBJS += lib/clustered.o
-LIB_OBJS += lib/cost.o
-LIB_OBJS += lib/dataset.o
-LIB_OBJS += lib/dirf.o
-LIB_OBJS += lib/err.o
-LIB_OBJS += lib/est_gerf.o
-LIB_OBJS += lib/est_cexp.o
-LIB_OBJS += lib/est_geom.o
-LIB_OBJS += lib/est_hyb.o
-LIB_OBJS += lib/est_pois.o
-LIB_OBJS += lib/est_pos.o
-LIB_OBJS += lib/est_posh.o
-LIB_OBJS += lib/est_trig.o
-LIB_OBJS += lib/estimator.o
-LIB_OBJS += lib/featmap.o
-LIB_OBJS += lib/gemm.o
-LIB_OBJS += lib/images.o
-LIB_OBJS += lib/kernel.o
-LIB_OBJS += lib/kreg.o
-LIB_OBJS += lib/kmeans.o
-LIB_OBJS += lib/montecarlo.o
-LIB_OBJS += lib/msetable.o
-LIB_OBJS += lib/optis.o
-LIB_OBJS += lib/orfvar.o
-LIB_OBJS += lib/pointwise.o
-LIB_OBJS += lib/proj.o
-LIB_OBJS += lib/regime.o
-LIB_OBJS += lib/regress.o
-LIB_OBJS += lib/rng.o
-LIB_OBJS += lib/setstats.o
-LIB_OBJS += lib/svm.o
-LIB_OBJS += lib/svmexp.o
-LIB_OBJS += lib/table.o
-LIB_OBJS += lib/uci.o
-LIB_OBJS += lib/uciexp.o
-LIB_OBJS += lib/varexp.o
-LIB_OBJS += lib/varmap.o
-LIB_OBJS += lib/vmath.o
-LIB_OBJS += lib/wht.o
-LIB_OBJS += lib/zcurve.o
+# lib/ by layer, lowest first (docs/HACKING.md): a module may include
+# headers of its own layer and of the layers listed before it only
+# (tests/t_layers.sh).
+LAYERS = base num io proj data est eval exp
+LIB_OBJS += lib/base/cancel.o
+LIB_OBJS += lib/base/err.o
+LIB_OBJS += lib/base/rng.o
+LIB_OBJS += lib/num/bessel.o
+LIB_OBJS += lib/num/blas.o
+LIB_OBJS += lib/num/block.o
+LIB_OBJS += lib/num/gemm.o
+LIB_OBJS += lib/num/kernel.o
+LIB_OBJS += lib/num/kmeans.o
+LIB_OBJS += lib/num/setstats.o
+LIB_OBJS += lib/num/vmath.o
+LIB_OBJS += lib/io/regress.o
+LIB_OBJS += lib/io/table.o
+LIB_OBJS += lib/proj/proj.o
+LIB_OBJS += lib/proj/wht.o
+LIB_OBJS += lib/data/dataset.o
+LIB_OBJS += lib/data/images.o
+LIB_OBJS += lib/data/regime.o
+LIB_OBJS += lib/data/uci.o
+LIB_OBJS += lib/est/cexp.o
+LIB_OBJS += lib/est/clushyb.o
+LIB_OBJS += lib/est/dirf.o
+LIB_OBJS += lib/est/estimator.o
+LIB_OBJS += lib/est/featmap.o
+LIB_OBJS += lib/est/geom.o
+LIB_OBJS += lib/est/gerf.o
+LIB_OBJS += lib/est/hyb.o
+LIB_OBJS += lib/est/orfvar.o
+LIB_OBJS += lib/est/pois.o
+LIB_OBJS += lib/est/pos.o
+LIB_OBJS += lib/est/posh.o
+LIB_OBJS += lib/est/trig.o
+LIB_OBJS += lib/eval/cost.o
+LIB_OBJS += lib/eval/kreg.o
+LIB_OBJS += lib/eval/montecarlo.o
+LIB_OBJS += lib/eval/svm.o
+LIB_OBJS += lib/exp/clusdata.o
+LIB_OBJS += lib/exp/clustered.o
+LIB_OBJS += lib/exp/msetable.o
+LIB_OBJS += lib/exp/optis.o
+LIB_OBJS += lib/exp/pointwise.o
+LIB_OBJS += lib/exp/svmexp.o
+LIB_OBJS += lib/exp/uciexp.o
+LIB_OBJS += lib/exp/varexp.o
+LIB_OBJS += lib/exp/varmap.o
+LIB_OBJS += lib/exp/zcurve.o
 
 CLI_OBJS += cli/clustered.o
 CLI_OBJS += cli/dump.o
@@ -280,7 +284,7 @@ install: rfx doc/rfx.1
 	$(INSTALL) -m 644 data/* '$(DESTDIR)$(DATADIR)/data'
 
 clean:
-	rm -f rfx librfx.a lib/*.o lib/*.d cli/*.o cli/*.d
+	rm -f rfx librfx.a lib/*/*.o lib/*/*.d cli/*.o cli/*.d
 	rm -rf tests/bin bench/bin build
 
 -include $(ALL_OBJS:.o=.d)

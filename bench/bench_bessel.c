@@ -2,7 +2,7 @@
  * Benchmark of rfx_bessel_sum_log_i0_prod, the inner loop of the geometric
  * random features' variance (thesis eq. 6.19): nanoseconds per element for
  * all L x L pairs of L rows of d coordinates, per kernel this CPU runs, for
- * four ranges of z (each picks a different kind of block in lib/bessel.c),
+ * four ranges of z (each picks a different kind of block in lib/num/bessel.c),
  * then the all-pairs form rfx_bessel_sum_log_i0_pairs (kernel in use) on
  * the same pairs in one call, against a plain loop over
  * gsl_sf_bessel_I0_scaled on the same pairs.
@@ -12,7 +12,7 @@
  *
  * The data come from a fixed seed, so runs compare.
  */
-#include "bessel.h"
+#include "num/bessel.h"
 
 #include <math.h>
 #include <stdio.h>

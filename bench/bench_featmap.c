@@ -39,8 +39,8 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "estimator.h"
-#include "rng.h"
+#include "est/estimator.h"
+#include "base/rng.h"
 
 #define TARGET 1.5 /* largest acceptable ratio to the dgemm */
 #define WARMUP_S 0.25 /* seconds of untimed runs before an --item's timed ones */

@@ -1,5 +1,5 @@
 /*
- * Benchmark of the projection samplers (lib/proj.h) at MNIST's padded
+ * Benchmark of the projection samplers (lib/proj/proj.h) at MNIST's padded
  * dimension: the time of one draw of M columns in dimension d for each
  * kind, best of reps after a warm-up. The ORF paper's point for SORF is
  * speed: its target is to draw a block at least 4 times faster than ORF's
@@ -17,8 +17,8 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "proj.h"
-#include "rng.h"
+#include "proj/proj.h"
+#include "base/rng.h"
 
 static double now(void)
 {

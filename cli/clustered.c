@@ -1,6 +1,6 @@
 /*
  * rfx clustered: hybrid random features adapted to clustered data (HRF
- * sec. 2.4 and appendix H, Fig 6 and Table 3), lib/clustered.h.
+ * sec. 2.4 and appendix H, Fig 6 and Table 3), lib/exp/clustered.h.
  *
  * For each synthetic data set of HRF H.3 (--set 1,2,3,4, or --s with
  * --sigma for another), k-means with k = 2 on the x's and on the y's, then
@@ -21,11 +21,11 @@
 #include <omp.h>
 #endif
 
-#include "clustered.h"
+#include "exp/clustered.h"
 #include "cmds.h"
 #include "opt.h"
 #include "output.h"
-#include "rng.h"
+#include "base/rng.h"
 
 #define MAX_METHODS 24
 #define MAX_SETS 4

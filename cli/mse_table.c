@@ -1,7 +1,7 @@
 /*
  * rfx mse-table: the mean squared error of kernel estimators on dataset
- * pairs (lib/msetable.h) and the ORF paper's curves against z
- * (lib/zcurve.h), in two modes:
+ * pairs (lib/exp/msetable.h) and the ORF paper's curves against z
+ * (lib/exp/zcurve.h), in two modes:
  *
  *   table (default)  HRF Table 1 by default (the softmax kernel on wine
  *                    and Boston); with --kernel gauss --ratio LIST the ORF
@@ -11,7 +11,7 @@
  *
  * --check REF.tsv compares the table with a reference made by the same
  * command (make regress): stdout gets the comparison, and the exit status
- * is 1 when a cell differs beyond its tolerance (lib/regress.h).
+ * is 1 when a cell differs beyond its tolerance (lib/io/regress.h).
  *
  * Usage errors exit 2 before any draw; run-time failures exit 1; the -o
  * file appears only when everything succeeded.
@@ -24,14 +24,14 @@
 #endif
 
 #include "cmds.h"
-#include "dataset.h"
-#include "estimator.h"
-#include "msetable.h"
+#include "data/dataset.h"
+#include "est/estimator.h"
+#include "exp/msetable.h"
 #include "opt.h"
 #include "output.h"
-#include "regress.h"
-#include "rng.h"
-#include "zcurve.h"
+#include "io/regress.h"
+#include "base/rng.h"
+#include "exp/zcurve.h"
 
 #define MAX_METHODS 32
 #define MAX_DATA 16
@@ -61,7 +61,7 @@ static const char summary[] =
 	"A method is [LABEL=]ESTIMATOR[:PROJECTION]. With --kernel gauss and\n"
 	"--ratio LIST, the Gaussian kernel at bandwidth sigma (the mean distance\n"
 	"to the 50th nearest neighbour, ORF paper sec. 5) against D/d (ORF Figs\n"
-	"4, 5c). --vs-z gives ORF Figs 2 and 3 (lib/zcurve.h). Datasets: "
+	"4, 5c). --vs-z gives ORF Figs 2 and 3 (lib/exp/zcurve.h). Datasets: "
 	RFX_DATASET_NAMES ".";
 
 struct mt_opts {

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "err.h"
+#include "base/err.h"
 
 enum rfx_opt_kind {
 	RFX_OPT_INT,    /* int */

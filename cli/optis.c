@@ -1,6 +1,6 @@
 /*
  * rfx optis: plain against optimal importance sampling
- * (docs/EQUIVALENCE.md, lib/optis.h). For each regime it samples a set X
+ * (docs/EQUIVALENCE.md, lib/exp/optis.h). For each regime it samples a set X
  * (and a set Y, or Y = X with --same) and prints, per estimator, the log
  * of the expected one-sample variance with w ~ p next to the log of the
  * representation-free optimum of Corollary 2 or the bound of Corollary 1.
@@ -14,13 +14,13 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "estimator.h"
+#include "est/estimator.h"
 #include "opt.h"
-#include "optis.h"
+#include "exp/optis.h"
 #include "output.h"
-#include "regime.h"
-#include "rng.h"
-#include "varexp.h"
+#include "data/regime.h"
+#include "base/rng.h"
+#include "exp/varexp.h"
 
 /* The estimators compared: NULL is the cosine form (no rfx estimator). */
 static const struct rfx_estimator_type *const methods[] = {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cancel.h"
-#include "rng.h"
+#include "base/cancel.h"
+#include "base/rng.h"
 
 const char *volatile rfx_cli_tmpfile;
 

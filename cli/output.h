@@ -1,6 +1,6 @@
 /*
  * Command output: TSV tables on stdout and, with -o, the same tables in an
- * HDF5 file written atomically (lib/table.h) with the run's provenance.
+ * HDF5 file written atomically (lib/io/table.h) with the run's provenance.
  * Also the error and progress lines on stderr, so every command words
  * them the same way.
  */
@@ -11,9 +11,9 @@
 #include <stdio.h>
 
 #include "cmds.h"
-#include "err.h"
+#include "base/err.h"
 #include "opt.h"
-#include "table.h"
+#include "io/table.h"
 
 struct rfx_out {
 	struct rfx_h5out *h5; /* NULL without -o */

@@ -1,12 +1,12 @@
 /*
  * rfx pointwise: softmax-kernel estimators on same-length pairs (HRF
- * sec. 3-4.1), in three modes (lib/pointwise.h):
+ * sec. 3-4.1), in three modes (lib/exp/pointwise.h):
  *
  *   estimates (default)  Figs 2 and 5: s estimates per (r, theta)
  *   --map                Fig 1: closed-form MSE over (r, theta)
  *   --max-error          Lemma 3.4 / Theorem 3.5: max-relative-error vs r
  *
- * Budgets: by default every method is FLOP-matched (lib/cost.h) to the
+ * Budgets: by default every method is FLOP-matched (lib/eval/cost.h) to the
  * baseline's map of --features M features; --match none gives every
  * method M in its own unit instead.
  *
@@ -21,12 +21,12 @@
 #endif
 
 #include "cmds.h"
-#include "cost.h"
-#include "estimator.h"
+#include "eval/cost.h"
+#include "est/estimator.h"
 #include "opt.h"
 #include "output.h"
-#include "pointwise.h"
-#include "rng.h"
+#include "exp/pointwise.h"
+#include "base/rng.h"
 
 #define MAX_METHODS 32
 

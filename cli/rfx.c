@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <gsl/gsl_errno.h>
 
-#include "cancel.h"
+#include "base/cancel.h"
 #include "cmds.h"
 #include "output.h"
 #include "version.h"

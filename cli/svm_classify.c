@@ -1,7 +1,7 @@
 /*
  * rfx svm-classify: the ORF paper's Table 2, the test accuracy of a
  * linear SVM on RFF, ORF and SORF features of the Gaussian kernel against
- * D/d (lib/svmexp.h), on the datasets of it that data/ holds.
+ * D/d (lib/exp/svmexp.h), on the datasets of it that data/ holds.
  *
  * Options are checked, and every dataset loaded, split and its bandwidth
  * set, before any draw: bad options exit 2, a missing or malformed file
@@ -17,8 +17,8 @@
 #include "cmds.h"
 #include "opt.h"
 #include "output.h"
-#include "rng.h"
-#include "svmexp.h"
+#include "base/rng.h"
+#include "exp/svmexp.h"
 
 #define MAX_DATA 3
 #define MAX_METHODS 3

@@ -18,12 +18,12 @@
 #endif
 
 #include "cmds.h"
-#include "estimator.h"
+#include "est/estimator.h"
 #include "opt.h"
 #include "output.h"
-#include "rng.h"
-#include "uci.h"
-#include "uciexp.h"
+#include "base/rng.h"
+#include "data/uci.h"
+#include "exp/uciexp.h"
 
 #define MAX_METHODS 64
 #define MAX_DATASETS 16

@@ -3,9 +3,9 @@
  * modes.
  *
  *   experiment (default)  thesis sec. 6.6.1 / Fig 6.4: regimes x gammas x
- *                         samples of L x L pairs (lib/varexp.c)
+ *                         samples of L x L pairs (lib/exp/varexp.c)
  *   pair (--x, --y)       one pair, every method, optional Monte Carlo
- *   map (--map)           analytic maps of Figs 4.1, 6.1, 6.2 (lib/varmap.c)
+ *   map (--map)           analytic maps of Figs 4.1, 6.1, 6.2 (lib/exp/varmap.c)
  *
  * Usage errors (bad options or values) exit 2 before any work; run-time
  * failures exit 1; the -o file appears only when everything succeeded.
@@ -19,16 +19,16 @@
 #endif
 
 #include "cmds.h"
-#include "estimator.h"
-#include "images.h"
-#include "kernel.h"
-#include "montecarlo.h"
+#include "est/estimator.h"
+#include "data/images.h"
+#include "num/kernel.h"
+#include "eval/montecarlo.h"
 #include "opt.h"
 #include "output.h"
-#include "regime.h"
-#include "rng.h"
-#include "varexp.h"
-#include "varmap.h"
+#include "data/regime.h"
+#include "base/rng.h"
+#include "exp/varexp.h"
+#include "exp/varmap.h"
 
 #define MAX_METHODS 32
 #define MNIST_FILE "t10k-images-idx3-ubyte.gz"

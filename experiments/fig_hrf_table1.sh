@@ -7,7 +7,7 @@
 # randomised Halton (Halton-R) projections; beyond the paper, scrambled
 # Halton and plain iid TrigRF. The paper does not say how inputs were
 # normalised: unit (z-scored columns, unit-length inputs) is ours, ball,
-# minmax and zscore show the effect (lib/dataset.h).
+# minmax and zscore show the effect (lib/data/dataset.h).
 #
 # usage: experiments/fig_hrf_table1.sh OUT.h5   (the table also goes to OUT.tsv)
 set -eu

@@ -97,7 +97,7 @@ $(R)/.scale: FORCE
 # ... and the code: a checksum of the sources and the build flags, which
 # changes when the computation can, unlike the binary, which is relinked
 # with a new version string at every commit (build/version.h).
-CODE_FILES = $(sort $(wildcard lib/*.[ch] cli/*.[ch])) build/flags
+CODE_FILES = $(sort $(wildcard lib/*/*.[ch] cli/*.[ch])) build/flags
 $(R)/.code: FORCE | rfx
 	@mkdir -p $(R) $(P)
 	@$(TMP_TRAP) cat $(CODE_FILES) | cksum > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@

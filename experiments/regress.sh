@@ -4,7 +4,7 @@
 # rewriting those references (make regress-update, the only way they
 # change). Each table is one rfx mse-table command line below; --check
 # compares cell by cell with tolerances from the Monte Carlo standard
-# errors (lib/regress.h) and exits 1 when a cell differs beyond them.
+# errors (lib/io/regress.h) and exits 1 when a cell differs beyond them.
 #
 #   experiments/regress.sh check    compare (exit 1 on a difference)
 #   experiments/regress.sh update   rewrite results/reference/*.tsv

@@ -15,11 +15,11 @@
 #include <gsl/gsl_errno.h>
 
 #include "tap.h"
-#include "block.h"
-#include "estimator.h"
-#include "kernel.h"
-#include "montecarlo.h"
-#include "rng.h"
+#include "num/block.h"
+#include "est/estimator.h"
+#include "num/kernel.h"
+#include "eval/montecarlo.h"
+#include "base/rng.h"
 
 /* Analytic log variance of e for the single pair (x, y), params p fitted. */
 static inline double check_log_var(const struct rfx_estimator_type *e,

@@ -1,5 +1,5 @@
 /*
- * Tests of lib/bessel.c. GSL is the independent reference: log I0(z) =
+ * Tests of lib/num/bessel.c. GSL is the independent reference: log I0(z) =
  * z + log gsl_sf_bessel_I0_scaled(z) up to z = 1e4, and the asymptotic
  * series beyond. Checked: a dense grid over [0, 50] and the seams of the
  * approximation, log-spaced points up to 1e4 and huge arguments, known
@@ -17,7 +17,7 @@
  * double's precision (valgrind runs x87 code at 64 bits, make valgrind)
  * that fit is good to about 1e-11, and its checks take PAIRS_TOL_DOUBLE.
  */
-#include "bessel.h"
+#include "num/bessel.h"
 #include "tap.h"
 
 #include <float.h>

@@ -2,7 +2,7 @@
  * BLAS plumbing: GSL's BLAS calls must reach OpenBLAS, not the reference
  * libgslcblas that libgsl.so itself links (the Makefile puts -lopenblas
  * first so the dynamic linker binds cblas_* there, for libgsl too), and the
- * single-thread guard of lib/blas.h must set and restore OpenBLAS's count.
+ * single-thread guard of lib/num/blas.h must set and restore OpenBLAS's count.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -11,7 +11,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "tap.h"
-#include "blas.h"
+#include "num/blas.h"
 
 /*
  * OpenBLAS's own entry points, declared here: its cblas.h and GSL's

@@ -1,5 +1,5 @@
 /*
- * Pair blocks (lib/block.h): every field against direct coordinate sums
+ * Pair blocks (lib/num/block.h): every field against direct coordinate sums
  * written here, for blocks of several shapes (1x1, 3x7, 7x3, 16x5, and a
  * block smaller than its capacity), with and without a shift and x2y2; the
  * cancellation guard for nearly equal and nearly opposite points, where
@@ -12,8 +12,8 @@
 #include <gsl/gsl_randist.h>
 
 #include "tap.h"
-#include "block.h"
-#include "rng.h"
+#include "num/block.h"
+#include "base/rng.h"
 
 /* Largest relative error |got - want| / max(|want|, floor). */
 static double relerr(double got, double want, double floor)

@@ -1,5 +1,5 @@
 /*
- * Tests for lib/clusdata.c, the synthetic clusters of HRF appendix H.3:
+ * Tests for lib/exp/clusdata.c, the synthetic clusters of HRF appendix H.3:
  * the sign search on a case worked by hand, the paper's four targets
  * reached to the two decimals it prints, the invariants of the
  * construction (equal mean lengths, E|x|^2 = r^2 exactly, points around
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <gsl/gsl_errno.h>
 
-#include "clusdata.h"
-#include "clushyb.h"
-#include "rng.h"
+#include "exp/clusdata.h"
+#include "est/clushyb.h"
+#include "base/rng.h"
 #include "tap.h"
 
 /* The paper's targets (HRF H.3) and sigmas. */

@@ -1,5 +1,5 @@
 /*
- * Tests for lib/clushyb.c, the cluster-adapted hybrids of HRF appendix H:
+ * Tests for lib/est/clushyb.c, the cluster-adapted hybrids of HRF appendix H:
  *  - eq. 21 by hand, and its minimum over real diagonal A (eq. 88, the
  *    closed form 4 sum max(0, x y)) against GSL's BFGS minimisation;
  *  - the zero-one hybrid (Definition H.2) equals, on every pair, the base
@@ -21,8 +21,8 @@
 #include <gsl/gsl_multimin.h>
 #include <gsl/gsl_randist.h>
 
-#include "clushyb.h"
-#include "rng.h"
+#include "est/clushyb.h"
+#include "base/rng.h"
 #include "tap.h"
 
 #define D 5

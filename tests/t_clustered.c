@@ -1,5 +1,5 @@
 /*
- * Tests for lib/clustered.c, the experiment of HRF appendix H:
+ * Tests for lib/exp/clustered.c, the experiment of HRF appendix H:
  *  - the per-repetition MSE equals the mean squared error of the pair
  *    estimates computed here from the sorted inputs;
  *  - Monte Carlo against the closed forms through the whole pipeline: the
@@ -20,7 +20,7 @@
 #endif
 #include <gsl/gsl_errno.h>
 
-#include "clustered.h"
+#include "exp/clustered.h"
 #include "tap.h"
 
 struct run {
@@ -144,7 +144,7 @@ static void test_mse_from_estimates(void)
 /*
  * 2. E[empirical MSE] = mean over pairs of Var (unbiased estimators): the
  * mean of 2000 repetitions' MSEs against the table of expected MSEs, whose
- * values come from the closed forms (lib/est_*.c, checked against Monte
+ * values come from the closed forms (lib/est/*.c, checked against Monte
  * Carlo pair by pair in their own tests). SE: the sample standard
  * deviation of the 2000 MSEs over sqrt(2000).
  */

@@ -180,7 +180,7 @@ done
 # rfx pointwise: r from 1e-3 to 10 with estimates, to 100 for the closed
 # forms of --map and --max-error; d = 2 (the smallest plane) and 1024.
 # cexp and cexp-c, fitted to the centres of the angle grid, whose
-# coordinates beyond the plane vanish (A = 1e3 there, lib/est_cexp.c),
+# coordinates beyond the plane vanish (A = 1e3 there, lib/est/cexp.c),
 # have relative errors near e^250000 even at r = 1: their analytic column
 # reads inf by design, and their estimates, beyond double range, are
 # refused (README).

@@ -1,12 +1,12 @@
 /*
  * The FLOP model and FLOP matching. Expected counts are worked by hand
- * from the model of lib/cost.h (2 FLOPs per multiply-add of a projection,
+ * from the model of lib/eval/cost.h (2 FLOPs per multiply-add of a projection,
  * one per real map entry) and each estimator's construction.
  */
 #include <math.h>
 
 #include "tap.h"
-#include "cost.h"
+#include "eval/cost.h"
 
 static double flops_of(const struct rfx_estimator_type *e, int d, int M,
 		       const char *m1, const char *m3, struct rfx_cost *c)

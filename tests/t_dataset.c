@@ -1,8 +1,8 @@
 /*
- * Tests for lib/dataset.c: the shipped datasets load with the sizes of
+ * Tests for lib/data/dataset.c: the shipped datasets load with the sizes of
  * data/MANIFEST.md and the values written in the files (first and last
  * rows read off the text); malformed files give RFX_EFORMAT with the line;
- * the normalisations do what lib/dataset.h says; padding; and the
+ * the normalisations do what lib/data/dataset.h says; padding; and the
  * nearest-neighbour bandwidth against a brute-force sort.
  */
 #include <math.h>
@@ -14,8 +14,8 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "dataset.h"
-#include "rng.h"
+#include "data/dataset.h"
+#include "base/rng.h"
 #include "tap.h"
 
 static const char *data_dir(void)

@@ -12,7 +12,7 @@
 
 #include "tap.h"
 #include "est_check.h"
-#include "logmath.h"
+#include "num/logmath.h"
 
 static const double x3[3] = { 0.31, -0.22, 0.47 };
 static const double y3[3] = { 0.12, 0.38, -0.26 };

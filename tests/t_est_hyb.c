@@ -11,7 +11,7 @@
 
 #include "tap.h"
 #include "est_check.h"
-#include "logmath.h"
+#include "num/logmath.h"
 
 static void test_mc(void)
 {

@@ -1,5 +1,5 @@
 /*
- * The estimator registry (lib/estimator.h): the list and its order, that
+ * The estimator registry (lib/est/estimator.h): the list and its order, that
  * every entry is complete and flagged as the thesis describes it, name
  * lookup and list parsing with their errors, parameter parsing, printing
  * and copying for every parameter kind, the fair feature count, block
@@ -17,9 +17,9 @@
 #include <gsl/gsl_randist.h>
 
 #include "tap.h"
-#include "estimator.h"
-#include "rng.h"
-#include "varexp.h"
+#include "est/estimator.h"
+#include "base/rng.h"
+#include "exp/varexp.h"
 
 /*
  * The registry: the thesis' nine in the order of its Fig 6.4 panels

@@ -1,5 +1,5 @@
 /*
- * Draws and feature matrices (lib/featmap.h): the log-to-scaled conversion
+ * Draws and feature matrices (lib/est/featmap.h): the log-to-scaled conversion
  * (row scales, exact zeros, phases, in-place use as documented), the
  * pairwise estimate against a complex sum written out here (including
  * features of modulus e^{+-600}, which a double cannot hold, whose
@@ -16,8 +16,8 @@
 #include <gsl/gsl_randist.h>
 
 #include "tap.h"
-#include "featmap.h"
-#include "rng.h"
+#include "est/featmap.h"
+#include "base/rng.h"
 
 #define NROW 4
 #define NCOL 6

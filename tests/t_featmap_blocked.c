@@ -1,5 +1,5 @@
 /*
- * The fused feature maps (lib/featmap.h: rfx_featmat_trig, rfx_featmat_exp,
+ * The fused feature maps (lib/est/featmap.h: rfx_featmat_trig, rfx_featmat_exp,
  * and through them the features of trig, pos and oprf) against a reference
  * written out here: projections as plain dot products, libm's cos, sin and
  * exp, and the log-features compared in the log domain so that rows of
@@ -21,9 +21,9 @@
 #include <gsl/gsl_errno.h>
 
 #include "tap.h"
-#include "estimator.h"
-#include "featmap.h"
-#include "rng.h"
+#include "est/estimator.h"
+#include "est/featmap.h"
+#include "base/rng.h"
 
 #define PI 3.14159265358979323846
 

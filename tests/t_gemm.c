@@ -1,5 +1,5 @@
 /*
- * Tests of lib/gemm.c: rfx_gemm and rfx_gemm_nt against plain triple
+ * Tests of lib/num/gemm.c: rfx_gemm and rfx_gemm_nt against plain triple
  * loops (compensated sums) on every shape the kernel tiles differently:
  * m not a multiple of 8 or of the packing pass, n with 24-, 16- and
  * masked 8-column edges, k from 1 to 1100, row strides wider than the
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "gemm.h"
+#include "num/gemm.h"
 
 /* Deterministic entries in (-1, 1) with some exact zeros. */
 static double entry(size_t i, size_t seed)

@@ -1,10 +1,10 @@
 /*
- * Tests for lib/images: the idx3 loader against the MNIST test images in
+ * Tests for lib/data/images: the idx3 loader against the MNIST test images in
  * data/ (values cross-checked with other readers) and against small
  * hand-made files that provoke each error, and area resizing against
  * hand-computed averages.
  */
-#include "images.h"
+#include "data/images.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * The Gaussian and softmax kernels and the map between them (lib/kernel.h):
+ * The Gaussian and softmax kernels and the map between them (lib/num/kernel.h):
  * values on vectors worked out by hand, the conversions of K and of a
  * variance in both directions, and log K for points 1e-9 apart, where the
  * expanded |x|^2 + |y|^2 - 2 x.y has no correct digit left.
@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "tap.h"
-#include "kernel.h"
+#include "num/kernel.h"
 
 /*
  * x = (1, 2, -1), y = (0.5, -1, 3), by hand:

@@ -1,5 +1,5 @@
 /*
- * Tests for lib/kmeans.c: a hand-worked example, planted clusters recovered
+ * Tests for lib/num/kmeans.c: a hand-worked example, planted clusters recovered
  * exactly (labels, centres as the clusters' own sample means, inertia
  * summed here), Lloyd's fixed point on unstructured data, the k-means++
  * seeding probabilities (derived by hand for three points), restarts,
@@ -12,8 +12,8 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
 
-#include "kmeans.h"
-#include "rng.h"
+#include "num/kmeans.h"
+#include "base/rng.h"
 #include "tap.h"
 
 #define SEED 20221121UL

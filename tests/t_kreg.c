@@ -1,12 +1,12 @@
 /*
- * Tests for lib/kreg: exact kernel regression against a brute-force sum
+ * Tests for lib/eval/kreg: exact kernel regression against a brute-force sum
  * of kernel values, on a planted two-cluster set (perfect at every gamma,
  * including gammas where every kernel value underflows), and the random-
  * feature classifier of every estimator converging to the exact scores as
  * M grows; the query clamp of the shifted estimators, chunking,
  * reproducibility, absent classes and the error paths.
  */
-#include "kreg.h"
+#include "eval/kreg.h"
 #include "tap.h"
 
 #include <math.h>
@@ -15,7 +15,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
 
-#include "rng.h"
+#include "base/rng.h"
 
 #define D 3
 

@@ -1,5 +1,5 @@
 /*
- * Monte Carlo evaluation (lib/montecarlo.h): rfx_mc_summarize on samples
+ * Monte Carlo evaluation (lib/eval/montecarlo.h): rfx_mc_summarize on samples
  * whose mean, variance and standard errors are worked out by hand or
  * computed here directly (signs, zeros, ties, scales e^{+-800}, strided
  * storage, R = 2); its standard errors against the actual spread over
@@ -13,10 +13,10 @@
 #include <gsl/gsl_randist.h>
 
 #include "tap.h"
-#include "estimator.h"
-#include "kernel.h"
-#include "montecarlo.h"
-#include "rng.h"
+#include "est/estimator.h"
+#include "num/kernel.h"
+#include "eval/montecarlo.h"
+#include "base/rng.h"
 
 /* Summarises plain values v[0..R-1] (converted to log|v| and sign). */
 static void summarize_values(const double *v, size_t R,

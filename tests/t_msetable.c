@@ -1,5 +1,5 @@
 /*
- * Tests for lib/msetable.c:
+ * Tests for lib/exp/msetable.c:
  *   1. method specifications parse, with labels and errors;
  *   2. planning: FLOP matching at d = 13 worked by hand (trig 512 features
  *      cost 2*13*512 + 2*512 = 14336 FLOPs; the angular hybrid's map
@@ -29,8 +29,8 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "dataset.h"
-#include "msetable.h"
+#include "data/dataset.h"
+#include "exp/msetable.h"
 #include "tap.h"
 
 #define K_SE 4.0

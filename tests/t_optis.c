@@ -1,5 +1,5 @@
 /*
- * Optimal importance sampling (lib/optis.h, docs/EQUIVALENCE.md).
+ * Optimal importance sampling (lib/exp/optis.h, docs/EQUIVALENCE.md).
  *
  * Hand values on two-point sets; the Corollary 1 difference where E K^2 is
  * within 1e-18 of 1 and where the softmax kernel reaches e^1800; and the
@@ -9,7 +9,7 @@
  * mixture), the one-sample error T - k(x, y) is taken for random pairs,
  * and its mean square must match Corollary 2's V* within 3 standard errors
  * (GSL randist/test.c). The kernels are recomputed here from their
- * definitions, not through lib/kernel.h.
+ * definitions, not through lib/num/kernel.h.
  */
 #include <math.h>
 #include <string.h>
@@ -19,8 +19,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "tap.h"
-#include "logmath.h"
-#include "optis.h"
+#include "num/logmath.h"
+#include "exp/optis.h"
 
 #define D 2          /* dimension of the Monte Carlo sets */
 #define NPT 20       /* points per Monte Carlo set */

@@ -1,10 +1,10 @@
 /*
- * Tests for lib/orfvar.c, the ORF paper's closed forms, each against an
+ * Tests for lib/est/orfvar.c, the ORF paper's closed forms, each against an
  * independent source:
  *
  *   1. RFF's variance (Lemma 1) at a hand-computed value;
  *   2. ORF's exact variance (Kummer's 1F1) against Monte Carlo of TrigRF
- *      on block-orthogonal projections (lib/proj.h), with its mean equal
+ *      on block-orthogonal projections (lib/proj/proj.h), with its mean equal
  *      to the kernel (Theorem 1), and a check that the same Monte Carlo
  *      tells it from RFF's variance;
  *   3. ORF''s mean and variance (0F1) against Monte Carlo on orf-prime
@@ -30,10 +30,10 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "estimator.h"
-#include "montecarlo.h"
-#include "orfvar.h"
-#include "rng.h"
+#include "est/estimator.h"
+#include "eval/montecarlo.h"
+#include "est/orfvar.h"
+#include "base/rng.h"
 #include "tap.h"
 
 #define SEED 20221121UL

@@ -1,5 +1,5 @@
 /*
- * Pointwise softmax-kernel estimation (lib/pointwise.c). Expectations:
+ * Pointwise softmax-kernel estimation (lib/exp/pointwise.c). Expectations:
  * HRF Lemma 3.4 (eq. 25) for TrigRF and the cosh estimator, the angular
  * hybrid's MSE for same-length inputs re-derived from eqs. 48-50 (with the
  * e^{r^2} prefactor of eq. 48, docs/ERRATA.md), the normal approximation
@@ -15,8 +15,8 @@
 
 #include "tap.h"
 #include "est_check.h"
-#include "pointwise.h"
-#include "logmath.h"
+#include "exp/pointwise.h"
+#include "num/logmath.h"
 
 /* eq. 25: eps = e^{2r^2 s^2}(1 - e^{-4r^2 s^2})/sqrt(2m), s = sin(theta/2). */
 static double log_eps_trig(double r, double th, int m)

@@ -1,5 +1,5 @@
 /*
- * Tests for lib/proj.c: the exact structure of block-orthogonal projections
+ * Tests for lib/proj/proj.c: the exact structure of block-orthogonal projections
  * (orthogonality inside a block, storage offsets, the truncated last block),
  * their distribution against closed-form moments, error paths and
  * reproducibility of the streams.
@@ -17,9 +17,9 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 
-#include "err.h"
-#include "proj.h"
-#include "rng.h"
+#include "base/err.h"
+#include "proj/proj.h"
+#include "base/rng.h"
 #include "tap.h"
 
 #define K_SE 4.0

@@ -1,5 +1,5 @@
 /*
- * Tests for the structured and quasi-Monte Carlo samplers of lib/proj.c
+ * Tests for the structured and quasi-Monte Carlo samplers of lib/proj/proj.c
  * (orf-prime, sorf, hdhd, hd, halton, halton-rev, sobol, halton-scr) and for the LAPACK
  * path of the orthogonal blocks (d >= 128):
  *
@@ -29,9 +29,9 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 
-#include "err.h"
-#include "proj.h"
-#include "rng.h"
+#include "base/err.h"
+#include "proj/proj.h"
+#include "base/rng.h"
 #include "tap.h"
 
 #define K_SE 4.0

@@ -1,5 +1,5 @@
 /*
- * The documented input range (lib/estimator.h, RFX_INPUT_MAX; README
+ * The documented input range (lib/est/estimator.h, RFX_INPUT_MAX; README
  * "Numerics and valid ranges"): for every estimator in the registry and
  * inputs with |x_l| <= 1e75, the fitted parameters are accepted (PoisRF's
  * rate cap of 1e9 excepted, a usage error at norms >= 1e3), the

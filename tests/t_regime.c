@@ -1,11 +1,11 @@
 /*
- * Tests for lib/regime: the moments of each synthetic regime against their
+ * Tests for lib/data/regime: the moments of each synthetic regime against their
  * exact values (Monte Carlo, within 4 standard errors derived below, fixed
  * seed), the mnist regime against the MNIST test images in data/, and
  * every error path.
  */
-#include "regime.h"
-#include "rng.h"
+#include "data/regime.h"
+#include "base/rng.h"
 #include "tap.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * Tests for lib/regress.c, and the demonstration the regression check is
+ * Tests for lib/io/regress.c, and the demonstration the regression check is
  * for: an MSE table of a perturbed estimator (TrigRF whose feature map
  * carries a wrong constant, every feature 5% too large) fails against a
  * reference made by the real one, while the real estimator passes against
@@ -15,10 +15,10 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "dataset.h"
-#include "estimator.h"
-#include "msetable.h"
-#include "regress.h"
+#include "data/dataset.h"
+#include "est/estimator.h"
+#include "exp/msetable.h"
+#include "io/regress.h"
 #include "tap.h"
 
 /* ------------------------------------------------------------------------ */

@@ -1,5 +1,5 @@
 /*
- * Reproducible streams (lib/rng.h): derivation is a pure function of the
+ * Reproducible streams (lib/base/rng.h): derivation is a pure function of the
  * tuple, distinct tuples give distinct seeds (and distinct generator
  * states), re-seeding reproduces a fresh stream, and the first draws of
  * neighbouring streams look like independent uniforms.
@@ -11,7 +11,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "tap.h"
-#include "rng.h"
+#include "base/rng.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -1,5 +1,5 @@
 /*
- * Set statistics (lib/setstats.h): the O((L + L') d) statistics of thesis
+ * Set statistics (lib/num/setstats.h): the O((L + L') d) statistics of thesis
  * eqs. 6.15, 6.18 and 6.20 against brute-force O(L L' d) means over every
  * pair (x_i, y_j), for sets of different sizes, with and without a shift;
  * the coordinate minimum; the error paths.
@@ -17,8 +17,8 @@
 #include <gsl/gsl_randist.h>
 
 #include "tap.h"
-#include "rng.h"
-#include "setstats.h"
+#include "base/rng.h"
+#include "num/setstats.h"
 
 struct brute {
 	double mean_xx, mean_yy, mean_sum2[2], mean_x2y2;

@@ -1,5 +1,5 @@
 /*
- * Tests for lib/svm.c. Every expectation is derived here, not taken from
+ * Tests for lib/eval/svm.c. Every expectation is derived here, not taken from
  * a run: two 1-D problems whose optimum is worked out by hand below, the
  * optimality conditions of a random problem computed in this file (w
  * rebuilt from the dual variables, primal = dual objective, the KKT
@@ -16,8 +16,8 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "rng.h"
-#include "svm.h"
+#include "base/rng.h"
+#include "eval/svm.h"
 #include "tap.h"
 
 #define SEED 20221121UL

@@ -1,5 +1,5 @@
 /*
- * Tests for lib/svmexp.c: the splits of the three datasets against the
+ * Tests for lib/exp/svmexp.c: the splits of the three datasets against the
  * files (sizes from data/MANIFEST.md, rows compared with the plain
  * loader), the padding, the row caps, the method names, the plan's
  * refusals, the table's layout, the same bytes on 1 and 2 threads,
@@ -15,9 +15,9 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "dataset.h"
-#include "rng.h"
-#include "svmexp.h"
+#include "data/dataset.h"
+#include "base/rng.h"
+#include "exp/svmexp.h"
 #include "tap.h"
 
 #define SEED 20221121UL

@@ -1,5 +1,5 @@
 /*
- * Tests of lib/table.c: rows written through the rfx API are read back
+ * Tests of lib/io/table.c: rows written through the rfx API are read back
  * with the HDF5 high-level table API itself (H5TBread_table) and compared
  * field by field, dumps are compared with TSV written out by hand, files
  * are checked to be byte-identical across time and to appear atomically,
@@ -22,7 +22,7 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
-#include "table.h"
+#include "io/table.h"
 #include "tap.h"
 
 /*

@@ -1,12 +1,12 @@
 /*
- * Tests for lib/uci: every shipped file parses to the documented row,
+ * Tests for lib/data/uci: every shipped file parses to the documented row,
  * column and class counts (data/MANIFEST.md, the UCI .names files) in both
  * encodings, with spot checks of decoded values; hand-made malformed files
  * fail with the line and column in the message; the split has the sizes
  * of thesis Table 6.1 up to the documented offset, is a seeded
  * permutation, and standardises with training statistics only.
  */
-#include "uci.h"
+#include "data/uci.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -1,11 +1,11 @@
 /*
- * Tests for lib/uciexp: the experiment driver on a planted split (exact
+ * Tests for lib/exp/uciexp: the experiment driver on a planted split (exact
  * regression perfect) and on the shipped banknote data: row layout,
  * projections, the validated gamma, accuracies that are counts over the
  * split, bit-identical results for 1 and 2 threads, seeds that matter,
  * and the configuration errors.
  */
-#include "uciexp.h"
+#include "exp/uciexp.h"
 #include "tap.h"
 
 #include <math.h>
@@ -17,7 +17,7 @@
 #include <omp.h>
 #endif
 
-#include "rng.h"
+#include "base/rng.h"
 
 static const char *top;
 

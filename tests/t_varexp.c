@@ -1,5 +1,5 @@
 /*
- * The Fig 6.4 variance experiment (lib/varexp.h) on a small configuration
+ * The Fig 6.4 variance experiment (lib/exp/varexp.h) on a small configuration
  * (d = 8, L = 32, 2 samples, 2 gammas, regimes normal and heterogen, every
  * method): byte-identical reruns, thread-count invariance (also with
  * blocks large enough for the tiled geometric sums), rows that do
@@ -17,9 +17,9 @@
 #endif
 
 #include "tap.h"
-#include "cancel.h"
-#include "rng.h"
-#include "varexp.h"
+#include "base/cancel.h"
+#include "base/rng.h"
+#include "exp/varexp.h"
 
 static const enum rfx_regime regimes[2] = { RFX_REGIME_NORMAL,
 					    RFX_REGIME_HETEROGEN };

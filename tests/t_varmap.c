@@ -1,5 +1,5 @@
 /*
- * Analytic variance maps (lib/varmap.h): row counts and grids; the sum map
+ * Analytic variance maps (lib/exp/varmap.h): row counts and grids; the sum map
  * (x = y, K = 1, w = |x + y|^2) against closed forms written here, and the
  * claim of thesis Fig 6.2 that OPRF's variance is more than e^60 below
  * PosRF's at d = 64, |x + y|^2 = 100; the angle map's TrigRF values
@@ -11,7 +11,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "tap.h"
-#include "varmap.h"
+#include "exp/varmap.h"
 
 #define PI 3.14159265358979323846
 

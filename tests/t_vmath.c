@@ -1,5 +1,5 @@
 /*
- * Tests of lib/vmath.c, every kernel this CPU runs: log against logl in
+ * Tests of lib/num/vmath.c, every kernel this CPU runs: log against logl in
  * ulps, over 24 binades around 1, the whole range, subnormals and the
  * points next to 1 and to powers of 2; log(e^a - 1) and log(1 - e^a)
  * against their long double forms, in absolute error over max(1, |y|);
@@ -7,7 +7,7 @@
  * place use; the shortcut for large arguments against the full
  * evaluation, bit for bit; the error path of rfx_vmath_kernel_find.
  */
-#include "vmath.h"
+#include "num/vmath.h"
 #include "tap.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * Tests for lib/wht.c: the fast transform against the dense Sylvester
+ * Tests for lib/proj/wht.c: the fast transform against the dense Sylvester
  * Hadamard matrix, written out entry by entry from its closed form
  * H_ij = (-1)^popcount(i & j)/sqrt n, on vectors with high-entropy entries;
  * orthogonality (H H v = v); the power-of-2 helpers; the error paths.
@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "tap.h"
-#include "wht.h"
+#include "proj/wht.h"
 
 /* (-1)^popcount(i & j), the sign of the unnormalised Sylvester entry. */
 static double sylvester_sign(size_t i, size_t j)

@@ -1,5 +1,5 @@
 /*
- * Tests for lib/zcurve.c: the layout of the rows, the Monte Carlo curves
+ * Tests for lib/exp/zcurve.c: the layout of the rows, the Monte Carlo curves
  * against the closed forms they stand beside (within 4 standard errors),
  * the limit rows against eq. 3, reproducibility across thread counts and
  * the configurations refused before any work.
@@ -13,9 +13,9 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "orfvar.h"
+#include "est/orfvar.h"
 #include "tap.h"
-#include "zcurve.h"
+#include "exp/zcurve.h"
 
 #define K_SE 4.0
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Coefficients of lib/vmath.c's sin and cos polynomials.
+"""Coefficients of lib/num/vmath.c's sin and cos polynomials.
 
 sin r = r + r^3 S(r^2) and cos r = 1 - r^2/2 + r^4 C(r^2) for |r| <= pi/4
 (plus rounding slop: r^2 up to 0.62). S and C are Chebyshev fits

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the text loader of the MSE-table datasets
- * (rfx_dataset_load, lib/dataset.c), comma- or blank-separated numbers,
+ * (rfx_dataset_load, lib/data/dataset.c), comma- or blank-separated numbers,
  * plain or gzip, with each catalogue entry's field count, header lines and
  * dropped columns. The first input byte picks the entry, the rest is the
  * file; a loaded set is also normalised and padded. The loader must
@@ -9,10 +9,10 @@
  */
 #include <string.h>
 
-#include "dataset.h"
+#include "data/dataset.h"
 #include "fuzz_util.h"
 
-/* The catalogue's text entries and their file names (lib/dataset.c). */
+/* The catalogue's text entries and their file names (lib/data/dataset.c). */
 static const char *const fuzz_dataset_entry[][2] = {
 	{ "wine", "wine.csv" },
 	{ "boston", "boston_housing.csv" },

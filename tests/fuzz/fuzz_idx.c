@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the MNIST idx3-ubyte loader (rfx_images_load_idx,
- * lib/images.c), gzip or plain, then the area resize and the per-pixel
+ * lib/data/images.c), gzip or plain, then the area resize and the per-pixel
  * standardisation the mnist regime applies. The input is the file. The
  * loader must return images or an error with a message, never crash,
  * leak, read out of bounds or allocate what the header claims before the
@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "images.h"
+#include "data/images.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,14 +13,14 @@
 #include <string.h>
 
 #include "opt.h"
-#include "clustered.h"
-#include "dataset.h"
-#include "estimator.h"
-#include "msetable.h"
-#include "proj.h"
-#include "regime.h"
-#include "uci.h"
-#include "varmap.h"
+#include "exp/clustered.h"
+#include "data/dataset.h"
+#include "est/estimator.h"
+#include "exp/msetable.h"
+#include "proj/proj.h"
+#include "data/regime.h"
+#include "data/uci.h"
+#include "exp/varmap.h"
 #include "fuzz_util.h"
 
 #define FUZZ_OPT_MAXARG 64

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the UCI loader of uci-classify (rfx_uci_load,
- * lib/uci.c): headers checked field by field, categorical levels, integer
+ * lib/data/uci.c): headers checked field by field, categorical levels, integer
  * labels, CRLF and trailing empty lines. The first input byte picks the
  * format and the encoding, the rest is the file; a loaded set is also
  * split and standardised as the experiment does. It must return data or
@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "uci.h"
+#include "data/uci.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

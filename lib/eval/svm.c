@@ -1,0 +1,332 @@
+/*
+ * The linear SVM of svm.h: argument checks, dual coordinate descent for
+ * one binary problem (Hsieh et al. 2008, Algorithm 1 with the shrinking
+ * of their sec. 3.2; the stopping rule is checked on all coordinates
+ * before a run ends), one-vs-rest over the classes in parallel, and
+ * prediction.
+ */
+#include "eval/svm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "base/rng.h"
+
+struct rfx_svm_ws {
+	size_t cap;      /* points */
+	double *alpha;   /* dual variables */
+	double *qd;      /* Q_ii = |x~_i|^2 */
+	size_t *order;   /* visit order of the current epoch */
+	int *yb;         /* +-1 labels of a one-vs-rest problem */
+};
+
+void rfx_svm_params_init(struct rfx_svm_params *p)
+{
+	p->C = 1.0;
+	p->bias = 1.0;
+	p->eps = 0.1;
+	p->max_iter = 1000;
+}
+
+struct rfx_svm_ws *rfx_svm_ws_alloc(size_t n)
+{
+	struct rfx_svm_ws *ws;
+
+	if (n == 0)
+		return NULL;
+	ws = calloc(1, sizeof(*ws));
+	if (!ws)
+		return NULL;
+	ws->cap = n;
+	ws->alpha = malloc(n * sizeof(double));
+	ws->qd = malloc(n * sizeof(double));
+	ws->order = malloc(n * sizeof(size_t));
+	ws->yb = malloc(n * sizeof(int));
+	if (!ws->alpha || !ws->qd || !ws->order || !ws->yb) {
+		rfx_svm_ws_free(ws);
+		return NULL;
+	}
+	return ws;
+}
+
+void rfx_svm_ws_free(struct rfx_svm_ws *ws)
+{
+	if (!ws)
+		return;
+	free(ws->alpha);
+	free(ws->qd);
+	free(ws->order);
+	free(ws->yb);
+	free(ws);
+}
+
+const double *rfx_svm_ws_alpha(const struct rfx_svm_ws *ws)
+{
+	return ws->alpha;
+}
+
+/*
+ * The simd reduction lets the compiler split the sum over vector lanes
+ * (plain -O2 may not reassociate); the order is fixed by the build, so
+ * the result does not depend on threads.
+ */
+static double dot(const double *w, const float *x, int d)
+{
+	double s = 0.0;
+	int l;
+
+#pragma omp simd reduction(+ : s)
+	for (l = 0; l < d; l++)
+		s += w[l] * (double)x[l];
+	return s;
+}
+
+static int check_params(const struct rfx_svm_params *p, struct rfx_err *err)
+{
+	if (!p)
+		return rfx_error(err, RFX_EINVAL, "svm: missing parameters");
+	if (!(p->C > 0.0) || !isfinite(p->C))
+		return rfx_error(err, RFX_EINVAL,
+				 "svm: C must be positive and finite, got %g", p->C);
+	if (!(p->eps > 0.0) || !isfinite(p->eps))
+		return rfx_error(err, RFX_EINVAL,
+				 "svm: eps must be positive and finite, got %g", p->eps);
+	if (!isfinite(p->bias))
+		return rfx_error(err, RFX_EINVAL, "svm: bias must be finite, got %g",
+				 p->bias);
+	if (p->max_iter < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "svm: max_iter must be at least 1, got %d", p->max_iter);
+	return RFX_OK;
+}
+
+/* The checks of the points shared by both trainers. */
+static int check_points(const float *X, size_t n, int d, const int *y,
+			struct rfx_err *err)
+{
+	size_t i;
+	int l;
+
+	if (n == 0 || d < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "svm: needs points and d >= 1, got n = %zu, d = %d", n, d);
+	if (!X || !y)
+		return rfx_error(err, RFX_EINVAL, "svm: missing points or labels");
+	for (i = 0; i < n; i++)
+		for (l = 0; l < d; l++)
+			if (!isfinite(X[i * (size_t)d + (size_t)l]))
+				return rfx_error(err, RFX_EINVAL,
+						 "svm: feature %d of point %zu is not finite",
+						 l, i);
+	return RFX_OK;
+}
+
+/* Algorithm 1 of Hsieh et al. on checked arguments with labels ws->yb. */
+static void train_core(const gsl_rng *r, const float *X, size_t n, int d,
+		       const struct rfx_svm_params *p, double *w,
+		       struct rfx_svm_ws *ws, struct rfx_svm_stats *stats)
+{
+	const double C = p->C, B = p->bias;
+	const int *y = ws->yb;
+	double pgmax_old = HUGE_VAL, pgmin_old = -HUGE_VAL; /* shrinking bounds */
+	size_t i, s, active = n;  /* the active set: order[0..active-1] */
+	int ep, l;
+
+	memset(w, 0, ((size_t)d + 1) * sizeof(double));
+	for (i = 0; i < n; i++) {
+		const float *x = X + i * (size_t)d;
+		double q = B * B;
+
+		for (l = 0; l < d; l++)
+			q += (double)x[l] * x[l];
+		ws->qd[i] = q;
+		ws->alpha[i] = 0.0;
+		ws->order[i] = i;
+	}
+	stats->converged = 0;
+	for (ep = 0; ep < p->max_iter; ep++) {
+		/*
+		 * Both start at 0, so the test below also bounds max |PG|:
+		 * from -inf and +inf (LIBLINEAR) an epoch whose projected
+		 * gradients are all equal and nonzero would pass, which on
+		 * large problems never happens (some a_i sit at a bound with
+		 * PG = 0) but on two points does.
+		 */
+		double pgmax = 0.0, pgmin = 0.0;
+
+		/* a fresh uniform order (Fisher-Yates), as the paper's sec. 3.1 */
+		for (s = active - 1; s > 0; s--) {
+			size_t j = (size_t)gsl_rng_uniform_int(r, (unsigned long)s + 1);
+			size_t t = ws->order[s];
+
+			ws->order[s] = ws->order[j];
+			ws->order[j] = t;
+		}
+		for (s = 0; s < active;) {
+			const float *x;
+			double G, PG = 0.0, a, na, delta;
+
+			i = ws->order[s];
+			x = X + i * (size_t)d;
+			a = ws->alpha[i];
+			/* the partial derivative of f: y_i w . x~_i - 1 */
+			G = y[i] * (dot(w, x, d) + w[d] * B) - 1.0;
+			/*
+			 * Shrinking (the paper's sec. 3.2): a variable at a
+			 * bound whose gradient points out of the box by more
+			 * than last epoch's extreme projected gradient is
+			 * likely to stay there, so it leaves the active set
+			 * (swapped to its end) until the final check.
+			 */
+			if ((a == 0.0 && G > pgmax_old) || (a == C && G < pgmin_old)) {
+				active--;
+				ws->order[s] = ws->order[active];
+				ws->order[active] = i;
+				continue;
+			}
+			s++;
+			if (a == 0.0)
+				PG = G < 0.0 ? G : 0.0;
+			else if (a == C)
+				PG = G > 0.0 ? G : 0.0;
+			else
+				PG = G;
+			pgmax = PG > pgmax ? PG : pgmax;
+			pgmin = PG < pgmin ? PG : pgmin;
+			if (fabs(PG) <= 1e-12)
+				continue;
+			/*
+			 * The exact minimiser along a_i, clipped to the box;
+			 * with Q_ii = 0 f is linear in a_i and goes to an end.
+			 */
+			if (ws->qd[i] > 0.0) {
+				na = a - G / ws->qd[i];
+				na = na < 0.0 ? 0.0 : na > C ? C : na;
+			} else {
+				na = G < 0.0 ? C : 0.0;
+			}
+			delta = (na - a) * y[i];
+			ws->alpha[i] = na;
+			if (delta == 0.0)
+				continue;
+			for (l = 0; l < d; l++)
+				w[l] += delta * (double)x[l];
+			w[d] += delta * B;
+		}
+		if (pgmax - pgmin <= p->eps) {
+			/* converged on the active set: done only if that was all */
+			if (active == n) {
+				stats->converged = 1;
+				ep++;
+				break;
+			}
+			active = n;
+			pgmax_old = HUGE_VAL;
+			pgmin_old = -HUGE_VAL;
+			continue;
+		}
+		pgmax_old = pgmax > 0.0 ? pgmax : HUGE_VAL;
+		pgmin_old = pgmin < 0.0 ? pgmin : -HUGE_VAL;
+	}
+	stats->epochs = ep;
+}
+
+int rfx_svm_train(const gsl_rng *r, const float *X, size_t n, int d,
+		  const int *y, const struct rfx_svm_params *p, double *w,
+		  struct rfx_svm_ws *ws, struct rfx_svm_stats *stats,
+		  struct rfx_err *err)
+{
+	struct rfx_svm_stats st;
+	size_t i;
+	int ret;
+
+	if ((ret = check_params(p, err)) || (ret = check_points(X, n, d, y, err)))
+		return ret;
+	if (!r || !w || !ws)
+		return rfx_error(err, RFX_EINVAL,
+				 "svm: missing generator, weights or workspace");
+	if (ws->cap < n)
+		return rfx_error(err, RFX_EINVAL,
+				 "svm: workspace for %zu points, got %zu", ws->cap, n);
+	for (i = 0; i < n; i++) {
+		if (y[i] != 1 && y[i] != -1)
+			return rfx_error(err, RFX_EINVAL,
+					 "svm: label of point %zu must be +1 or -1, got %d",
+					 i, y[i]);
+		ws->yb[i] = y[i];
+	}
+	train_core(r, X, n, d, p, w, ws, stats ? stats : &st);
+	return RFX_OK;
+}
+
+int rfx_svm_train_ovr(const float *X, size_t n, int d, const int *y, int K,
+		      const struct rfx_svm_params *p, uint64_t seed,
+		      uint64_t i0, uint64_t i1, double *W,
+		      struct rfx_svm_stats *stats, struct rfx_err *err)
+{
+	size_t i;
+	int k, ret, nomem = 0;
+
+	if ((ret = check_params(p, err)) || (ret = check_points(X, n, d, y, err)))
+		return ret;
+	if (K < 2 || !W)
+		return rfx_error(err, RFX_EINVAL,
+				 "svm: one-vs-rest needs K >= 2 classes and weights, got K = %d",
+				 K);
+	for (i = 0; i < n; i++)
+		if (y[i] < 0 || y[i] >= K)
+			return rfx_error(err, RFX_EINVAL,
+					 "svm: label of point %zu must be in 0..%d, got %d", i,
+					 K - 1, y[i]);
+#pragma omp parallel for schedule(dynamic) reduction(| : nomem)
+	for (k = 0; k < K; k++) {
+		struct rfx_svm_ws *ws = rfx_svm_ws_alloc(n);
+		gsl_rng *r = rfx_rng_alloc_stream(seed, i0, i1, (uint64_t)k);
+		struct rfx_svm_stats st;
+		size_t q;
+
+		if (ws && r) {
+			for (q = 0; q < n; q++)
+				ws->yb[q] = y[q] == k ? 1 : -1;
+			train_core(r, X, n, d, p, W + (size_t)k * ((size_t)d + 1), ws,
+				   stats ? &stats[k] : &st);
+		} else {
+			nomem = 1;
+		}
+		rfx_svm_ws_free(ws);
+		if (r)
+			gsl_rng_free(r);
+	}
+	if (nomem)
+		return rfx_error(err, RFX_ENOMEM,
+				 "out of memory for one-vs-rest on %zu points", n);
+	return RFX_OK;
+}
+
+void rfx_svm_predict(const double *W, int K, int d, double B, const float *X,
+		     size_t n, int *out)
+{
+	long i;
+
+#pragma omp parallel for schedule(static)
+	for (i = 0; i < (long)n; i++) {
+		const float *x = X + (size_t)i * (size_t)d;
+		double best = -HUGE_VAL;
+		int k, arg = 0;
+
+		for (k = 0; k < K; k++) {
+			const double *w = W + (size_t)k * ((size_t)d + 1);
+			double s = dot(w, x, d) + w[d] * B;
+
+			if (s > best) {
+				best = s;
+				arg = k;
+			}
+		}
+		out[i] = arg;
+	}
+}

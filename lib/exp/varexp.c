@@ -1,0 +1,636 @@
+/*
+ * The Fig 6.4 variance experiment. Each task (regime, gamma, sample) draws
+ * its two sets, fits every method, and walks the L x L pairs in blocks:
+ * inner products come from one dgemm per block (two for the estimators that
+ * need sum_l x_l^2 y_l^2, and again on the shifted sets for PoisRF+ and
+ * GeomRF+), then each method's closed form fills a buffer of log-variances
+ * that is summarised on the spot. Summaries are (count, mean, M2) triples
+ * merged with Chan et al.'s pairwise update, always in the same order.
+ */
+#include "exp/varexp.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "num/blas.h"
+#include "num/block.h"
+#include "base/cancel.h"
+#include "eval/montecarlo.h"
+#include "num/logmath.h"
+#include "base/rng.h"
+
+#define DEFAULT_BLOCK 256
+
+#define COL(field, type)                                                       \
+	{ #field, type, offsetof(struct rfx_varexp_row, field),                \
+	  sizeof(((struct rfx_varexp_row *)0)->field) }
+
+#define ANALYTIC_COLUMNS                                                       \
+	COL(method, RFX_COL_STRING), COL(regime, RFX_COL_STRING),              \
+	COL(gamma, RFX_COL_DOUBLE), COL(d, RFX_COL_INT), COL(M, RFX_COL_INT),  \
+	COL(n_pairs, RFX_COL_LONG), COL(n_zero, RFX_COL_LONG),                 \
+	COL(logvar_mean, RFX_COL_DOUBLE), COL(logvar_std, RFX_COL_DOUBLE),     \
+	COL(logvar_min, RFX_COL_DOUBLE), COL(logvar_max, RFX_COL_DOUBLE)
+
+static const struct rfx_column analytic_cols[] = { ANALYTIC_COLUMNS };
+
+static const struct rfx_column mc_cols[] = {
+	ANALYTIC_COLUMNS,
+	COL(projection, RFX_COL_STRING),
+	COL(mc_R, RFX_COL_LONG),
+	COL(mc_pairs, RFX_COL_LONG),
+	COL(sub_logvar_mean, RFX_COL_DOUBLE),
+	COL(mc_logvar_mean, RFX_COL_DOUBLE),
+	COL(mc_logvar_std, RFX_COL_DOUBLE),
+	COL(mc_logvar_se, RFX_COL_DOUBLE),
+	COL(mc_zero, RFX_COL_LONG),
+};
+#undef COL
+
+#define PCOL(field, type)                                                      \
+	{ #field, type, offsetof(struct rfx_varexp_param, field),              \
+	  sizeof(((struct rfx_varexp_param *)0)->field) }
+
+static const struct rfx_column param_cols[] = {
+	PCOL(method, RFX_COL_STRING), PCOL(regime, RFX_COL_STRING),
+	PCOL(gamma, RFX_COL_DOUBLE),  PCOL(sample, RFX_COL_INT),
+	PCOL(param, RFX_COL_STRING),  PCOL(value, RFX_COL_DOUBLE),
+};
+#undef PCOL
+
+const struct rfx_schema rfx_varexp_schema = {
+	"variance", "log-variance of random-feature estimators (thesis Fig 6.4)",
+	sizeof(struct rfx_varexp_row), RFX_NCOLS(analytic_cols), analytic_cols
+};
+
+const struct rfx_schema rfx_varexp_mc_schema = {
+	"variance", "log-variance of random-feature estimators, analytic and Monte Carlo",
+	sizeof(struct rfx_varexp_row), RFX_NCOLS(mc_cols), mc_cols
+};
+
+const struct rfx_schema rfx_varexp_param_schema = {
+	"params", "parameters fitted per input set pair",
+	sizeof(struct rfx_varexp_param), RFX_NCOLS(param_cols), param_cols
+};
+
+/* Running summary of a stream of log-variances. */
+struct summary {
+	double n, mean, m2, lo, hi;
+	long zero;
+};
+
+static void summary_init(struct summary *s)
+{
+	s->n = s->mean = s->m2 = 0.0;
+	s->lo = INFINITY;
+	s->hi = -INFINITY;
+	s->zero = 0;
+}
+
+/* Chan, Golub & LeVeque's merge of two (n, mean, M2) summaries. */
+static void summary_merge(struct summary *a, const struct summary *b)
+{
+	double n = a->n + b->n, delta;
+
+	a->zero += b->zero;
+	if (b->lo < a->lo)
+		a->lo = b->lo;
+	if (b->hi > a->hi)
+		a->hi = b->hi;
+	if (b->n == 0.0)
+		return;
+	if (a->n == 0.0) {
+		a->n = b->n;
+		a->mean = b->mean;
+		a->m2 = b->m2;
+		return;
+	}
+	delta = b->mean - a->mean;
+	a->mean += delta * b->n / n;
+	a->m2 += b->m2 + delta * delta * a->n * b->n / n;
+	a->n = n;
+}
+
+/*
+ * Summarises n values; -inf counts as an exact zero variance, NaN or +inf
+ * is an error. One pass about a pivot K, the first finite value (the
+ * two-pass form, mean first and then the squares about it, read every
+ * value twice): with d = x - K, mean = K + sum d / n and M2 = sum d^2 -
+ * (sum d)^2 / n. M2 cancels by the factor 1 + (K - mean)^2 / var, about
+ * 2 for a K drawn from the values themselves. Summing the d rather than
+ * the x also keeps the mean's rounding at the scale of the spread: values
+ * all equal to -log 8 up to an ulp summed to a mean 1.5e-13 off, which the
+ * two-pass form then reported as the standard deviation. Branch-free so
+ * that it vectorises: it runs over every pair of every block.
+ */
+RFX_SIMD_CLONES
+static int summary_of(struct summary *s, const double *v, size_t n)
+{
+	size_t k;
+	double s1 = 0.0, s2 = 0.0, cnt = 0.0, bad = 0.0, piv = 0.0, m2;
+	double lo = INFINITY, hi = -INFINITY;
+
+	summary_init(s);
+	for (k = 0; k < n; k++)
+		if (v[k] > -INFINITY && v[k] < INFINITY) {
+			piv = v[k];
+			break;
+		}
+	/*
+	 * A NaN or +inf goes into the sums (x - K is NaN or +inf there), so
+	 * the test for them is on s1 afterwards, not on every value; the
+	 * values themselves are logs, far from overflowing the sums.
+	 */
+#pragma omp simd reduction(+ : s1, s2, cnt) reduction(min : lo) \
+	reduction(max : hi)
+	for (k = 0; k < n; k++) {
+		double x = v[k];
+		/* all selects on comparisons: an int count converted per lane */
+		double d = x != -INFINITY ? x - piv : 0.0; /* NaN too */
+
+		cnt += x != -INFINITY ? 1.0 : 0.0;
+		s1 += d;
+		s2 += d * d;
+		lo = x < lo && x != -INFINITY ? x : lo;
+		hi = x > hi ? x : hi;
+	}
+	bad = !(s1 > -INFINITY && s1 < INFINITY);
+	if (bad > 0.0)
+		return -1;
+	s->zero = (long)((double)n - cnt);
+	if (cnt == 0.0)
+		return 0;
+	m2 = s2 - s1 * (s1 / cnt);
+	s->n = cnt;
+	s->mean = piv + s1 / cnt;
+	s->m2 = m2 > 0.0 ? m2 : 0.0;
+	s->lo = lo;
+	s->hi = hi;
+	return 0;
+}
+
+static double summary_std(const struct summary *s)
+{
+	return s->n > 1.0 ? sqrt(s->m2 / (s->n - 1.0)) : 0.0;
+}
+
+/* Per (task, method) results, merged over samples afterwards. */
+struct task_out {
+	struct summary an;     /* all pairs */
+	struct summary sub;    /* analytic on the Monte Carlo pairs */
+	struct summary mc;     /* Monte Carlo on those pairs */
+	double mc_se_sum;      /* sum of the pairs' MC standard errors */
+	int M;                 /* the budget M handed to every hook */
+	int M_used;            /* features used, for the table */
+	struct rfx_params params;
+};
+
+/* Per-thread scratch. */
+struct worker {
+	double *X, *Y, *lv;
+	struct rfx_block *base, *shifted, *one;
+	gsl_rng *rng;
+	struct rfx_mc_result *mcres;
+};
+
+static void worker_free(struct worker *w)
+{
+	free(w->X);
+	free(w->Y);
+	free(w->lv);
+	rfx_block_free(w->base);
+	rfx_block_free(w->shifted);
+	rfx_block_free(w->one);
+	if (w->rng)
+		gsl_rng_free(w->rng);
+	free(w->mcres);
+}
+
+static int worker_init(struct worker *w, const struct rfx_varexp_config *c,
+		       size_t blk)
+{
+	size_t nd = c->L * (size_t)c->d;
+
+	memset(w, 0, sizeof(*w));
+	w->X = malloc(nd * sizeof(double));
+	w->Y = malloc(nd * sizeof(double));
+	/* Block values, or the analytic and MC values of the Monte Carlo pairs. */
+	w->lv = malloc((blk * blk > 2 * c->L ? blk * blk : 2 * c->L) *
+		       sizeof(double));
+	w->base = rfx_block_alloc(c->d, blk, blk);
+	w->shifted = rfx_block_alloc(c->d, blk, blk);
+	w->one = rfx_block_alloc(c->d, 1, 1);
+	w->rng = gsl_rng_alloc(rfx_rng_type());
+	w->mcres = malloc((c->mc_pairs ? c->mc_pairs : 1) *
+			  sizeof(struct rfx_mc_result));
+	if (!w->X || !w->Y || !w->lv || !w->base || !w->shifted || !w->one ||
+	    !w->rng || !w->mcres) {
+		worker_free(w);
+		return -1;
+	}
+	return 0;
+}
+
+static int registry_index(const struct rfx_estimator_type *e)
+{
+	const struct rfx_estimator_type *const *all = rfx_estimator_list();
+	int i;
+
+	for (i = 0; all[i]; i++)
+		if (all[i] == e)
+			return i;
+	return 99;
+}
+
+static uint64_t gamma_bits(double g)
+{
+	uint64_t u;
+
+	memcpy(&u, &g, sizeof(u));
+	return u;
+}
+
+static int method_features(const struct rfx_varexp_config *c,
+			   const struct rfx_estimator_type *e)
+{
+	return c->M > 0 ? c->M : rfx_estimator_fair_features(e, c->budget);
+}
+
+/*
+ * The Monte Carlo check of one method on the first mc_pairs pairs
+ * (x_k, y_k) of the task's sets.
+ */
+static int task_mc(const struct rfx_varexp_config *c, struct worker *w,
+		   const struct rfx_estimator_type *e, struct task_out *o,
+		   int M, enum rfx_regime g, double gamma, int s,
+		   struct rfx_err *err)
+{
+	size_t P = c->mc_pairs < c->L ? c->mc_pairs : c->L, k;
+	double *an = w->lv, *mcv = w->lv + P;
+	enum rfx_proj proj = (e->flags & RFX_EST_DISCRETE) ? RFX_PROJ_IID
+							   : c->proj;
+	int ret, nmc = 0;
+
+	rfx_rng_set_stream(w->rng, c->seed, 2 + (uint64_t)registry_index(e),
+			   (uint64_t)g, gamma_bits(gamma) ^ (uint64_t)s);
+	ret = rfx_mc_pairs(e, &o->params, proj, M, w->X, w->Y, P, c->mc_R,
+			   w->rng, w->mcres, err);
+	if (ret)
+		return ret;
+	for (k = 0; k < P; k++) {
+		const double *x = w->X + k * (size_t)c->d;
+		const double *y = w->Y + k * (size_t)c->d;
+
+		ret = rfx_estimator_block(e, &o->params, w->one, x, 1, y, 1, err);
+		if (!ret)
+			ret = e->log_variance(&o->params, w->one, M, &an[k], err);
+		if (ret)
+			return ret;
+		if (w->mcres[k].log_var == -INFINITY) {
+			o->mc.zero++;
+			continue;
+		}
+		mcv[nmc++] = w->mcres[k].log_var;
+		o->mc_se_sum += w->mcres[k].log_var_se;
+	}
+	{
+		struct summary a, m;
+
+		if (summary_of(&a, an, P) || summary_of(&m, mcv, (size_t)nmc))
+			return rfx_error(err, RFX_ENUMERIC,
+					 "%s: non-finite Monte Carlo log-variance",
+					 e->name);
+		summary_merge(&o->sub, &a);
+		m.zero = 0;
+		summary_merge(&o->mc, &m);
+	}
+	return RFX_OK;
+}
+
+/* Runs one (regime, gamma, sample) task for all methods into out[method]. */
+static int run_task(const struct rfx_varexp_config *c, struct worker *w,
+		    enum rfx_regime g, double gamma, int s, size_t blk,
+		    struct task_out *out, struct rfx_err *err)
+{
+	size_t L = c->L, i0, j0;
+	int m, ret, base_need2 = 0, shift_need2 = 0;
+
+	rfx_rng_set_stream(w->rng, c->seed, 1, (uint64_t)g,
+			   gamma_bits(gamma) ^ (uint64_t)s);
+	ret = rfx_regime_sample(w->rng, g, gamma, c->d, L, c->images, w->X,
+				w->Y, err);
+	if (ret)
+		return ret;
+	for (m = 0; m < c->nmethods; m++) {
+		const struct rfx_estimator_type *e = c->methods[m];
+		int M = method_features(c, e);
+
+		rfx_params_init(&out[m].params, c->d);
+		if (c->base && (ret = rfx_params_copy(&out[m].params, &c->base[m],
+						       err)))
+			return ret;
+		ret = e->fit(&out[m].params, w->X, L, w->Y, L, M, err);
+		if (ret)
+			return ret;
+		out[m].M = M;
+		out[m].M_used = rfx_estimator_features(e, &out[m].params, M);
+		summary_init(&out[m].an);
+		summary_init(&out[m].sub);
+		summary_init(&out[m].mc);
+		out[m].mc_se_sum = 0.0;
+		/*
+		 * x2y2 for all methods on the same inputs at once: computing
+		 * a block without it and again with it repeated the product
+		 * x.y and the |x -+ y|^2 pass for every block.
+		 */
+		if (e->flags & RFX_EST_X2Y2) {
+			if (e->flags & RFX_EST_SHIFTED)
+				shift_need2 = 1;
+			else
+				base_need2 = 1;
+		}
+	}
+	for (i0 = 0; i0 < L; i0 += blk) {
+		size_t nx = L - i0 < blk ? L - i0 : blk;
+
+		for (j0 = 0; j0 < L; j0 += blk) {
+			size_t ny = L - j0 < blk ? L - j0 : blk;
+			const double *Xb = w->X + i0 * (size_t)c->d;
+			const double *Yb = w->Y + j0 * (size_t)c->d;
+			const double *shift_done = NULL;
+			int base_done = 0;
+
+			if (rfx_cancel_requested())
+				return rfx_error(err, RFX_EINTR, "interrupted");
+			for (m = 0; m < c->nmethods; m++) {
+				const struct rfx_estimator_type *e = c->methods[m];
+				const struct rfx_params *p = &out[m].params;
+				struct rfx_block *b;
+				struct summary sm;
+
+				/* Reuse the dgemms across methods that see the same inputs. */
+				if (e->flags & RFX_EST_SHIFTED) {
+					b = w->shifted;
+					if (!shift_done ||
+					    memcmp(shift_done, p->c,
+						   (size_t)c->d * sizeof(double))) {
+						ret = rfx_block_compute(b, Xb, nx, Yb, ny,
+									p->c, shift_need2,
+									err);
+						if (ret)
+							return ret;
+						shift_done = p->c;
+					}
+				} else {
+					b = w->base;
+					if (!base_done) {
+						ret = rfx_block_compute(b, Xb, nx, Yb, ny,
+									NULL, base_need2,
+									err);
+						if (ret)
+							return ret;
+						base_done = 1;
+					}
+				}
+				ret = e->log_variance(p, b, out[m].M, w->lv, err);
+				if (ret)
+					return ret;
+				if (summary_of(&sm, w->lv, nx * ny))
+					return rfx_error(err, RFX_ENUMERIC,
+							 "%s: non-finite log-variance in regime %s, gamma %g",
+							 e->name, rfx_regime_name(g), gamma);
+				summary_merge(&out[m].an, &sm);
+			}
+		}
+	}
+	if (c->mc_R > 0)
+		for (m = 0; m < c->nmethods; m++) {
+			ret = task_mc(c, w, c->methods[m], &out[m], out[m].M, g,
+				      gamma, s, err);
+			if (ret)
+				return ret;
+		}
+	return RFX_OK;
+}
+
+size_t rfx_varexp_nrows(const struct rfx_varexp_config *c)
+{
+	return (size_t)c->nmethods * (size_t)c->nregimes * (size_t)c->ngammas;
+}
+
+size_t rfx_varexp_max_params(const struct rfx_varexp_config *c)
+{
+	return rfx_varexp_nrows(c) * (size_t)c->samples * 4;
+}
+
+static int check_config(const struct rfx_varexp_config *c, struct rfx_err *err)
+{
+	int k;
+
+	if (c->d < 1)
+		return rfx_error(err, RFX_EINVAL, "d must be positive, got %d", c->d);
+	if (c->L < 2)
+		return rfx_error(err, RFX_EINVAL, "L must be at least 2, got %zu",
+				 c->L);
+	if (c->samples < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "samples must be positive, got %d", c->samples);
+	if (c->M < 0 || (c->M == 0 && c->budget < 1))
+		return rfx_error(err, RFX_EINVAL,
+				 "number of features must be positive");
+	if (c->nmethods < 1 || c->nregimes < 1 || c->ngammas < 1)
+		return rfx_error(err, RFX_EINVAL, "nothing to compute");
+	for (k = 0; k < c->ngammas; k++)
+		if (!(c->gammas[k] > 0.0) || !isfinite(c->gammas[k]))
+			return rfx_error(err, RFX_EINVAL,
+					 "gamma must be positive and finite, got %g",
+					 c->gammas[k]);
+	if (c->mc_R == 1 || c->mc_R < 0)
+		return rfx_error(err, RFX_EINVAL,
+				 "Monte Carlo needs at least 2 draws, got %ld",
+				 c->mc_R);
+	if (c->mc_R > 0 && c->mc_pairs < 1)
+		return rfx_error(err, RFX_EINVAL, "Monte Carlo needs pairs");
+	return RFX_OK;
+}
+
+static void add_param(struct rfx_varexp_param *pr, size_t *np,
+		      const char *method, const char *regime, double gamma,
+		      int s, const char *name, double value)
+{
+	struct rfx_varexp_param *q = &pr[(*np)++];
+
+	memset(q, 0, sizeof(*q));
+	snprintf(q->method, sizeof(q->method), "%s", method);
+	snprintf(q->regime, sizeof(q->regime), "%s", regime);
+	q->gamma = gamma;
+	q->sample = s;
+	snprintf(q->param, sizeof(q->param), "%s", name);
+	q->value = value;
+}
+
+static void record_params(struct rfx_varexp_param *pr, size_t *np,
+			  const struct rfx_estimator_type *e,
+			  const struct rfx_params *p, const char *regime,
+			  double gamma, int s)
+{
+	if (e->params & RFX_P(RFX_PARAM_A)) {
+		add_param(pr, np, e->name, regime, gamma, s, "A_re", p->A_re);
+		if (e->flags & RFX_EST_COMPLEX) {
+			add_param(pr, np, e->name, regime, gamma, s, "A_im", p->A_im);
+			add_param(pr, np, e->name, regime, gamma, s, "t", p->t);
+		}
+	}
+	if (e->params & RFX_P(RFX_PARAM_LAMBDA))
+		add_param(pr, np, e->name, regime, gamma, s, "lambda", p->lambda);
+	if (e->params & RFX_P(RFX_PARAM_Q))
+		add_param(pr, np, e->name, regime, gamma, s, "q", p->q);
+	if (e->params & RFX_P(RFX_PARAM_M1)) {
+		add_param(pr, np, e->name, regime, gamma, s, "m1", p->m1);
+		add_param(pr, np, e->name, regime, gamma, s, "m3", p->m3);
+	}
+	if (e->params & RFX_P(RFX_PARAM_SIGMA)) {
+		add_param(pr, np, e->name, regime, gamma, s, "sigma", p->sigma);
+		add_param(pr, np, e->name, regime, gamma, s, "rho", p->rho);
+	}
+}
+
+int rfx_varexp_run(const struct rfx_varexp_config *c,
+		   struct rfx_varexp_row *rows, struct rfx_varexp_param *params,
+		   size_t *nparams, struct rfx_err *err)
+{
+	int ntask, nm = c->nmethods, t, done = 0, ret, blas_saved;
+	size_t blk = c->block ? c->block : DEFAULT_BLOCK;
+	struct task_out *outs;
+	int *status;
+	struct rfx_err *errs;
+
+	*nparams = 0;
+	ret = check_config(c, err);
+	if (ret)
+		return ret;
+	if (blk > c->L)
+		blk = c->L;
+	ntask = c->nregimes * c->ngammas * c->samples;
+	outs = calloc((size_t)ntask * (size_t)nm, sizeof(*outs));
+	status = calloc((size_t)ntask, sizeof(*status));
+	errs = calloc((size_t)ntask, sizeof(*errs));
+	if (!outs || !status || !errs) {
+		free(outs);
+		free(status);
+		free(errs);
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	}
+	/* Tasks are the parallel unit; one BLAS thread keeps results fixed. */
+	blas_saved = rfx_blas_single_begin();
+
+#pragma omp parallel
+	{
+		struct worker w;
+		int ok = worker_init(&w, c, blk) == 0;
+
+#pragma omp for schedule(dynamic, 1)
+		for (t = 0; t < ntask; t++) {
+			int s = t % c->samples;
+			int gi = (t / c->samples) % c->ngammas;
+			int ri = t / (c->samples * c->ngammas);
+
+			if (!ok) {
+				status[t] = rfx_error(&errs[t], RFX_ENOMEM,
+						      "out of memory for L = %zu, d = %d",
+						      c->L, c->d);
+				continue;
+			}
+			if (rfx_cancel_requested()) {
+				status[t] = rfx_error(&errs[t], RFX_EINTR,
+						      "interrupted");
+				continue;
+			}
+			status[t] = run_task(c, &w, c->regimes[ri], c->gammas[gi],
+					     s, blk, &outs[(size_t)t * nm],
+					     &errs[t]);
+#pragma omp critical(rfx_varexp_progress)
+			{
+				done++;
+				if (c->progress)
+					c->progress(c->progress_ctx, done, ntask);
+			}
+		}
+		if (ok)
+			worker_free(&w);
+	}
+
+	ret = RFX_OK;
+	for (t = 0; t < ntask && !ret; t++)
+		if (status[t])
+			ret = rfx_error(err, status[t], "%s", errs[t].msg);
+	if (!ret) {
+		int ri, gi, m, s;
+		size_t r = 0;
+
+		for (ri = 0; ri < c->nregimes; ri++)
+			for (gi = 0; gi < c->ngammas; gi++)
+				for (m = 0; m < nm; m++, r++) {
+					const struct rfx_estimator_type *e = c->methods[m];
+					struct rfx_varexp_row *row = &rows[r];
+					struct summary an, sub, mc;
+					double se = 0.0;
+					const char *rn = rfx_regime_name(c->regimes[ri]);
+
+					summary_init(&an);
+					summary_init(&sub);
+					summary_init(&mc);
+					for (s = 0; s < c->samples; s++) {
+						int tt = (ri * c->ngammas + gi) * c->samples + s;
+						struct task_out *o = &outs[(size_t)tt * nm + m];
+
+						summary_merge(&an, &o->an);
+						summary_merge(&sub, &o->sub);
+						summary_merge(&mc, &o->mc);
+						se += o->mc_se_sum;
+						record_params(params, nparams, e, &o->params,
+							      rn, c->gammas[gi], s);
+					}
+					memset(row, 0, sizeof(*row));
+					snprintf(row->method, sizeof(row->method), "%s",
+						 e->name);
+					snprintf(row->regime, sizeof(row->regime), "%s", rn);
+					snprintf(row->projection, sizeof(row->projection),
+						 "%s",
+						 (e->flags & RFX_EST_DISCRETE)
+							 ? "discrete"
+							 : rfx_proj_name(c->proj));
+					row->gamma = c->gammas[gi];
+					row->d = c->d;
+					row->M = outs[(size_t)((ri * c->ngammas + gi) *
+							       c->samples) * nm + m].M_used;
+					row->n_pairs = (long)an.n;
+					row->n_zero = an.zero;
+					row->logvar_mean = an.mean;
+					row->logvar_std = summary_std(&an);
+					row->logvar_min = an.n > 0 ? an.lo : 0.0;
+					row->logvar_max = an.n > 0 ? an.hi : 0.0;
+					row->mc_R = c->mc_R;
+					if (c->mc_R > 0) {
+						row->mc_pairs = (long)sub.n;
+						row->sub_logvar_mean = sub.mean;
+						row->mc_logvar_mean = mc.mean;
+						row->mc_logvar_std = summary_std(&mc);
+						row->mc_logvar_se = mc.n > 0 ? se / mc.n : 0.0;
+						row->mc_zero = mc.zero;
+					}
+				}
+	}
+	rfx_blas_single_end(blas_saved);
+	for (t = 0; t < ntask * nm; t++)
+		rfx_params_release(&outs[t].params);
+	free(outs);
+	free(status);
+	free(errs);
+	return ret;
+}

@@ -1,0 +1,173 @@
+/*
+ * Variance maps: a grid of synthetic pairs, each method fitted to each pair
+ * and evaluated through the same closed forms as everything else.
+ */
+#include "exp/varmap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "num/block.h"
+#include "num/kernel.h"
+#include "num/logmath.h"
+
+#define COL(field, type)                                                       \
+	{ #field, type, offsetof(struct rfx_varmap_row, field),                \
+	  sizeof(((struct rfx_varmap_row *)0)->field) }
+
+static const struct rfx_column cols[] = {
+	COL(map, RFX_COL_STRING),       COL(method, RFX_COL_STRING),
+	COL(d, RFX_COL_INT),            COL(M, RFX_COL_INT),
+	COL(r, RFX_COL_DOUBLE),         COL(theta, RFX_COL_DOUBLE),
+	COL(w, RFX_COL_DOUBLE),         COL(log_kernel, RFX_COL_DOUBLE),
+	COL(log_variance, RFX_COL_DOUBLE), COL(log_ratio, RFX_COL_DOUBLE),
+};
+#undef COL
+
+const struct rfx_schema rfx_varmap_schema = {
+	"map", "analytic log-variance over synthetic pairs",
+	sizeof(struct rfx_varmap_row), (int)(sizeof(cols) / sizeof(cols[0])), cols
+};
+
+int rfx_varmap_parse(const char *name, enum rfx_varmap_kind *out,
+		     struct rfx_err *err)
+{
+	if (!strcmp(name, "angle"))
+		*out = RFX_VARMAP_ANGLE;
+	else if (!strcmp(name, "sum"))
+		*out = RFX_VARMAP_SUM;
+	else
+		return rfx_error(err, RFX_EINVAL,
+				 "unknown map '%s' (valid: angle, sum)", name);
+	return RFX_OK;
+}
+
+size_t rfx_varmap_nrows(const struct rfx_varmap_config *c)
+{
+	size_t pts = c->kind == RFX_VARMAP_ANGLE
+			     ? (size_t)c->steps * (size_t)(c->steps + 1)
+			     : (size_t)c->steps;
+
+	return pts * (size_t)c->nd * (size_t)c->nmethods;
+}
+
+/* log Var of e fitted to the pair (x, y); *Mused gets the features used. */
+static int pair_log_var(const struct rfx_estimator_type *e,
+			const struct rfx_varmap_config *c, const double *x,
+			const double *y, int d, struct rfx_block *b,
+			double *lv, int *Mused, struct rfx_err *err)
+{
+	struct rfx_params p;
+	int M = c->M > 0 ? c->M : rfx_estimator_fair_features(e, c->budget);
+	int ret;
+
+	rfx_params_init(&p, d);
+	ret = e->fit(&p, x, 1, y, 1, M, err);
+	if (!ret)
+		ret = rfx_estimator_block(e, &p, b, x, 1, y, 1, err);
+	if (!ret) {
+		*Mused = rfx_estimator_features(e, &p, M);
+		ret = e->log_variance(&p, b, M, lv, err);
+	}
+	rfx_params_release(&p);
+	return ret;
+}
+
+int rfx_varmap_run(const struct rfx_varmap_config *c,
+		   struct rfx_varmap_row *rows, struct rfx_err *err)
+{
+	size_t r = 0;
+	int di, i, j, m, ret = RFX_OK;
+
+	if (c->steps < 2)
+		return rfx_error(err, RFX_EINVAL, "steps must be at least 2, got %d",
+				 c->steps);
+	if (c->kind == RFX_VARMAP_ANGLE && !(c->r_max > 0.0))
+		return rfx_error(err, RFX_EINVAL, "r-max must be positive");
+	if (c->kind == RFX_VARMAP_SUM && !(c->w_max > 0.0))
+		return rfx_error(err, RFX_EINVAL, "w-max must be positive");
+	for (di = 0; di < c->nd; di++) {
+		int d = c->ds[di];
+		double *x, *y;
+		struct rfx_block *b;
+
+		if (d < (c->kind == RFX_VARMAP_ANGLE ? 2 : 1))
+			return rfx_error(err, RFX_EINVAL,
+					 "the %s map needs d >= %d, got %d",
+					 c->kind == RFX_VARMAP_ANGLE ? "angle" : "sum",
+					 c->kind == RFX_VARMAP_ANGLE ? 2 : 1, d);
+		x = calloc((size_t)d, sizeof(double));
+		y = calloc((size_t)d, sizeof(double));
+		b = rfx_block_alloc(d, 1, 1);
+		if (!x || !y || !b) {
+			free(x);
+			free(y);
+			rfx_block_free(b);
+			return rfx_error(err, RFX_ENOMEM, "out of memory");
+		}
+		for (i = 0; i < (c->kind == RFX_VARMAP_ANGLE ? c->steps : 1) && !ret; i++) {
+			double rr = c->r_max * (i + 1) / c->steps;
+
+			for (j = 0; j < c->steps + (c->kind == RFX_VARMAP_ANGLE) && !ret;
+			     j++) {
+				double th = 0.0, w, lk, lb = 0.0;
+				int Mb;
+
+				/*
+				 * Grids avoid theta in {0, pi} and w = 0, where some
+				 * variances are exactly 0 and their logs -inf.
+				 */
+				if (c->kind == RFX_VARMAP_ANGLE) {
+					th = RFX_PI * (j + 0.5) / (c->steps + 1);
+					x[0] = rr;
+					y[0] = rr * cos(th);
+					y[1] = rr * sin(th);
+				} else {
+					w = c->w_max * (j + 1) / c->steps;
+					rr = 0.5 * sqrt(w);
+					x[0] = y[0] = rr;
+				}
+				w = 2.0 * rr * rr * (1.0 + cos(th));
+				lk = rfx_kernel_gauss_log(x, y, d) + 0.0; /* no -0 */
+				if (c->baseline) {
+					ret = pair_log_var(c->baseline, c, x, y, d, b,
+							   &lb, &Mb, err);
+					if (ret)
+						break;
+				}
+				for (m = 0; m < c->nmethods && !ret; m++) {
+					struct rfx_varmap_row *row = &rows[r++];
+					double lv;
+					int Mu;
+
+					ret = pair_log_var(c->methods[m], c, x, y, d, b,
+							   &lv, &Mu, err);
+					if (ret)
+						break;
+					memset(row, 0, sizeof(*row));
+					snprintf(row->map, sizeof(row->map), "%s",
+						 c->kind == RFX_VARMAP_ANGLE ? "angle"
+									    : "sum");
+					snprintf(row->method, sizeof(row->method), "%s",
+						 c->methods[m]->name);
+					row->d = d;
+					row->M = Mu;
+					row->r = rr;
+					row->theta = th;
+					row->w = w;
+					row->log_kernel = lk;
+					row->log_variance = lv;
+					row->log_ratio = c->baseline ? lv - lb : 0.0;
+				}
+			}
+		}
+		free(x);
+		free(y);
+		rfx_block_free(b);
+		if (ret)
+			return ret;
+	}
+	return RFX_OK;
+}

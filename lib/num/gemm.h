@@ -1,0 +1,41 @@
+/*
+ * Matrix products of the shapes rfx lives on: L x d inputs times d x M
+ * projections, and blocks of inner products x_i . y_j, with d (the inner
+ * dimension k) small, from 1 to a few hundred. OpenBLAS 0.3.21 runs its
+ * AVX2 (Haswell) kernel on AVX-512 machines it does not know, such as
+ * Sapphire Rapids, at about half of what the FMA units can do; on such
+ * CPUs these functions use a register-blocked AVX-512 kernel instead
+ * (8 rows x 24 columns of C in 24 registers, about 1.8x OpenBLAS's speed
+ * at k = 64), and OpenBLAS's dgemm elsewhere and for k > 320 (the kernel
+ * does not block k, and beyond that it falls to half of OpenBLAS's speed).
+ *
+ * Both run on the calling thread only (inside rfx's parallel regions the
+ * caller has OpenBLAS at one thread, lib/num/blas.h), so a result does not
+ * depend on the thread count. The kernel sums over k in order with one
+ * FMA per term, as OpenBLAS's does; results can differ from it in the
+ * last bits, and between CPUs with and without AVX-512.
+ */
+#ifndef RFX_GEMM_H
+#define RFX_GEMM_H
+
+#include <stddef.h>
+
+/*
+ * C = alpha A B, row-major: A is m x k with row stride lda, B k x n with
+ * ldb, C m x n with ldc, overwritten (C must not overlap A or B).
+ */
+void rfx_gemm(size_t m, size_t n, size_t k, double alpha, const double *A,
+	      size_t lda, const double *B, size_t ldb, double *C, size_t ldc);
+
+/*
+ * C = A B^T for B n x k (row stride ldb): all inner products of the rows
+ * of A with those of B. work holds k n doubles (B^T is packed there).
+ */
+void rfx_gemm_nt(size_t m, size_t n, size_t k, const double *A, size_t lda,
+		 const double *B, size_t ldb, double *C, size_t ldc,
+		 double *work);
+
+/* "avx512" or "openblas": what rfx_gemm uses on this CPU (for the bench). */
+const char *rfx_gemm_kernel_name(void);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * Array forms of the log-domain functions the closed-form variances spend
+ * their time in (thesis sec. 6.6.1, Fig 6.4: a log and an expm1 for every
+ * pair of every method), and sin and cos together for TrigRF's feature
+ * map (a third of its time went to libmvec's separate sin and cos). On
+ * AVX-512 CPUs they run a kernel written for it: table lookups in
+ * registers (no gathers), polynomials by FMA, for the composites the
+ * expm1 and the log in one pass, for sin and cos one shared reduction. Elsewhere they are loops
+ * over lib/num/logmath.h's functions (glibc's libmvec).
+ *
+ * Accuracy (tests/t_vmath.c, against long double): log within 1.5 ulp;
+ * log(e^a - 1) and log(1 - e^a) within 5e-16 max(1, |result|), the
+ * absolute accuracy a sum of logs needs (as rfx_logexpm1 and rfx_log1mexp,
+ * which go through -expm1 the same way); sin and cos within 3 ulp on
+ * AVX-512 (glibc's scalar functions beyond |x| = 2^20), libmvec's 4 ulp
+ * elsewhere; exp within 1.5 ulp on AVX-512, 4 elsewhere. Results can differ in the last bits between the kernels,
+ * never between runs or thread counts.
+ *
+ * y may be x (in place). Every function here is thread-safe.
+ */
+#ifndef RFX_VMATH_H
+#define RFX_VMATH_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+
+/* y[k] = log(x[k]), k < n: -inf at 0, NaN below 0, +inf at +inf. */
+void rfx_vmath_log(double *y, const double *x, size_t n);
+
+/*
+ * y[k] = log(e^a[k] - 1) for a[k] >= 0 (rfx_logexpm1): -inf at 0, finite
+ * far beyond e^a's range, NaN for a[k] < 0.
+ */
+void rfx_vmath_logexpm1(double *y, const double *a, size_t n);
+
+/* y[k] = log(1 - e^a[k]) for a[k] <= 0 (rfx_log1mexp): -inf at 0. */
+void rfx_vmath_log1mexp(double *y, const double *a, size_t n);
+
+/*
+ * s[k] = sin(x[k]) and c[k] = cos(x[k]), k < n, the pair TrigRF's feature
+ * map needs. c may be x; s must not overlap x or c. NaN for +-inf and NaN.
+ */
+void rfx_vmath_sincos(double *s, double *c, const double *x, size_t n);
+
+/*
+ * y[k] = exp(x[k] - m), k < n: the scaled features of the exponential
+ * maps (m is a row's largest log-modulus). 0 below the double range
+ * (x[k] - m < -745.2), +inf above it; subnormal results are exact to
+ * within an ulp of the subnormal grid (libmvec's vector exp would hand
+ * those lanes to the scalar exp, slowly). y must not overlap x.
+ */
+void rfx_vmath_exp_shift(double *y, const double *x, double m, size_t n);
+
+/* The functions of one kernel, for the tests and benchmarks. */
+struct rfx_vmath_kernel {
+	const char *name;
+	void (*log)(double *y, const double *x, size_t n);
+	void (*logexpm1)(double *y, const double *a, size_t n);
+	void (*log1mexp)(double *y, const double *a, size_t n);
+	void (*sincos)(double *s, double *c, const double *x, size_t n);
+	void (*exp_shift)(double *y, const double *x, double m, size_t n);
+};
+
+/* The name of the kernel in use: "generic" or "avx512". */
+const char *rfx_vmath_kernel_name(void);
+
+/*
+ * Sets *k to the kernel called name. RFX_EINVAL when the name is unknown
+ * or this build or CPU lacks the kernel.
+ */
+int rfx_vmath_kernel_find(const char *name, struct rfx_vmath_kernel *k,
+			  struct rfx_err *err);
+
+#endif

@@ -1,0 +1,667 @@
+/*
+ * Projection samplers: fills the columns of Omega with i.i.d. Gaussian
+ * directions, block-orthogonal ones (thesis Algorithm 2, section 2.1.4;
+ * Yu et al. 2016), their structured and quasi-Monte Carlo variants (the
+ * ORF paper's ORF' and SORF, randomised Halton and Sobol points).
+ *
+ * An orthogonal block is the Q factor of a d x d standard Gaussian matrix,
+ * computed with GSL's Householder QR. That Q alone is not Haar: each GSL
+ * reflector maps the working column x to -sign(x_0) |x| e_0 (the final
+ * 1 x 1 step is left alone), so Q_00 = -|a_00| / |a_0| is always negative
+ * and every diagonal entry of Q is biased (P(Q_44 > 0) is 0.84 at d = 5).
+ * Multiplying column j of Q by sign(R_jj) gives the unique QR with positive
+ * diag(R), and that Q is Haar (Mezzadri 2007, "How to generate random
+ * matrices from the classical compact groups"). Each column is then
+ * rescaled by its own chi(d) variate (ort), so every omega_m is N(0, I_d)
+ * while the columns of one block stay orthogonal, or by sqrt(d) (ORF').
+ *
+ * Algorithm 2 as printed sets v = M - d tau, which is never positive; the
+ * last block keeps its first M - d (tau - 1) columns, as the text around it
+ * intends.
+ *
+ * A Hadamard block B = sqrt(d') H D1 H D2 H D3 (or its two- and one-factor
+ * versions) is never formed: column m of omega is row m of B, i.e.
+ * B^T e_m = sqrt(d') D3 H D2 H D1 H e_m (H is symmetric), three fast
+ * transforms of a unit vector, of which the first d entries are kept.
+ *
+ * Draw order, which fixes the output for a given stream: iid draws column by
+ * column (d Gaussians each); ort draws per block d*d Gaussians, row by row,
+ * then d chi variates, all d of them even when the last block is truncated;
+ * orf-prime the same without the chi variates; the Hadamard kinds per block
+ * d' signs for D1, then d' for D2, then d' for D3 (as many factors as the
+ * kind has), whole blocks even when truncated; the quasi-Monte Carlo kinds
+ * d uniforms for the shift, then nothing, except halton-scr, which then
+ * draws the permutations coordinate by coordinate (p_l - 1 uniform
+ * integers each, Fisher-Yates from the top). All of them make the M columns
+ * drawn from a stream a prefix of the M' > M columns the same stream would
+ * give, so studies over M can share random numbers.
+ */
+#include "proj/proj.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_qrng.h>
+#include <gsl/gsl_randist.h>
+
+#include "num/blas.h"
+#include "proj/wht.h"
+
+/*
+ * Below d = LAPACK_D the Level-2 gsl_linalg_QR_decomp/QR_unpack pair, not
+ * the recursive Level-3 QR_decomp_r/QR_unpack_r: with OpenBLAS on the build
+ * machine the former is 1.4x (d = 64) to 3x (d = 5..32) faster; the
+ * recursive one only wins from about d = 128. From d = LAPACK_D on,
+ * LAPACK's blocked dgeqrf and dorgqr, which OpenBLAS exports: at d = 1024
+ * they take 0.2 s per block against 7.7 s (Level-2) and 2.5 s (recursive)
+ * for GSL's, which makes ORF on 1024-dimensional MNIST feasible.
+ */
+#define LAPACK_D 128
+
+/* LAPACK (Fortran interface, column-major, 32-bit integers as in OpenBLAS). */
+void dgeqrf_(const int *m, const int *n, double *a, const int *lda,
+	     double *tau, double *work, const int *lwork, int *info);
+void dorgqr_(const int *m, const int *n, const int *k, double *a,
+	     const int *lda, const double *tau, double *work, const int *lwork,
+	     int *info);
+
+struct rfx_proj_ws {
+	int d;           /* dimension the matrices below are sized for */
+	gsl_matrix *A;   /* Gaussian block, overwritten by the packed QR */
+	gsl_vector *tau; /* Householder coefficients of the packed QR */
+	gsl_matrix *Q;   /* the unpacked orthogonal factor (d < LAPACK_D) */
+	gsl_matrix *R;   /* QR_unpack insists on writing R; diag(R) is read */
+	double *work;    /* LAPACK's workspace (d >= LAPACK_D), lwork entries */
+	int lwork;
+	double *scale;   /* sign(R_jj) chi_j for the d columns of a block */
+	size_t dp;       /* d', the power of 2 >= d of the Hadamard kinds */
+	double *v;       /* d' entries: the row of a Hadamard block */
+	double *sgn;     /* 3 d' Rademacher signs: D1, D2, D3 */
+	double *u;       /* d entries: one quasi-Monte Carlo point */
+	double *shift;   /* d entries: the random shift of the point set */
+	double *cols;    /* IID_COLS x d: iid columns before they go to omega */
+	gsl_qrng *qrng[3]; /* Halton, reverse Halton, Sobol; NULL if d too large */
+	int *prime;      /* scrambled Halton (d <= SCR_MAX_D): the first d primes */
+	int *ndig;       /* digits per coordinate, enough for m < 2^31 */
+	int *perm;       /* one permutation of 0..p-1 per coordinate */
+	size_t *poff;    /* where coordinate l's permutation starts in perm */
+};
+
+/* Columns of an iid draw buffered at a time (sample_iid). */
+#define IID_COLS 16
+
+/* Scrambled Halton's dimensions, as many as GSL's Halton: primes to 9973. */
+#define SCR_MAX_D 1229
+
+/* The quasi-Monte Carlo kinds: their GSL sequence and slot in ws->qrng. */
+static const gsl_qrng_type *qrng_type(int slot)
+{
+	return slot == 0 ? gsl_qrng_halton
+			 : slot == 1 ? gsl_qrng_reversehalton : gsl_qrng_sobol;
+}
+
+static const struct {
+	const char *name;
+	enum rfx_proj p;
+	int gaussian; /* columns marginally N(0, I) */
+	int hd;       /* Hadamard-diagonal factors (sorf 3, hdhd 2, hd 1) */
+	int qmc;      /* 1 + slot in ws->qrng, 4 scrambled Halton, 0 others */
+} projs[] = {
+	{ "iid", RFX_PROJ_IID, 1, 0, 0 },
+	{ "ort", RFX_PROJ_ORT, 1, 0, 0 },
+	{ "orf-prime", RFX_PROJ_ORF_PRIME, 0, 0, 0 },
+	{ "sorf", RFX_PROJ_SORF, 0, 3, 0 },
+	{ "hdhd", RFX_PROJ_HDHD, 0, 2, 0 },
+	{ "hd", RFX_PROJ_HD, 0, 1, 0 },
+	{ "halton", RFX_PROJ_HALTON, 1, 0, 1 },
+	{ "halton-rev", RFX_PROJ_HALTON_REV, 1, 0, 2 },
+	{ "sobol", RFX_PROJ_SOBOL, 1, 0, 3 },
+	{ "halton-scr", RFX_PROJ_HALTON_SCR, 1, 0, 4 },
+	{ NULL, RFX_PROJ_IID, 0, 0, 0 }
+};
+
+/* The largest dimension of quasi-Monte Carlo kind qmc (table field). */
+static unsigned qmc_max_d(int qmc)
+{
+	return qmc == 4 ? SCR_MAX_D : qrng_type(qmc - 1)->max_dimension;
+}
+
+/* The table entry of p, or -1. */
+static int proj_index(enum rfx_proj p)
+{
+	int i;
+
+	for (i = 0; projs[i].name; i++)
+		if (projs[i].p == p)
+			return i;
+	return -1;
+}
+
+int rfx_proj_parse(const char *name, enum rfx_proj *out, struct rfx_err *err)
+{
+	char valid[160]; /* "iid, ort, ...": built from the table so they cannot drift */
+	size_t len = 0;
+	int i;
+
+	if (!name)
+		return rfx_error(err, RFX_EINVAL, "projection name is missing");
+	for (i = 0; projs[i].name; i++) {
+		if (!strcmp(name, projs[i].name)) {
+			*out = projs[i].p;
+			return RFX_OK;
+		}
+	}
+	valid[0] = '\0';
+	for (i = 0; projs[i].name && len < sizeof(valid); i++)
+		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%s",
+					i ? ", " : "", projs[i].name);
+	return rfx_error(err, RFX_EINVAL, "unknown projection '%s' (valid: %s)",
+			 name, valid);
+}
+
+const char *rfx_proj_name(enum rfx_proj p)
+{
+	int i = proj_index(p);
+
+	return i < 0 ? "unknown" : projs[i].name;
+}
+
+int rfx_proj_gaussian(enum rfx_proj p)
+{
+	int i = proj_index(p);
+
+	return i < 0 ? 0 : projs[i].gaussian;
+}
+
+int rfx_proj_block(enum rfx_proj p, int d)
+{
+	int i = proj_index(p);
+
+	if (i < 0 || d < 1)
+		return 0;
+	if (projs[i].hd)
+		return (int)rfx_wht_next_pow2((size_t)d);
+	if (projs[i].qmc)
+		return 0;
+	return p == RFX_PROJ_IID ? 1 : d;
+}
+
+int rfx_proj_check(enum rfx_proj p, int d, struct rfx_err *err)
+{
+	int i = proj_index(p);
+
+	if (i < 0)
+		return rfx_error(err, RFX_EINVAL, "unknown projection kind %d",
+				 (int)p);
+	if (d < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "dimension d must be at least 1, got %d", d);
+	if (projs[i].qmc && (unsigned)d > qmc_max_d(projs[i].qmc))
+		return rfx_error(err, RFX_EINVAL,
+				 "%s projections exist for d <= %u, got d = %d",
+				 projs[i].name, qmc_max_d(projs[i].qmc), d);
+	return RFX_OK;
+}
+
+/*
+ * The scrambled Halton tables: primes by trial division, digit counts,
+ * and room for the permutations (malloc: pages nobody samples from are
+ * never touched). Returns nonzero when out of memory.
+ */
+static int scr_alloc(struct rfx_proj_ws *ws, int d)
+{
+	size_t total = 0;
+	int l, p = 1;
+
+	ws->prime = malloc((size_t)d * sizeof(int));
+	ws->ndig = malloc((size_t)d * sizeof(int));
+	ws->poff = malloc((size_t)d * sizeof(size_t));
+	if (!ws->prime || !ws->ndig || !ws->poff)
+		return 1;
+	for (l = 0; l < d; l++) {
+		long big = 2147483647L;
+		int q, k = 0, composite;
+
+		do {
+			p++;
+			composite = 0;
+			for (q = 2; q * q <= p && !composite; q++)
+				composite = p % q == 0;
+		} while (composite);
+		ws->prime[l] = p;
+		for (; big > 0; big /= p)
+			k++;
+		ws->ndig[l] = k;
+		ws->poff[l] = total;
+		total += (size_t)p;
+	}
+	ws->perm = malloc(total * sizeof(int));
+	return !ws->perm;
+}
+
+struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
+{
+	struct rfx_proj_ws *ws;
+	size_t n;
+	int i;
+
+	if (d < 1)
+		return NULL;
+	ws = calloc(1, sizeof(*ws));
+	if (!ws)
+		return NULL;
+	ws->d = d;
+	n = (size_t)d;
+	/*
+	 * gsl_matrix_alloc calls the GSL error handler on failure; with the
+	 * handler off, as rfx's main sets it, it just returns NULL.
+	 */
+	ws->A = gsl_matrix_alloc(n, n);
+	ws->tau = gsl_vector_alloc(n);
+	if (d < LAPACK_D) {
+		ws->Q = gsl_matrix_alloc(n, n);
+		ws->R = gsl_matrix_alloc(n, n);
+	} else {
+		/* the optimal size of the workspace, as LAPACK reports it */
+		int lw = -1, info = 0;
+		double q = 0.0;
+
+		if (ws->A && ws->tau)
+			dgeqrf_(&d, &d, ws->A->data, &d, ws->tau->data, &q, &lw,
+				&info);
+		ws->lwork = info == 0 && q >= d ? (int)q : 64 * d;
+		ws->work = malloc((size_t)ws->lwork * sizeof(double));
+	}
+	ws->scale = malloc(n * sizeof(*ws->scale));
+	ws->dp = rfx_wht_next_pow2(n);
+	ws->v = ws->dp ? malloc(ws->dp * sizeof(*ws->v)) : NULL;
+	ws->sgn = ws->dp ? malloc(3 * ws->dp * sizeof(*ws->sgn)) : NULL;
+	ws->u = malloc(n * sizeof(*ws->u));
+	ws->shift = malloc(n * sizeof(*ws->shift));
+	ws->cols = malloc(IID_COLS * n * sizeof(*ws->cols));
+	if (!ws->A || !ws->tau || (d < LAPACK_D ? !ws->Q || !ws->R : !ws->work) ||
+	    !ws->scale || !ws->v ||
+	    !ws->sgn || !ws->u || !ws->shift || !ws->cols) {
+		rfx_proj_ws_free(ws);
+		return NULL;
+	}
+	if (d <= SCR_MAX_D && scr_alloc(ws, d)) {
+		rfx_proj_ws_free(ws);
+		return NULL;
+	}
+	for (i = 0; i < 3; i++) {
+		/* a dimension beyond the sequence's is an error when sampling */
+		if (n > qrng_type(i)->max_dimension)
+			continue;
+		ws->qrng[i] = gsl_qrng_alloc(qrng_type(i), (unsigned)n);
+		if (!ws->qrng[i]) {
+			rfx_proj_ws_free(ws);
+			return NULL;
+		}
+	}
+	return ws;
+}
+
+void rfx_proj_ws_free(struct rfx_proj_ws *ws)
+{
+	int i;
+
+	if (!ws)
+		return;
+	if (ws->A)
+		gsl_matrix_free(ws->A);
+	if (ws->tau)
+		gsl_vector_free(ws->tau);
+	if (ws->Q)
+		gsl_matrix_free(ws->Q);
+	if (ws->R)
+		gsl_matrix_free(ws->R);
+	free(ws->work);
+	free(ws->scale);
+	free(ws->v);
+	free(ws->sgn);
+	free(ws->u);
+	free(ws->shift);
+	free(ws->cols);
+	for (i = 0; i < 3; i++)
+		if (ws->qrng[i])
+			gsl_qrng_free(ws->qrng[i]);
+	free(ws->prime);
+	free(ws->ndig);
+	free(ws->perm);
+	free(ws->poff);
+	free(ws);
+}
+
+/*
+ * Column by column, for the prefix property in the file comment. With a
+ * workspace, IID_COLS columns at a time go to its buffer first and then
+ * to omega row by row: written one entry at a time, each column touches d
+ * rows ld apart, and at d = 1024, M = 10240 those scattered writes took
+ * longer than drawing the Gaussians.
+ */
+static void sample_iid(const gsl_rng *r, int d, int M, double *omega,
+		       size_t ld, struct rfx_proj_ws *ws)
+{
+	int l, m, m0, c;
+
+	if (!ws || ws->d != d) {
+		for (m = 0; m < M; m++)
+			for (l = 0; l < d; l++)
+				omega[(size_t)l * ld + (size_t)m] =
+					gsl_ran_gaussian_ziggurat(r, 1.0);
+		return;
+	}
+	for (m0 = 0; m0 < M; m0 += c) {
+		double *buf = ws->cols;
+
+		c = M - m0 < IID_COLS ? M - m0 : IID_COLS;
+		for (m = 0; m < c; m++)
+			for (l = 0; l < d; l++)
+				buf[(size_t)m * (size_t)d + (size_t)l] =
+					gsl_ran_gaussian_ziggurat(r, 1.0);
+		for (l = 0; l < d; l++) {
+			double *row = omega + (size_t)l * ld + (size_t)m0;
+
+			for (m = 0; m < c; m++)
+				row[m] = buf[(size_t)m * (size_t)d + (size_t)l];
+		}
+	}
+}
+
+/*
+ * QR of the d x d column-major matrix in ws->A by LAPACK: leaves Q in
+ * ws->A and diag(R) in ws->scale. OpenBLAS runs it on one thread, as every
+ * BLAS call of rfx (lib/num/blas.h): inside a parallel region the caller has
+ * set that; outside one it is set here, so the rounding does not depend on
+ * the thread count. Returns GSL_EFAILED if LAPACK reports an error.
+ */
+static int qr_lapack(int d, struct rfx_proj_ws *ws)
+{
+	double *a = ws->A->data;
+	int info = 0, j, saved = 0, outer = 1;
+
+#ifdef _OPENMP
+	outer = !omp_in_parallel();
+#endif
+	if (outer)
+		saved = rfx_blas_single_begin();
+	dgeqrf_(&d, &d, a, &d, ws->tau->data, ws->work, &ws->lwork, &info);
+	for (j = 0; info == 0 && j < d; j++)
+		ws->scale[j] = a[(size_t)j * (size_t)d + (size_t)j];
+	if (info == 0)
+		dorgqr_(&d, &d, &d, a, &d, ws->tau->data, ws->work, &ws->lwork,
+			&info);
+	if (outer)
+		rfx_blas_single_end(saved);
+	return info == 0 ? GSL_SUCCESS : GSL_EFAILED;
+}
+
+/*
+ * Writes k <= d columns of one Haar block at omega, each scaled to length
+ * norm, or to a chi(d) variate when norm is 0 (ORF; ORF' has norm sqrt(d),
+ * a plain Haar matrix 1).
+ */
+static int sample_block(const gsl_rng *r, int d, int k, double norm,
+			double *omega, size_t ld, struct rfx_proj_ws *ws)
+{
+	double *a = ws->A->data;
+	size_t tda = ws->A->tda;
+	double *scale = ws->scale;
+	int i, j, status, lapack = d >= LAPACK_D;
+
+	for (i = 0; i < d; i++)
+		for (j = 0; j < d; j++)
+			a[(size_t)i * tda + (size_t)j] =
+				gsl_ran_gaussian_ziggurat(r, 1.0);
+	if (lapack) {
+		/*
+		 * LAPACK reads the row-major Gaussian matrix as its transpose,
+		 * another Gaussian matrix; Q and diag(R) then come column-major.
+		 */
+		status = qr_lapack(d, ws);
+		if (status)
+			return status;
+	} else {
+		status = gsl_linalg_QR_decomp(ws->A, ws->tau);
+		if (status)
+			return status;
+		status = gsl_linalg_QR_unpack(ws->A, ws->tau, ws->Q, ws->R);
+		if (status)
+			return status;
+	}
+	for (j = 0; j < d; j++) {
+		/*
+		 * chi(d) as the root of chi^2(d); drawn for all d columns so
+		 * the draw count per block does not depend on k. A fixed
+		 * norm draws none.
+		 */
+		double chi = norm > 0.0 ? norm
+				       : sqrt(gsl_ran_chisq(r, (double)d));
+		double rjj = lapack ? ws->scale[j]
+				    : gsl_matrix_get(ws->R, (size_t)j, (size_t)j);
+
+		/* R_jj = 0 has probability zero; either sign would do */
+		scale[j] = rjj < 0.0 ? -chi : chi;
+	}
+	for (i = 0; i < d; i++) {
+		const double *q = lapack ? NULL : ws->Q->data + (size_t)i * ws->Q->tda;
+
+		for (j = 0; j < k; j++)
+			omega[(size_t)i * ld + (size_t)j] =
+				(lapack ? a[(size_t)j * (size_t)d + (size_t)i] : q[j]) *
+				scale[j];
+	}
+	return GSL_SUCCESS;
+}
+
+/*
+ * Hadamard kinds: blocks of d' columns, each column row m of
+ * sqrt(d') H D1 ... H D_nhd, i.e. sqrt(d') D_nhd H ... D1 H e_m, truncated
+ * to its first d entries.
+ */
+static void sample_hd(const gsl_rng *r, int nhd, int d, int M, double *omega,
+		      size_t ld, struct rfx_proj_ws *ws)
+{
+	size_t dp = ws->dp, b, nb = ((size_t)M - 1) / dp + 1, t, l;
+	double scale = sqrt((double)dp), *v = ws->v;
+
+	for (b = 0; b < nb; b++) {
+		size_t k = b + 1 < nb ? dp : (size_t)M - dp * (nb - 1), i;
+
+		for (t = 0; t < (size_t)nhd * dp; t++)
+			ws->sgn[t] = gsl_rng_uniform(r) < 0.5 ? -1.0 : 1.0;
+		for (i = 0; i < k; i++) {
+			int f;
+
+			for (l = 0; l < dp; l++)
+				v[l] = l == i ? 1.0 : 0.0;
+			/* dp is a power of 2 and v is set: cannot fail */
+			rfx_wht_apply(v, dp, NULL);
+			for (f = 0; f < nhd; f++) {
+				const double *s = ws->sgn + (size_t)f * dp;
+
+				for (l = 0; l < dp; l++)
+					v[l] *= s[l];
+				if (f + 1 < nhd)
+					rfx_wht_apply(v, dp, NULL);
+			}
+			for (l = 0; l < (size_t)d; l++)
+				omega[l * ld + b * dp + i] = scale * v[l];
+		}
+	}
+}
+
+/*
+ * Quasi-Monte Carlo kinds: points 1..M of sequence q, shifted by one
+ * uniform vector modulo 1, through the inverse normal CDF. A shifted
+ * coordinate is clamped to [2^-53, 1 - 2^-53] so that a sum rounding to
+ * exactly 0 or 1 gives a finite projection (|omega| <= 8.2).
+ */
+static void sample_qmc(const gsl_rng *r, gsl_qrng *q, int d, int M,
+		       double *omega, size_t ld, struct rfx_proj_ws *ws)
+{
+	const double lo = 0x1p-53, hi = 1.0 - 0x1p-53;
+	int l, m;
+
+	for (l = 0; l < d; l++)
+		ws->shift[l] = gsl_rng_uniform(r);
+	gsl_qrng_init(q);
+	for (m = 0; m < M; m++) {
+		gsl_qrng_get(q, ws->u);
+		for (l = 0; l < d; l++) {
+			double t = ws->u[l] + ws->shift[l];
+
+			t = t >= 1.0 ? t - 1.0 : t;
+			t = t < lo ? lo : t > hi ? hi : t;
+			omega[(size_t)l * ld + (size_t)m] = gsl_cdf_ugaussian_Pinv(t);
+		}
+	}
+}
+
+/*
+ * Scrambled Halton: a uniform permutation per coordinate (Fisher-Yates,
+ * drawn after the shift), then the permuted radical inverses of 1..M.
+ */
+static void sample_halton_scr(const gsl_rng *r, int d, int M, double *omega,
+			      size_t ld, struct rfx_proj_ws *ws)
+{
+	const double lo = 0x1p-53, hi = 1.0 - 0x1p-53;
+	int l, m, j;
+
+	for (l = 0; l < d; l++)
+		ws->shift[l] = gsl_rng_uniform(r);
+	for (l = 0; l < d; l++) {
+		int p = ws->prime[l], *pi = ws->perm + ws->poff[l];
+
+		for (j = 0; j < p; j++)
+			pi[j] = j;
+		for (j = p - 1; j > 0; j--) {
+			int k = (int)gsl_rng_uniform_int(r, (unsigned long)j + 1);
+			int t = pi[j];
+
+			pi[j] = pi[k];
+			pi[k] = t;
+		}
+	}
+	for (l = 0; l < d; l++) {
+		int p = ws->prime[l], K = ws->ndig[l];
+		const int *pi = ws->perm + ws->poff[l];
+		double *row = omega + (size_t)l * ld;
+
+		for (m = 0; m < M; m++) {
+			unsigned long n = (unsigned long)m + 1;
+			double x = 0.0, f = 1.0 / p, t;
+			int k;
+
+			for (k = 0; k < K; k++) {
+				x += pi[n % (unsigned long)p] * f;
+				n /= (unsigned long)p;
+				f /= p;
+			}
+			t = x + ws->shift[l];
+			t = t >= 1.0 ? t - 1.0 : t;
+			t = t < lo ? lo : t > hi ? hi : t;
+			row[m] = gsl_cdf_ugaussian_Pinv(t);
+		}
+	}
+}
+
+int rfx_proj_haar(const gsl_rng *r, int d, double *Q, struct rfx_proj_ws *ws,
+		  struct rfx_err *err)
+{
+	int status;
+
+	if (!r || !Q || !ws)
+		return rfx_error(err, RFX_EINVAL,
+				 "haar sampler needs a generator, an output matrix and a workspace");
+	if (ws->d != d)
+		return rfx_error(err, RFX_EINVAL,
+				 "workspace is for dimension %d, got d = %d",
+				 ws->d, d);
+	status = sample_block(r, d, d, 1.0, Q, (size_t)d, ws);
+	if (status)
+		return rfx_error(err, RFX_ENUMERIC,
+				 "qr factorisation of a %d x %d gaussian matrix failed: %s",
+				 d, d, gsl_strerror(status));
+	return RFX_OK;
+}
+
+int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
+		    double *omega, size_t ld, size_t col0,
+		    struct rfx_proj_ws *ws, struct rfx_err *err)
+{
+	int b, tau, k;
+
+	if (d < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "dimension d must be at least 1, got %d", d);
+	if (M < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "number of projections M must be at least 1, got %d",
+				 M);
+	if ((size_t)M > ld || col0 > ld - (size_t)M)
+		return rfx_error(err, RFX_EINVAL,
+				 "columns %zu..%zu do not fit in leading dimension %zu",
+				 col0, col0 + (size_t)M - 1, ld);
+	if (!r || !omega)
+		return rfx_error(err, RFX_EINVAL,
+				 "projection sampler needs a generator and an output matrix");
+
+	k = proj_index(p);
+	if (k < 0)
+		return rfx_error(err, RFX_EINVAL, "unknown projection kind %d",
+				 (int)p);
+	if (p == RFX_PROJ_IID) {
+		sample_iid(r, d, M, omega + col0, ld, ws);
+		return RFX_OK;
+	}
+	/* iid accepts NULL; every other kind needs the workspace */
+	if (!ws)
+		return rfx_error(err, RFX_EINVAL,
+				 "%s projections need a workspace", projs[k].name);
+	if (ws->d != d)
+		return rfx_error(err, RFX_EINVAL,
+				 "workspace is for dimension %d, got d = %d",
+				 ws->d, d);
+	if (projs[k].hd) {
+		sample_hd(r, projs[k].hd, d, M, omega + col0, ld, ws);
+		return RFX_OK;
+	}
+	if (projs[k].qmc) {
+		int ret = rfx_proj_check(p, d, err);
+
+		if (ret)
+			return ret;
+		if (projs[k].qmc == 4)
+			sample_halton_scr(r, d, M, omega + col0, ld, ws);
+		else
+			sample_qmc(r, ws->qrng[projs[k].qmc - 1], d, M, omega + col0,
+				   ld, ws);
+		return RFX_OK;
+	}
+	tau = (M - 1) / d + 1;  /* ceil(M / d) without overflow near INT_MAX */
+	for (b = 0; b < tau; b++) {
+		/* the last block keeps M - d (tau - 1) columns, not M - d tau */
+		int kb = b < tau - 1 ? d : M - d * (tau - 1);
+		double norm = p == RFX_PROJ_ORF_PRIME ? sqrt((double)d) : 0.0;
+		int status = sample_block(r, d, kb, norm,
+					  omega + col0 + (size_t)b * (size_t)d,
+					  ld, ws);
+
+		if (status)
+			return rfx_error(err, RFX_ENUMERIC,
+					 "qr factorisation of a %d x %d gaussian block failed: %s",
+					 d, d, gsl_strerror(status));
+	}
+	return RFX_OK;
+}
