@@ -173,8 +173,11 @@ int rfx_model_dim(const struct rfx_model *m);
  * 2's is the estimate of K(x_i, y_k) (of SM for kernel "softmax"). A
  * complex feature Phi becomes [Re Phi, Im Phi] on side 1 and
  * [Re Phi, -Im Phi] on side 2, all real parts first. Symmetric estimators
- * give the same map on both sides. Features too large for a double are
- * +-inf (PosRF at |x|^2 above ~1400); rfx_model_features_log avoids that.
+ * give the same map on both sides; a complex estimator whose features
+ * are real for its parameters (GERF with real A, t = 1) has zero
+ * imaginary columns, so the width depends on the estimator only. Features
+ * beyond double range become 0 or +-inf (e^{w.x - |x|^2} underflows for
+ * |x|^2 above ~750); rfx_model_features_log keeps them.
  * Needs a draw; RFX_EINVAL for side not 1 or 2 or inputs out of range.
  * The values do not depend on the number of threads.
  */

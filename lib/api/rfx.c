@@ -382,7 +382,7 @@ static void write_row(const struct rfx_model *m, const struct rfx_featmat *F,
 	int scaled = isfinite(s);
 
 	for (j = 0; j < m->Dr; j++) {
-		double v = j < D ? re[j] : sg * im[j - D];
+		double v = j < D ? re[j] : F->is_complex ? sg * im[j - D] : 0.0;
 
 		if (scaled)
 			v *= s;
@@ -431,7 +431,8 @@ static int features_run(const struct rfx_model *m, int side, const double *X,
 	nchunks = (n + C - 1) / C;
 	cap = m->D > m->M ? m->D : m->M;
 	blas_enter();
-#pragma omp parallel
+	/* one chunk runs on the calling thread: no team to wake for it */
+#pragma omp parallel if (nchunks > 1)
 	{
 		struct rfx_featmat *F = rfx_featmat_alloc(C, cap);
 		struct rfx_err terr;
@@ -452,8 +453,14 @@ static int features_run(const struct rfx_model *m, int side, const double *X,
 					      F, &terr);
 			if (tret)
 				continue;
+			/*
+			 * A complex estimator may give real features for some
+			 * parameters (GERF with real A and t = 1): their
+			 * imaginary columns are then zeros, so that the width
+			 * is the estimator's whatever the fit.
+			 */
 			if (F->D != m->D || F->n != rows ||
-			    !F->is_complex != !(m->e->flags & RFX_EST_COMPLEX))
+			    (F->is_complex && !(m->e->flags & RFX_EST_COMPLEX)))
 				RFX_BUG("%s: map of %zu x %d (complex %d), expected %zu x %d",
 					m->e->name, F->n, F->D, F->is_complex,
 					rows, m->D);
