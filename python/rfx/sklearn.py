@@ -56,12 +56,12 @@ class RandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         {"A": -0.1} or "A=-0.1" (rfx.fit returns such a dict).
     side : {1, 2}, default=1
         Which side of K(x, y) transform gives. Every estimator's side 1
-        map dotted with its side 2 map estimates the kernel; for symmetric
-        ones (TrigRF in its real form, PosRF, OPRF) the two are equal. For
-        asymmetric ones (GERF with complex A, the hybrids, the complex
-        exponential) transform gives side `side` and transform_other the
-        other, so that transform(X) @ transform_other(Y).T estimates
-        K(X, Y).
+        map dotted with its side 2 map estimates the kernel. In their real
+        form the two maps are equal for every estimator but the hybrids
+        ("hyb", "ang", "ang-ind", "gauss-hyb"), whose side 2 carries the
+        conjugate of the trigonometric part: for those, transform gives
+        side `side` and transform_other the other, and
+        transform(X) @ transform_other(Y).T estimates K(X, Y).
     random_state : int, RandomState instance or None, default=None
         An int is the seed itself: RandomFeatures(random_state=7) gives
         the features of `rfx features --seed 7`. None or a RandomState
