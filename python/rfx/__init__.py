@@ -74,7 +74,7 @@ def _find_library():
     ]
     for c in candidates:
         if c and os.path.exists(c):
-            return c
+            return os.path.normpath(c)
     return _SONAME                                            # ld.so's search path
 
 
