@@ -367,9 +367,11 @@ enum out_kind { OUT_F64, OUT_F32, OUT_LOG };
 
 /*
  * Row i of F (rows scaled by e^{ls}) as real features into o (m->Dr
- * entries, double or float), scaled unless kind is OUT_LOG. An entry is
- * re e^{ls}; when e^{ls} overflows, the product goes through the log so
- * that an exact zero stays 0 (not 0 * inf).
+ * entries, double or float), scaled unless kind is OUT_LOG: the real
+ * parts, then sg times the imaginary parts (zeros for real features of a
+ * complex estimator). An entry is re e^{ls}; when e^{ls} overflows, the
+ * product goes through the log so that an exact zero stays 0 (not
+ * 0 * inf). The common case is two plain loops the compiler vectorises.
  */
 static void write_row(const struct rfx_model *m, const struct rfx_featmat *F,
 		      size_t i, double ls, double sg, enum out_kind kind,
@@ -377,22 +379,43 @@ static void write_row(const struct rfx_model *m, const struct rfx_featmat *F,
 {
 	const double *re = F->re + i * (size_t)F->D;
 	const double *im = F->im + i * (size_t)F->D;
-	double s = kind == OUT_LOG ? 1.0 : exp(ls);
+	double s = kind == OUT_LOG ? 1.0 : exp(ls), si = sg * s;
+	double *od = o;
+	float *of = o;
 	int D = F->D, j;
-	int scaled = isfinite(s);
 
-	for (j = 0; j < m->Dr; j++) {
-		double v = j < D ? re[j] : F->is_complex ? sg * im[j - D] : 0.0;
+	if (!isfinite(s)) {
+		for (j = 0; j < m->Dr; j++) {
+			double v = j < D ? re[j] : F->is_complex ? sg * im[j - D] : 0.0;
 
-		if (scaled)
-			v *= s;
-		else if (v != 0.0)
-			v = copysign(exp(log(fabs(v)) + ls), v);
-		if (kind == OUT_F32)
-			((float *)o)[j] = (float)v;
-		else
-			((double *)o)[j] = v;
+			if (v != 0.0)
+				v = copysign(exp(log(fabs(v)) + ls), v);
+			if (kind == OUT_F32)
+				((float *)o)[j] = (float)v;
+			else
+				((double *)o)[j] = v;
+		}
+		return;
 	}
+	if (kind == OUT_F32) {
+		for (j = 0; j < D; j++)
+			of[j] = (float)(re[j] * s);
+		if (F->is_complex)
+			for (j = 0; j < D; j++)
+				of[D + j] = (float)(im[j] * si);
+		else
+			for (j = D; j < m->Dr; j++)
+				of[j] = 0.0f;
+		return;
+	}
+	for (j = 0; j < D; j++)
+		od[j] = re[j] * s;
+	if (F->is_complex)
+		for (j = 0; j < D; j++)
+			od[D + j] = im[j] * si;
+	else
+		for (j = D; j < m->Dr; j++)
+			od[j] = 0.0;
 }
 
 /*
