@@ -308,10 +308,11 @@ regress-update: rfx
 
 include experiments/figures.mk
 
-bench: deps
+bench:
+	@tools/deps.sh --bench
 	@$(MAKE) --no-print-directory bench-run
 
-bench-run: rfx $(BENCH_BINS)
+bench-run: rfx lib $(BENCH_BINS)
 	@bench/run.sh
 
 PY_FILES = $(wildcard python/rfx/*.py)
