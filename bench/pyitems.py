@@ -12,13 +12,13 @@ or py-trig-f32 (py-trig with float32 input, hence float32 output). Prints
 "ITEM ms peak_KiB features" as the peers do: the best of reps runs after
 0.25 s of warm-up runs. Needs PYTHONPATH=python and librfx.so built.
 """
-import resource
+import os
 import sys
-import time
 
 import numpy as np
 
-WARMUP_S = 0.25
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
+from besttime import best_ms, report  # noqa: E402
 
 
 def main(argv):
@@ -37,21 +37,7 @@ def main(argv):
         X = X.astype(np.float32)
     rf = RandomFeatures(method=method, n_components=M, projection="iid",
                         random_state=0).fit(X)
-    start = time.perf_counter()
-    while True:
-        rf.transform(X)
-        if time.perf_counter() - start >= WARMUP_S:
-            break
-    best = float("inf")
-    for r in range(reps):
-        t0 = time.perf_counter()
-        Z = rf.transform(X)
-        t = time.perf_counter() - t0
-        del Z
-        best = min(best, t)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print("%s %.3f %d %d" % (item, 1e3 * best, peak, rf.n_features_out_))
-
+    report(item, best_ms(lambda: rf.transform(X), reps), rf.n_features_out_)
 
 if __name__ == "__main__":
     main(sys.argv)

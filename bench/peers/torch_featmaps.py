@@ -17,11 +17,9 @@ fewer); the inputs and W are torch tensors made before timing, and the
 result stays a tensor (no conversion to NumPy is timed).
 """
 import os
-import resource
 import sys
-import time
 
-WARMUP_S = 0.25
+from besttime import best_ms, report
 
 
 def main(argv):
@@ -52,21 +50,8 @@ def main(argv):
     else:
         sys.exit("torch_featmaps.py: unknown item '%s'" % item)
     with torch.no_grad():
-        start = time.perf_counter()
-        while True:
-            run()
-            if time.perf_counter() - start >= WARMUP_S:
-                break
-        best = float("inf")
-        for r in range(reps):
-            t0 = time.perf_counter()
-            Z = run()
-            t = time.perf_counter() - t0
-            del Z
-            best = min(best, t)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print("%s %.3f %d %d" % (item, 1e3 * best, peak, nfeat))
-
+        ms = best_ms(run, reps)
+    report(item, ms, nfeat)
 
 if __name__ == "__main__":
     main(sys.argv)

@@ -268,6 +268,27 @@ static void model_reset(struct rfx_model *m)
 	m->D = m->Dr = 0;
 }
 
+/*
+ * RFX_OK when m exists and has reached the state call needs: a fit
+ * (need_draw 0) or a draw as well (need_draw 1); RFX_EINVAL saying what
+ * is missing otherwise.
+ */
+static int model_ready(const struct rfx_model *m, int need_draw,
+		       const char *call, struct rfx_err *err)
+{
+	if (!m)
+		return rfx_error(err, RFX_EINVAL, "no model");
+	if (!m->fitted)
+		return rfx_error(err, RFX_EINVAL,
+				 "%s: %s before fit (fit the parameters first)",
+				 m->e->name, call);
+	if (need_draw && !m->w)
+		return rfx_error(err, RFX_EINVAL,
+				 "%s: %s before draw (fit, then draw)", m->e->name,
+				 call);
+	return RFX_OK;
+}
+
 int rfx_model_set_param(struct rfx_model *m, const char *assignment,
 			struct rfx_err *err)
 {
@@ -333,12 +354,8 @@ int rfx_model_draw(struct rfx_model *m, unsigned long long seed,
 	gsl_rng *r;
 	int ret;
 
-	if (!m)
-		return rfx_error(err, RFX_EINVAL, "no model");
-	if (!m->fitted)
-		return rfx_error(err, RFX_EINVAL,
-				 "%s: draw before fit (fit the parameters first)",
-				 m->e->name);
+	if ((ret = model_ready(m, 0, "draw", err)))
+		return ret;
 	if (!m->w) {
 		m->w = rfx_draw_alloc(m->d, m->D > m->M ? m->D : m->M);
 		if (!m->w)
@@ -435,12 +452,8 @@ static int features_run(const struct rfx_model *m, int side, const double *X,
 	double sg = side == 2 ? -1.0 : 1.0;
 	size_t esz = kind == OUT_F32 ? sizeof(float) : sizeof(double);
 
-	if (!m)
-		return rfx_error(err, RFX_EINVAL, "no model");
-	if (!m->w)
-		return rfx_error(err, RFX_EINVAL,
-				 "%s: features before draw (fit, then draw)",
-				 m->e->name);
+	if ((ret = model_ready(m, 1, "features", err)))
+		return ret;
 	if (side != 1 && side != 2)
 		return rfx_error(err, RFX_EINVAL,
 				 "side must be 1 (x) or 2 (y), got %d", side);
@@ -547,12 +560,8 @@ int rfx_model_log_variance(const struct rfx_model *m, const double *X,
 	int ret;
 	size_t i, k;
 
-	if (!m)
-		return rfx_error(err, RFX_EINVAL, "no model");
-	if (!m->fitted)
-		return rfx_error(err, RFX_EINVAL,
-				 "%s: variance before fit (fit the parameters first)",
-				 m->e->name);
+	if ((ret = model_ready(m, 0, "variance", err)))
+		return ret;
 	if (nx == 0 || ny == 0)
 		return RFX_OK;
 	if (!out)
