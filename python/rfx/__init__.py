@@ -13,7 +13,8 @@ compiled at install.
 
 Inputs are one per row (n x d) and are converted to C-contiguous float64
 (a copy only when needed); NaN, infinities, |x| > 1e75, a wrong number of
-dimensions or columns, and non-numeric data raise ValueError. An error of
+dimensions or columns, and non-numeric data raise ValueError (the C
+library's RfxValueError for the values). An error of
 the C library raises RfxError (a ValueError for invalid arguments, a
 MemoryError when out of memory) with the library's message.
 
@@ -167,12 +168,9 @@ def _matrix(X, name="X", d=None):
                          "dimension(s)" % (name, a.ndim))
     if d is not None and a.shape[1] != d:
         raise ValueError("%s has %d columns, expected %d" % (name, a.shape[1], d))
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    if not np.all(np.isfinite(a)):
-        i, j = np.argwhere(~np.isfinite(a))[0]
-        raise ValueError("%s row %d column %d is not finite (%r)"
-                         % (name, i, j, a[i, j]))
-    return a
+    # NaN, infinities and |x| > 1e75 are the C library's to refuse (one
+    # pass, in C): RfxValueError "X row 2 column 1 is not finite (nan)"
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 Estimator = namedtuple("Estimator", "name title params complex positive "
