@@ -190,9 +190,15 @@ lib/%.o: lib/%.c
 
 lib/api/rfx.o build/pic/lib/api/rfx.o: CPPFLAGS += -DRFX_LIB_VERSION='"$(VERSION)"'
 
+# The shared library is never built with the sanitizers (SANITIZE=1): a
+# program or python3 that loads it would need their runtime first. The
+# sanitized run covers the same code through librfx.a (tests/t_rfx.c).
+SO_CFLAGS = $(filter-out -fsanitize=%,$(CFLAGS)) -fPIC
+SO_LDFLAGS = $(filter-out -fsanitize=%,$(LDFLAGS))
+
 build/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(SO_CFLAGS) -c -o $@ $<
 
 cli/%.o: cli/%.c
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
@@ -203,7 +209,7 @@ librfx.a: $(LIB_OBJS)
 	$(QUIET_AR)rm -f $@ && ar rcs $@ $^
 
 $(SHLIB): $(PIC_OBJS) lib/api/librfx.map
-	$(QUIET_LINK)$(CC) -shared $(LDFLAGS) -Wl,-soname,$(SONAME) \
+	$(QUIET_LINK)$(CC) -shared $(SO_LDFLAGS) -Wl,-soname,$(SONAME) \
 		-Wl,--version-script=lib/api/librfx.map -Wl,-z,defs \
 		-o $@ $(PIC_OBJS) $(LDLIBS)
 
@@ -334,7 +340,7 @@ install: rfx doc/rfx.1 lib
 	$(INSTALL) -m 644 include/rfx.h '$(DESTDIR)$(INCLUDEDIR)/rfx.h'
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-		-e 's|@LIBS_PRIVATE@|$(LDFLAGS) $(LDLIBS)|' \
+		-e 's|@LIBS_PRIVATE@|$(SO_LDFLAGS) $(LDLIBS)|' \
 		lib/api/rfx.pc.in > '$(DESTDIR)$(PKGCONFIGDIR)/rfx.pc'
 	$(INSTALL) -m 644 $(PY_FILES) '$(DESTDIR)$(PYTHONDIR)/rfx'
 
