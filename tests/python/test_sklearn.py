@@ -2,7 +2,10 @@
 check_estimator suite, a Pipeline with GridSearchCV, pickling, the float32
 path, random_state as rfx's seed, the two sides of an asymmetric
 estimator, and the gamma of RBFSampler's kernel."""
+import os
 import pickle
+import subprocess
+import sys
 import unittest
 
 import numpy as np
@@ -123,6 +126,25 @@ class TestRandomFeatures(unittest.TestCase):
         self.assertIn("'nope'", str(cm.exception))
         with self.assertRaises(ValueError):
             self.RF(side=0).fit(self.X)
+
+
+    def test_example(self):
+        """examples/classify.py runs (small: 64 features, one seed, no
+        exact kernel) and every method beats chance (0.1) by far on the
+        digits."""
+        top = os.environ.get("RFX_TOP") or os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        r = subprocess.run([sys.executable,
+                            os.path.join(top, "examples", "classify.py"),
+                            "--features", "64", "--seeds", "1",
+                            "--no-exact"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [ln.split() for ln in r.stdout.splitlines()
+                if ln.startswith(("RBFSampler", "rfx "))]
+        self.assertEqual(len(rows), 7, r.stdout)
+        for row in rows:
+            acc = float(row[-3])
+            self.assertGreater(acc, 0.8, " ".join(row))
 
 
 if __name__ == "__main__":
