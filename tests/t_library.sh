@@ -71,10 +71,13 @@ ok $? "its 10 estimates are within 5 sd of K" || diag_file ex.out
 LD_LIBRARY_PATH="$p/lib" clean/features nope > /dev/null 2> bad.err
 [ $? -eq 1 ] && grep -q "unknown method 'nope'" bad.err
 ok $? "an unknown method: exit 1 and librfx's message" || diag_file bad.err
+# make check SANITIZE=1 installs a sanitized librfx.a: link it so
+san=
+nm "$p/lib/librfx.a" 2> /dev/null | grep -q __asan_ && san=-fsanitize=address,undefined
 (
 	cd clean || exit 1
 	# shellcheck disable=SC2046
-	cc -std=c11 -o features_static features.c $(pkg-config --cflags rfx) \
+	cc -std=c11 $san -o features_static features.c $(pkg-config --cflags rfx) \
 		"$p/lib/librfx.a" $(pkg-config --static --libs rfx | sed 's/-lrfx//')
 ) > cc.out 2>&1 && ! ldd clean/features_static | grep -q librfx &&
 	clean/features_static oprf 64 7 > ex_static.out 2>&1 && cmp -s ex.out ex_static.out
