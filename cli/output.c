@@ -77,6 +77,42 @@ int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err)
 	return RFX_OK;
 }
 
+/*
+ * The input files of this run, in the order they were loaded: their
+ * strings live as long as the process (a run loads a handful).
+ */
+static struct rfx_input_file *inputs;
+static int ninputs;
+
+int rfx_cli_load_matrix(struct rfx_matrix *m, const char *spec,
+			const struct rfx_matrix_opts *o)
+{
+	struct rfx_input_file *in;
+	struct rfx_err err;
+	char *path, *sha;
+
+	rfx_err_clear(&err);
+	if (rfx_matrix_load(m, spec, o, &err))
+		return rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+	in = realloc(inputs, (size_t)(ninputs + 1) * sizeof(*in));
+	path = strdup(spec);
+	sha = strdup(m->sha256);
+	if (!in || !path || !sha) {
+		if (in)
+			inputs = in;
+		free(path);
+		free(sha);
+		rfx_matrix_release(m);
+		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+	}
+	inputs = in;
+	in[ninputs].path = path;
+	in[ninputs].sha256 = sha;
+	in[ninputs].size = m->size;
+	ninputs++;
+	return RFX_EXIT_OK;
+}
+
 int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 		       uint64_t seed, struct rfx_err *err)
 {
@@ -89,6 +125,8 @@ int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 	p.command = cli->command_line;
 	p.seed = seed;
 	p.rng = rfx_rng_type()->name;
+	p.ninputs = ninputs;
+	p.inputs = inputs;
 	return rfx_h5out_provenance(o->h5, &p, err);
 }
 

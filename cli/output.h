@@ -12,6 +12,7 @@
 
 #include "cmds.h"
 #include "base/err.h"
+#include "data/matrix.h"
 #include "opt.h"
 #include "io/table.h"
 
@@ -47,7 +48,19 @@ int rfx_cli_check_modes(const struct rfx_opt *opts,
  */
 int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err);
 
-/* Root attributes: version, commit, command line, seed and generator. */
+/*
+ * Loads an input file (--x-file, --dataset FILE, ...; lib/data/matrix.h)
+ * and notes its path, size and SHA-256 for the provenance of the -o file.
+ * Returns RFX_EXIT_OK, or RFX_EXIT_FAIL after printing the loader's one
+ * error line (m is then empty).
+ */
+int rfx_cli_load_matrix(struct rfx_matrix *m, const char *spec,
+			const struct rfx_matrix_opts *o);
+
+/*
+ * Root attributes: version, commit, command line, seed and generator, and
+ * each input file loaded so far through rfx_cli_load_matrix.
+ */
 int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 		       uint64_t seed, struct rfx_err *err);
 
