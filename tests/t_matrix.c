@@ -23,6 +23,7 @@
 #include <hdf5_hl.h>
 
 #include "data/matrix.h"
+#include "npy.h"
 #include "tap.h"
 
 #define R 4 /* rows of the test matrix */
@@ -103,37 +104,6 @@ static void encode(double v, char kind, int size, int big, unsigned char *out)
 		b[0] = v != 0;
 	for (k = 0; k < size; k++)
 		out[k] = big != !host_little() ? b[size - 1 - k] : b[k];
-}
-
-/*
- * A .npy file: version major.0, header dict text (without padding), then
- * nbytes of data; the header is padded with blanks and a newline to a
- * multiple of 64 bytes, as numpy writes it.
- */
-static void write_npy_raw(const char *path, int major, const char *dict,
-			  const void *data, size_t nbytes)
-{
-	FILE *f = fopen(path, "wb");
-	size_t pre = major == 1 ? 10 : 12, hlen = strlen(dict) + 1, k;
-
-	while ((pre + hlen) % 64)
-		hlen++;
-	fwrite("\x93NUMPY", 1, 6, f);
-	fputc(major, f);
-	fputc(0, f);
-	fputc((int)(hlen & 255), f);
-	fputc((int)(hlen >> 8 & 255), f);
-	if (major > 1) {
-		fputc(0, f);
-		fputc(0, f);
-	}
-	fputs(dict, f);
-	for (k = strlen(dict) + 1; k < hlen; k++)
-		fputc(' ', f);
-	fputc('\n', f);
-	if (nbytes)
-		fwrite(data, 1, nbytes, f);
-	fclose(f);
 }
 
 /* The test matrix as a .npy file of the given type and layout. */
