@@ -113,6 +113,57 @@ int rfx_cli_load_matrix(struct rfx_matrix *m, const char *spec,
 	return RFX_EXIT_OK;
 }
 
+int rfx_cli_is_file(const char *name)
+{
+	return strpbrk(name, "/.:") != NULL;
+}
+
+int rfx_cli_load_labelled(struct rfx_matrix *m, const char *spec,
+			  const char *labels, int label_column, int header)
+{
+	struct rfx_matrix_opts mo = { RFX_MATRIX_HEADER_AUTO, 0, 0 };
+	struct rfx_matrix lab;
+	int ret;
+
+	rfx_matrix_init(m);
+	if (!labels == !label_column)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--dataset '%s' needs its labels: --labels FILE or --label-column N",
+				    spec);
+	if (header)
+		mo.header = RFX_MATRIX_HEADER_YES;
+	mo.label_column = label_column;
+	if ((ret = rfx_cli_load_matrix(m, spec, &mo)))
+		return ret;
+	if (labels) {
+		mo.label_column = 0;
+		mo.labels_only = 1;
+		if ((ret = rfx_cli_load_matrix(&lab, labels, &mo))) {
+			rfx_matrix_release(m);
+			return ret;
+		}
+		if (lab.rows != m->rows) {
+			ret = rfx_cli_fail(RFX_EXIT_FAIL,
+					   "'%s' has %zu labels but '%s' has %zu rows",
+					   labels, lab.rows, spec, m->rows);
+			rfx_matrix_release(&lab);
+			rfx_matrix_release(m);
+			return ret;
+		}
+		m->labels = lab.labels;
+		m->nclass = lab.nclass;
+		lab.labels = NULL;
+		rfx_matrix_release(&lab);
+	}
+	if (m->nclass < 2) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "'%s' has one class only: nothing to classify",
+				   labels ? labels : spec);
+		rfx_matrix_release(m);
+		return ret;
+	}
+	return RFX_EXIT_OK;
+}
+
 int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 		       uint64_t seed, struct rfx_err *err)
 {
