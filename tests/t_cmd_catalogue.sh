@@ -119,6 +119,7 @@ npy() {
 }
 printf '1,2,3\n4,5,6\n' > "$FX/m_good.csv"
 printf '1,2\n3,4\n' > "$FX/m_d2.csv"
+printf '0\n1\n1\n' > "$FX/m_lab3.txt"
 printf '1,2,3\n4,nan,6\n' > "$FX/m_nan.csv"
 printf '1 2 3\n4 5 -inf\n' > "$FX/m_inf.txt"
 printf 'a,b,c\n1,2,3\n4,5\n' > "$FX/m_ragged.csv"
@@ -313,6 +314,14 @@ cat > "$tmp/catalogue" <<'END'
 2|--regime|variance --x-file $FX/m_good.csv --regime normal -o out.h5
 2|--pairs|variance --x-file $FX/m_good.csv --pairs -3 -o out.h5
 2|gamma must be positive|variance --x-file $FX/m_ok.npy --y-file $FX/m_ok.npy --gamma 0 -o out.h5
+1|non-finite value 'nan' in '$FX/m_nan.csv' row 2 column 2|mse-table --dataset $FX/m_nan.csv --method trig -o out.h5
+1|truncated data in '$FX/m_cut.npy'|mse-table --dataset $FX/m_cut.npy --method trig -o out.h5
+1|label column 5 is outside '$FX/m_good.csv'|uci-classify --dataset $FX/m_good.csv --label-column 5 -o out.h5
+1|has 3 labels but '$FX/m_good.csv' has 2 rows|uci-classify --dataset $FX/m_good.csv --labels $FX/m_lab3.txt -o out.h5
+2|needs its labels|svm-classify --dataset $FX/m_good.csv -o out.h5
+1|invalid UTF-8 in '$FX/m_latin1.csv' line 2|svm-classify --dataset $FX/m_latin1.csv --label-column 1 -o out.h5
+1|unsupported dtype '<c16'|optis --x-file $FX/m_c16.npy
+1|has d = 2 but '$FX/m_good.csv' has d = 3|optis --x-file $FX/m_good.csv --y-file $FX/m_d2.csv
 
 # rfx pointwise
 2|unknown method 'nope'|pointwise --method trig,nope --mc 0 -o out.h5
