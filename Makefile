@@ -138,6 +138,7 @@ BENCH_BINS += bench/bin/bench_bessel
 BENCH_BINS += bench/bin/bench_featmap
 BENCH_BINS += bench/bin/bench_proj
 BENCH_BINS += bench/bin/runstat
+BENCH_BINS += bench/bin/mkset
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
