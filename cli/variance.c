@@ -473,6 +473,52 @@ static int check_given(const struct rfx_estimator_type **methods,
 }
 
 /*
+ * The --param values as each method's base parameters (initialised by the
+ * caller for dimension o->d), all applied and validated before any work.
+ * Returns RFX_EXIT_OK, or RFX_EXIT_USAGE after reporting.
+ */
+static int fix_params(const struct variance_opts *o,
+		      const struct rfx_estimator_type **methods, int nm,
+		      struct rfx_params *base)
+{
+	struct rfx_err err;
+	int used[64] = { 0 };
+	int k;
+
+	rfx_err_clear(&err);
+	for (k = 0; k < nm; k++)
+		if (apply_params(&o->params, methods[k], &base[k], used, &err))
+			return usage_fail(&err);
+	for (k = 0; k < o->params.n; k++)
+		if (!used[k])
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "no listed method has parameter '%s'",
+					    o->params.item[k]);
+	if (o->params.n && check_given(methods, base, nm, o, &err))
+		return usage_fail(&err);
+	return RFX_EXIT_OK;
+}
+
+/*
+ * The methods as a comma-separated root attribute "methods", shared by
+ * the experiment's and the file mode's attributes.
+ */
+static int methods_attr(struct rfx_out *out, int nm,
+			const struct rfx_estimator_type **methods,
+			struct rfx_err *err)
+{
+	char buf[512];
+	size_t len = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < nm; k++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+					k ? "," : "", methods[k]->name);
+	return rfx_h5out_attr(out->h5, "methods", buf, err);
+}
+
+/*
  * The run's settings as root attributes beside the command line, so that
  * a table can be read without parsing it.
  */
@@ -480,17 +526,12 @@ static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
 		     int nm, const struct rfx_estimator_type **methods,
 		     struct rfx_err *err)
 {
-	char buf[512], num[32];
-	size_t len = 0;
-	int k, ret = RFX_OK;
+	char num[32];
+	int ret;
 
 	if (!out->h5)
 		return RFX_OK;
-	buf[0] = '\0';
-	for (k = 0; k < nm; k++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-					k ? "," : "", methods[k]->name);
-	ret = rfx_h5out_attr(out->h5, "methods", buf, err);
+	ret = methods_attr(out, nm, methods, err);
 #define ATTR_INT(name, v)                                                      \
 	do {                                                                   \
 		snprintf(num, sizeof(num), "%ld", (long)(v));                  \
@@ -568,7 +609,6 @@ static int run_experiment(const struct variance_opts *o,
 	enum rfx_regime regimes[RFX_REGIME_COUNT];
 	double *gammas = NULL;
 	int nreg, ng, k, d, ret = RFX_EXIT_USAGE;
-	int used[64] = { 0 };
 	size_t np;
 
 	rfx_err_clear(&err);
@@ -576,22 +616,8 @@ static int run_experiment(const struct variance_opts *o,
 	d = o->d;
 	for (k = 0; k < nm; k++)
 		rfx_params_init(&base[k], d);
-	for (k = 0; k < nm; k++)
-		if (apply_params(&o->params, methods[k], &base[k], used, &err)) {
-			usage_fail(&err);
-			goto out;
-		}
-	for (k = 0; k < o->params.n; k++)
-		if (!used[k]) {
-			rfx_cli_fail(RFX_EXIT_USAGE,
-				     "no listed method has parameter '%s'",
-				     o->params.item[k]);
-			goto out;
-		}
-	if (o->params.n && check_given(methods, base, nm, o, &err)) {
-		usage_fail(&err);
+	if (fix_params(o, methods, nm, base))
 		goto out;
-	}
 	if (parse_regimes(o->regime, regimes, &nreg, &err) ||
 	    rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
 	    rfx_proj_parse(o->projection, &c.proj, &err) ||
@@ -703,17 +729,12 @@ static int sets_attrs(struct rfx_out *out, const struct variance_opts *o,
 		      int nm, const struct rfx_estimator_type **methods,
 		      int d, struct rfx_err *err)
 {
-	char buf[512], num[32];
-	size_t len = 0;
-	int k, ret;
+	char num[32];
+	int ret;
 
 	if (!out->h5)
 		return RFX_OK;
-	buf[0] = '\0';
-	for (k = 0; k < nm; k++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-					k ? "," : "", methods[k]->name);
-	ret = rfx_h5out_attr(out->h5, "methods", buf, err);
+	ret = methods_attr(out, nm, methods, err);
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
 	if (!ret)
@@ -758,7 +779,6 @@ static int run_sets(struct variance_opts *o, const struct rfx_cli *cli,
 	struct rfx_params base[MAX_METHODS];
 	double *gammas = NULL;
 	int ng = 0, k, ret = RFX_EXIT_USAGE;
-	int used[64] = { 0 };
 	size_t np, nrows;
 
 	rfx_err_clear(&err);
@@ -766,20 +786,9 @@ static int run_sets(struct variance_opts *o, const struct rfx_cli *cli,
 	o->d = X->cols;
 	for (k = 0; k < nm; k++)
 		rfx_params_init(&base[k], o->d);
-	for (k = 0; k < nm; k++)
-		if (apply_params(&o->params, methods[k], &base[k], used, &err)) {
-			usage_fail(&err);
-			goto out;
-		}
-	for (k = 0; k < o->params.n; k++)
-		if (!used[k]) {
-			rfx_cli_fail(RFX_EXIT_USAGE,
-				     "no listed method has parameter '%s'",
-				     o->params.item[k]);
-			goto out;
-		}
-	if ((o->params.n && check_given(methods, base, nm, o, &err)) ||
-	    rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
+	if (fix_params(o, methods, nm, base))
+		goto out;
+	if (rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
 	    rfx_proj_parse(o->projection, &c.proj, &err) ||
 	    (o->mc && rfx_proj_check(c.proj, o->d, &err))) {
 		usage_fail(&err);

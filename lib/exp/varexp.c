@@ -462,22 +462,17 @@ size_t rfx_varexp_max_params(const struct rfx_varexp_config *c)
 	return rfx_varexp_nrows(c) * (size_t)c->samples * 4;
 }
 
-static int check_config(const struct rfx_varexp_config *c, struct rfx_err *err)
+/* The checks the experiment and the set study share. */
+static int check_common(const struct rfx_varexp_config *c, struct rfx_err *err)
 {
 	int k;
 
 	if (c->d < 1)
 		return rfx_error(err, RFX_EINVAL, "d must be positive, got %d", c->d);
-	if (c->L < 2)
-		return rfx_error(err, RFX_EINVAL, "L must be at least 2, got %zu",
-				 c->L);
-	if (c->samples < 1)
-		return rfx_error(err, RFX_EINVAL,
-				 "samples must be positive, got %d", c->samples);
 	if (c->M < 0 || (c->M == 0 && c->budget < 1))
 		return rfx_error(err, RFX_EINVAL,
 				 "number of features must be positive");
-	if (c->nmethods < 1 || c->nregimes < 1 || c->ngammas < 1)
+	if (c->nmethods < 1 || c->ngammas < 1)
 		return rfx_error(err, RFX_EINVAL, "nothing to compute");
 	for (k = 0; k < c->ngammas; k++)
 		if (!(c->gammas[k] > 0.0) || !isfinite(c->gammas[k]))
@@ -491,6 +486,19 @@ static int check_config(const struct rfx_varexp_config *c, struct rfx_err *err)
 	if (c->mc_R > 0 && c->mc_pairs < 1)
 		return rfx_error(err, RFX_EINVAL, "Monte Carlo needs pairs");
 	return RFX_OK;
+}
+
+static int check_config(const struct rfx_varexp_config *c, struct rfx_err *err)
+{
+	if (c->d >= 1 && c->L < 2)
+		return rfx_error(err, RFX_EINVAL, "L must be at least 2, got %zu",
+				 c->L);
+	if (c->d >= 1 && c->samples < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "samples must be positive, got %d", c->samples);
+	if (c->nregimes < 1)
+		return rfx_error(err, RFX_EINVAL, "nothing to compute");
+	return check_common(c, err);
 }
 
 static void add_param(struct rfx_varexp_param *pr, size_t *np,
@@ -531,6 +539,43 @@ static void record_params(struct rfx_varexp_param *pr, size_t *np,
 	if (e->params & RFX_P(RFX_PARAM_SIGMA)) {
 		add_param(pr, np, e->name, regime, gamma, s, "sigma", p->sigma);
 		add_param(pr, np, e->name, regime, gamma, s, "rho", p->rho);
+	}
+}
+
+/*
+ * A table row from the merged summaries of one (method, regime, gamma):
+ * all pairs (an), the Monte Carlo pairs' closed forms (sub) and estimates
+ * (mc), and the sum of those pairs' standard errors (se).
+ */
+static void fill_row(struct rfx_varexp_row *row,
+		     const struct rfx_varexp_config *c,
+		     const struct rfx_estimator_type *e, const char *regime,
+		     double gamma, int M_used, const struct summary *an,
+		     const struct summary *sub, const struct summary *mc,
+		     double se)
+{
+	memset(row, 0, sizeof(*row));
+	snprintf(row->method, sizeof(row->method), "%s", e->name);
+	snprintf(row->regime, sizeof(row->regime), "%s", regime);
+	snprintf(row->projection, sizeof(row->projection), "%s",
+		 (e->flags & RFX_EST_DISCRETE) ? "discrete" : rfx_proj_name(c->proj));
+	row->gamma = gamma;
+	row->d = c->d;
+	row->M = M_used;
+	row->n_pairs = (long)an->n;
+	row->n_zero = an->zero;
+	row->logvar_mean = an->mean;
+	row->logvar_std = summary_std(an);
+	row->logvar_min = an->n > 0 ? an->lo : 0.0;
+	row->logvar_max = an->n > 0 ? an->hi : 0.0;
+	row->mc_R = c->mc_R;
+	if (c->mc_R > 0) {
+		row->mc_pairs = (long)sub->n;
+		row->sub_logvar_mean = sub->mean;
+		row->mc_logvar_mean = mc->mean;
+		row->mc_logvar_std = summary_std(mc);
+		row->mc_logvar_se = mc->n > 0 ? se / mc->n : 0.0;
+		row->mc_zero = mc->zero;
 	}
 }
 
@@ -630,34 +675,10 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 						record_params(params, nparams, e, &o->params,
 							      rn, c->gammas[gi], s);
 					}
-					memset(row, 0, sizeof(*row));
-					snprintf(row->method, sizeof(row->method), "%s",
-						 e->name);
-					snprintf(row->regime, sizeof(row->regime), "%s", rn);
-					snprintf(row->projection, sizeof(row->projection),
-						 "%s",
-						 (e->flags & RFX_EST_DISCRETE)
-							 ? "discrete"
-							 : rfx_proj_name(c->proj));
-					row->gamma = c->gammas[gi];
-					row->d = c->d;
-					row->M = outs[(size_t)((ri * c->ngammas + gi) *
-							       c->samples) * nm + m].M_used;
-					row->n_pairs = (long)an.n;
-					row->n_zero = an.zero;
-					row->logvar_mean = an.mean;
-					row->logvar_std = summary_std(&an);
-					row->logvar_min = an.n > 0 ? an.lo : 0.0;
-					row->logvar_max = an.n > 0 ? an.hi : 0.0;
-					row->mc_R = c->mc_R;
-					if (c->mc_R > 0) {
-						row->mc_pairs = (long)sub.n;
-						row->sub_logvar_mean = sub.mean;
-						row->mc_logvar_mean = mc.mean;
-						row->mc_logvar_std = summary_std(&mc);
-						row->mc_logvar_se = mc.n > 0 ? se / mc.n : 0.0;
-						row->mc_zero = mc.zero;
-					}
+					fill_row(row, c, e, rn, c->gammas[gi],
+						 outs[(size_t)((ri * c->ngammas + gi) *
+							       c->samples) * nm + m].M_used,
+						 &an, &sub, &mc, se);
 				}
 	}
 	rfx_blas_single_end(blas_saved);
@@ -802,29 +823,9 @@ static int sets_mc(const struct rfx_varexp_config *c,
 static int check_sets(const struct rfx_varexp_config *c,
 		      const struct rfx_varexp_sets *s, struct rfx_err *err)
 {
-	int k;
-
 	if (!s->X || !s->Y || s->nx < 1 || s->ny < 1)
 		return rfx_error(err, RFX_EINVAL, "the sets need at least one row each");
-	if (c->d < 1)
-		return rfx_error(err, RFX_EINVAL, "d must be positive, got %d", c->d);
-	if (c->M < 0 || (c->M == 0 && c->budget < 1))
-		return rfx_error(err, RFX_EINVAL,
-				 "number of features must be positive");
-	if (c->nmethods < 1 || c->ngammas < 1)
-		return rfx_error(err, RFX_EINVAL, "nothing to compute");
-	for (k = 0; k < c->ngammas; k++)
-		if (!(c->gammas[k] > 0.0) || !isfinite(c->gammas[k]))
-			return rfx_error(err, RFX_EINVAL,
-					 "gamma must be positive and finite, got %g",
-					 c->gammas[k]);
-	if (c->mc_R == 1 || c->mc_R < 0)
-		return rfx_error(err, RFX_EINVAL,
-				 "Monte Carlo needs at least 2 draws, got %ld",
-				 c->mc_R);
-	if (c->mc_R > 0 && c->mc_pairs < 1)
-		return rfx_error(err, RFX_EINVAL, "Monte Carlo needs pairs");
-	return RFX_OK;
+	return check_common(c, err);
 }
 
 /* Scales a set by gamma into a new array (NULL when out of memory). */
@@ -980,30 +981,8 @@ static int sets_one_gamma(const struct rfx_varexp_config *c,
 		struct rfx_varexp_row *row = &rows[m];
 
 		record_params(params, nparams, e, &o->params, "file", gamma, 0);
-		memset(row, 0, sizeof(*row));
-		snprintf(row->method, sizeof(row->method), "%s", e->name);
-		snprintf(row->regime, sizeof(row->regime), "file");
-		snprintf(row->projection, sizeof(row->projection), "%s",
-			 (e->flags & RFX_EST_DISCRETE) ? "discrete"
-						       : rfx_proj_name(c->proj));
-		row->gamma = gamma;
-		row->d = c->d;
-		row->M = o->M_used;
-		row->n_pairs = (long)o->an.n;
-		row->n_zero = o->an.zero;
-		row->logvar_mean = o->an.mean;
-		row->logvar_std = summary_std(&o->an);
-		row->logvar_min = o->an.n > 0 ? o->an.lo : 0.0;
-		row->logvar_max = o->an.n > 0 ? o->an.hi : 0.0;
-		row->mc_R = c->mc_R;
-		if (c->mc_R > 0) {
-			row->mc_pairs = (long)o->sub.n;
-			row->sub_logvar_mean = o->sub.mean;
-			row->mc_logvar_mean = o->mc.mean;
-			row->mc_logvar_std = summary_std(&o->mc);
-			row->mc_logvar_se = o->mc.n > 0 ? o->mc_se_sum / o->mc.n : 0.0;
-			row->mc_zero = o->mc.zero;
-		}
+		fill_row(row, c, e, "file", gamma, o->M_used, &o->an, &o->sub,
+			 &o->mc, o->mc_se_sum);
 	}
 out:
 	if (g.out)
