@@ -557,6 +557,28 @@ static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
 	return ret;
 }
 
+/* The config fields the experiment and the file mode fill alike. */
+static void common_config(struct rfx_varexp_config *c,
+			  const struct variance_opts *o, int d,
+			  const struct rfx_estimator_type **methods, int nm,
+			  const struct rfx_params *base, const double *gammas,
+			  int ng)
+{
+	c->d = d;
+	c->budget = o->budget;
+	c->M = o->features;
+	c->mc_R = o->mc;
+	c->mc_pairs = (size_t)o->mc_pairs;
+	c->seed = o->seed;
+	c->nmethods = nm;
+	c->methods = methods;
+	c->base = base;
+	c->ngammas = ng;
+	c->gammas = gammas;
+	c->progress = rfx_progress;
+	c->progress_ctx = "variance";
+}
+
 /* Loads the MNIST test images resized to k x k, k^2 = d. */
 static struct rfx_images *load_mnist(const struct variance_opts *o,
 				     const struct rfx_cli *cli, int d,
@@ -667,24 +689,12 @@ static int run_experiment(const struct variance_opts *o,
 				goto out;
 			}
 		}
-	c.d = d;
+	common_config(&c, o, d, methods, nm, base, gammas, ng);
 	c.L = (size_t)o->L;
 	c.samples = o->samples;
-	c.budget = o->budget;
-	c.M = o->features;
-	c.mc_R = o->mc;
-	c.mc_pairs = (size_t)o->mc_pairs;
-	c.seed = o->seed;
-	c.nmethods = nm;
-	c.methods = methods;
-	c.base = base;
 	c.nregimes = nreg;
 	c.regimes = regimes;
-	c.ngammas = ng;
-	c.gammas = gammas;
 	c.images = images;
-	c.progress = rfx_progress;
-	c.progress_ctx = "variance";
 	if (rfx_out_open(&out, o->output, &err)) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
@@ -811,19 +821,7 @@ static int run_sets(struct variance_opts *o, const struct rfx_cli *cli,
 			     o->pairs < 0 ? o->pairs : o->mc_pairs);
 		goto out;
 	}
-	c.d = o->d;
-	c.budget = o->budget;
-	c.M = o->features;
-	c.mc_R = o->mc;
-	c.mc_pairs = (size_t)o->mc_pairs;
-	c.seed = o->seed;
-	c.nmethods = nm;
-	c.methods = methods;
-	c.base = base;
-	c.ngammas = ng;
-	c.gammas = gammas;
-	c.progress = rfx_progress;
-	c.progress_ctx = "variance";
+	common_config(&c, o, o->d, methods, nm, base, gammas, ng);
 	sets.X = X->x;
 	sets.nx = X->rows;
 	sets.Y = Y->x;
