@@ -184,6 +184,7 @@ static void test_npy_round_trips(void)
 	int t, major, big, fortran, bad = 0, badprov = 0, count = 0, badconv = 0;
 	struct rfx_err err;
 
+	rfx_err_clear(&err);
 	for (t = 0; t < (int)(sizeof(types) / sizeof(types[0])); t++)
 		for (major = 1; major <= 3; major++)
 			for (big = 0; big < 2; big++)
@@ -296,6 +297,7 @@ static void test_labels(void)
 	unsigned char data[5 * 8];
 	int k;
 
+	rfx_err_clear(&err);
 	write_text(p, "x,cls,y\n1.5,setosa,2\n2.5,virginica,3\n3.5,setosa,4\n");
 	ok(rfx_matrix_load(&m, p, &o, &err) == RFX_OK && m.rows == 3 &&
 	   m.cols == 2 && m.x[0] == 1.5 && m.x[1] == 2 && m.x[4] == 3.5 &&
@@ -349,6 +351,7 @@ static void test_hdf5(void)
 	struct rfx_err err;
 	int pass = 1;
 
+	rfx_err_clear(&err);
 	for (i = 0; i < R; i++)
 		for (j = 0; j < C; j++) {
 			x[i][j] = value('f', 8, i, j);
