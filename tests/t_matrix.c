@@ -265,6 +265,19 @@ static void test_text(void)
 		rfx_matrix_release(&m);
 	}
 
+	/* a byte order mark before numbers is not a header */
+	{
+		struct rfx_matrix m;
+		const char *p = tmp("bom.csv");
+
+		write_text(p, "\xef\xbb\xbf" "1.5,2,3\n4,5,6\n");
+		rfx_err_clear(&err);
+		ok(rfx_matrix_load(&m, p, NULL, &err) == RFX_OK && m.rows == 2 &&
+		   m.x[0] == 1.5 && !m.header,
+		   "a UTF-8 byte order mark is skipped, the first row kept (%s)", err.msg);
+		rfx_matrix_release(&m);
+	}
+
 	/* header forced and forbidden */
 	{
 		struct rfx_matrix_opts o = { RFX_MATRIX_HEADER_YES, 0, 0 };

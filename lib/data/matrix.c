@@ -723,7 +723,11 @@ static int load_text(struct rfx_matrix *m, struct hreader *r,
 		}
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
-		for (p = line; *p == ' ' || *p == '\t'; p++)
+		p = line;
+		/* a UTF-8 byte order mark (Excel's CSV) is not part of a field */
+		if (lineno == 1 && !strncmp(p, "\xef\xbb\xbf", 3))
+			p += 3;
+		for (; *p == ' ' || *p == '\t'; p++)
 			;
 		if (!*p || *p == '#')
 			continue;

@@ -27,7 +27,8 @@
  *                      optional header line (column names) is detected as
  *                      a first line with a field that is not a number, or
  *                      forced or forbidden by opts->header. The text must
- *                      be UTF-8 (ASCII is).
+ *                      be UTF-8 (ASCII is); a byte order mark at the start
+ *                      is skipped.
  *
  * Every bad file gives one error line naming the file and, where it
  * applies, the row and column (both 1-based; a text row also gives its
