@@ -71,6 +71,7 @@ LAYERS = base num io proj data est eval exp
 LIB_OBJS += lib/base/cancel.o
 LIB_OBJS += lib/base/err.o
 LIB_OBJS += lib/base/rng.o
+LIB_OBJS += lib/base/suggest.o
 LIB_OBJS += lib/num/bessel.o
 LIB_OBJS += lib/num/blas.o
 LIB_OBJS += lib/num/block.o
