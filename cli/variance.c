@@ -48,9 +48,22 @@ static const char summary[] =
 	"L x L pairs of two sampled sets, per method, regime and gamma. Methods:\n"
 	"trig hyb gerf pois geom pos oprf pois+ geom+ (or all).";
 
+/* --regime: the parsed list and the text as given (the "regimes" attribute). */
+struct regimes {
+	enum rfx_regime r[RFX_REGIME_COUNT];
+	int n;
+	const char *text;
+};
+
+enum { MNIST_UNIT, MNIST_STANDARD };
+static const char *const mnist_norms[] = { "unit", "standard", NULL };
+
 struct variance_opts {
-	const char *method, *regime, *gamma, *projection, *output, *x, *y;
-	const char *map, *baseline, *data, *dlist, *mnist_norm;
+	const char *method, *gamma, *output, *x, *y;
+	const char *map, *baseline, *data, *dlist;
+	struct regimes regimes;
+	enum rfx_proj proj;
+	int mnist_norm;        /* MNIST_* */
 	int d;                 /* --d outside map mode, parsed */
 	int L, samples, features, budget, threads, steps;
 	long mc, mc_pairs;
@@ -137,12 +150,16 @@ static int parse_ints(const char *what, const char *list, int **out, int *n,
 	return RFX_OK;
 }
 
-static int parse_regimes(const char *list, enum rfx_regime *out, int *n,
-			 struct rfx_err *err)
+/* RFX_OPT_PARSE for --regime: "all" or a list without repeats. */
+static int parse_regimes(const char *list, void *dest, struct rfx_err *err)
 {
+	struct regimes *g = dest;
+	enum rfx_regime *out = g->r;
+	int *n = &g->n;
 	const char *p = list;
 	int k;
 
+	g->text = list;
 	*n = 0;
 	if (!strcmp(list, "all")) {
 		for (k = 0; k < RFX_REGIME_COUNT; k++)
@@ -219,17 +236,9 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 			     nx, ny);
 		goto out;
 	}
-	if (o->mc < 0 || o->mc == 1) {
-		rfx_cli_fail(RFX_EXIT_USAGE,
-			     "--mc needs at least 2 draws, got %ld", o->mc);
-		goto out;
-	}
 	if (o->mc) {
-		enum rfx_proj proj = RFX_PROJ_IID;
-
-		/* the name was checked; the dimension limits of QMC kinds here */
-		rfx_proj_parse(o->projection, &proj, NULL);
-		if (rfx_proj_check(proj, nx, &err)) {
+		/* the dimension limits of QMC kinds */
+		if (rfx_proj_check(o->proj, nx, &err)) {
 			usage_fail(&err);
 			goto out;
 		}
@@ -272,10 +281,7 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 		rfx_block_free(b);
 		if (o->mc) {
 			struct rfx_mc_result mc;
-			enum rfx_proj proj = RFX_PROJ_IID;
 
-			/* Cannot fail: cmd_variance() checked the name. */
-			rfx_proj_parse(o->projection, &proj, NULL);
 			if (!r)
 				r = gsl_rng_alloc(rfx_rng_type());
 			if (!r) {
@@ -284,7 +290,7 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 				goto out;
 			}
 			rfx_rng_set_stream(r, o->seed, 3, (uint64_t)m, 0);
-			if (rfx_mc_pairs(e, &p, proj, M, x, y, 1, o->mc, r, &mc,
+			if (rfx_mc_pairs(e, &p, o->proj, M, x, y, 1, o->mc, r, &mc,
 					 &err)) {
 				rfx_params_release(&p);
 				ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
@@ -361,11 +367,6 @@ static int run_map(const struct variance_opts *o, const struct rfx_cli *cli,
 	c.r_max = o->r_max;
 	c.w_max = o->w_max;
 	c.steps = o->steps;
-	if (c.steps < 2 || c.steps > 100000 || !(c.r_max > 0) || !(c.w_max > 0)) {
-		rfx_cli_fail(RFX_EXIT_USAGE,
-			     "--steps must be in 2..100000 and --r-max, --w-max positive");
-		goto out;
-	}
 	for (k = 0; k < nd; k++)
 		if (c.kind == RFX_VARMAP_ANGLE && ds[k] < 2) {
 			rfx_cli_fail(RFX_EXIT_USAGE,
@@ -455,7 +456,7 @@ static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
 			ret = rfx_h5out_attr(out->h5, name, num, err);         \
 	} while (0)
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "regimes", o->regime, err);
+		ret = rfx_h5out_attr(out->h5, "regimes", o->regimes.text, err);
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
 	ATTR_INT("d", o->d);
@@ -467,9 +468,11 @@ static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
 	ATTR_INT("mc_pairs", o->mc_pairs);
 #undef ATTR_INT
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "projection", o->projection, err);
+		ret = rfx_h5out_attr(out->h5, "projection", rfx_proj_name(o->proj),
+				     err);
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "mnist_norm", o->mnist_norm, err);
+		ret = rfx_h5out_attr(out->h5, "mnist_norm", mnist_norms[o->mnist_norm],
+				     err);
 	return ret;
 }
 
@@ -506,7 +509,7 @@ static struct rfx_images *load_mnist(const struct variance_opts *o,
 	}
 	im = rfx_images_resize_area(raw, k, err);
 	rfx_images_free(raw);
-	if (im && !strcmp(o->mnist_norm, "standard"))
+	if (im && o->mnist_norm == MNIST_STANDARD)
 		rfx_images_standardize(im);
 	return im;
 }
@@ -522,9 +525,9 @@ static int run_experiment(const struct variance_opts *o,
 	struct rfx_varexp_param *params = NULL;
 	struct rfx_images *images = NULL;
 	struct rfx_params base[MAX_METHODS];
-	enum rfx_regime regimes[RFX_REGIME_COUNT];
+	const enum rfx_regime *regimes = o->regimes.r;
 	double *gammas = NULL;
-	int nreg, ng, k, d, ret = RFX_EXIT_USAGE;
+	int nreg = o->regimes.n, ng, k, d, ret = RFX_EXIT_USAGE;
 	int used[64] = { 0 };
 	size_t np;
 
@@ -549,9 +552,8 @@ static int run_experiment(const struct variance_opts *o,
 		usage_fail(&err);
 		goto out;
 	}
-	if (parse_regimes(o->regime, regimes, &nreg, &err) ||
-	    rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
-	    rfx_proj_parse(o->projection, &c.proj, &err) ||
+	c.proj = o->proj;
+	if (rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
 	    rfx_proj_check(c.proj, o->d, &err)) {
 		usage_fail(&err);
 		goto out;
@@ -562,25 +564,6 @@ static int run_experiment(const struct variance_opts *o,
 				     gammas[k]);
 			goto out;
 		}
-	if (o->L < 2) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--L must be at least 2, got %d", o->L);
-		goto out;
-	}
-	if (o->samples < 1) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--samples must be positive, got %d",
-			     o->samples);
-		goto out;
-	}
-	if (o->mc < 0 || o->mc == 1) {
-		rfx_cli_fail(RFX_EXIT_USAGE,
-			     "--mc needs 0 (none) or at least 2 draws, got %ld", o->mc);
-		goto out;
-	}
-	if (o->mc_pairs < 1) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--mc-pairs must be positive, got %ld",
-			     o->mc_pairs);
-		goto out;
-	}
 	for (k = 0; k < nreg; k++)
 		if (regimes[k] == RFX_REGIME_MNIST) {
 			images = load_mnist(o, cli, d, &err);
@@ -689,56 +672,54 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	struct rfx_err err;
 	const struct rfx_estimator_type *methods[MAX_METHODS];
 	const char *pos[1];
-	int nm, npos, help, ret, dflt_d, features_seen;
+	int nm, npos, help, ret, dflt_d;
 	unsigned mode;
 
 	memset(&o, 0, sizeof(o));
 	o.method = "all";
-	o.regime = "all";
 	o.gamma = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1";
-	o.projection = "iid";
-	o.mnist_norm = "unit";
 	o.baseline = "pos";
 	o.dlist = "64";
-	o.L = 1024;
-	o.samples = 5;
-	o.budget = 8;
 	o.mc = -1; /* unset: the mode decides */
-	o.mc_pairs = 16;
 	o.seed = RFX_DEFAULT_SEED;
-	o.steps = 60;
-	o.r_max = 2.0;
-	o.w_max = 100.0;
 	{
 		struct rfx_opt opts[] = {
 			{ "method", 0, RFX_OPT_STRING, &o.method, "LIST",
 			  "estimators, comma-separated, or all (default all)", 0 },
-			{ "regime", 0, RFX_OPT_STRING, &o.regime, "LIST",
-			  "normal,sphere,heterogen,mnist or all (default all)", 0 },
+			{ "regime", 0, RFX_OPT_PARSE, &o.regimes, "LIST",
+			  "normal,sphere,heterogen,mnist or all", 0,
+			  .parse = parse_regimes, .dflt = "all" },
 			{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
 			  "input scales (default 0.1,0.2,...,1)", 0 },
 			{ "d", 0, RFX_OPT_STRING, &o.dlist, "N",
 			  "dimension (default 64; a list for --map sum, default 16,32,64,128)", 0 },
-			{ "L", 0, RFX_OPT_INT, &o.L, "N",
-			  "inputs per set (default 1024)", 0 },
+			{ "L", 0, RFX_OPT_INT, &o.L, "N", "inputs per set", 0,
+			  RFX_RANGE(2, HUGE_VAL), .dflt = "1024" },
 			{ "samples", 0, RFX_OPT_INT, &o.samples, "N",
-			  "set pairs per regime and gamma (default 5)", 0 },
+			  "set pairs per regime and gamma", 0, RFX_RANGE(1, HUGE_VAL),
+			  .dflt = "5" },
 			{ "features", 0, RFX_OPT_INT, &o.features, "M",
-			  "features for every method (default: fair counting)", 0 },
+			  "features for every method (default: fair counting)", 0,
+			  RFX_RANGE(1, HUGE_VAL) },
 			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
-			  "fair counting: B real features, B/2 complex (default 8)", 0 },
-			{ "projection", 0, RFX_OPT_STRING, &o.projection, "P",
-			  "projections for Monte Carlo: " RFX_PROJ_NAMES " (default iid)", 0 },
+			  "fair counting: B real features, B/2 complex", 0,
+			  RFX_RANGE(1, HUGE_VAL), .dflt = "8" },
+			{ "projection", 0, RFX_OPT_PARSE, &o.proj, "P",
+			  "projections for Monte Carlo: " RFX_PROJ_NAMES, 0,
+			  .parse = rfx_opt_proj, .dflt = "iid" },
 			{ "mc", 0, RFX_OPT_LONG, &o.mc, "R",
-			  "Monte Carlo draws per pair, 0 for none (default 1000; 0 in pair mode)", 0 },
+			  "Monte Carlo draws per pair, 0 for none (default 1000; 0 in pair mode)", 0,
+			  RFX_RANGE_OR0(2, HUGE_VAL) },
 			{ "mc-pairs", 0, RFX_OPT_LONG, &o.mc_pairs, "P",
-			  "pairs per set pair checked by Monte Carlo (default 16)", 0 },
+			  "pairs per set pair checked by Monte Carlo", 0,
+			  RFX_RANGE(1, HUGE_VAL), .dflt = "16" },
 			RFX_OPTION_SEED(&o.seed),
 			RFX_OPTION_THREADS(&o.threads),
 			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
 			  "data directory for MNIST (default: $RFX_DATA, else data/ next to rfx)", 0 },
-			{ "mnist-norm", 0, RFX_OPT_STRING, &o.mnist_norm, "N",
-			  "mnist pixels: unit ([0, 1]) or standard (z-scored per pixel) (default unit)", 0 },
+			{ "mnist-norm", 0, RFX_OPT_CHOICE, &o.mnist_norm, "N",
+			  "mnist pixels: unit ([0, 1]) or standard (z-scored per pixel)", 0,
+			  .choices = mnist_norms, .dflt = "unit" },
 			{ "x", 0, RFX_OPT_STRING, &o.x, "LIST",
 			  "pair mode: x, comma-separated (default none: sampled sets)", 0 },
 			{ "y", 0, RFX_OPT_STRING, &o.y, "LIST",
@@ -748,11 +729,14 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			{ "map", 0, RFX_OPT_STRING, &o.map, "KIND",
 			  "analytic map: angle (Figs 4.1, 6.1) or sum (Fig 6.2) (default none)", 0 },
 			{ "steps", 0, RFX_OPT_INT, &o.steps, "N",
-			  "map grid points per axis (default 60)", 0 },
+			  "map grid points per axis", 0, RFX_RANGE(2, 100000),
+			  .dflt = "60" },
 			{ "r-max", 0, RFX_OPT_DOUBLE, &o.r_max, "R",
-			  "angle map: largest |x| = |y| (default 2)", 0 },
+			  "angle map: largest |x| = |y|", 0, RFX_RANGE_POSITIVE,
+			  .dflt = "2" },
 			{ "w-max", 0, RFX_OPT_DOUBLE, &o.w_max, "W",
-			  "sum map: largest |x + y|^2 (default 100)", 0 },
+			  "sum map: largest |x + y|^2", 0, RFX_RANGE_POSITIVE,
+			  .dflt = "100" },
 			{ "baseline", 0, RFX_OPT_STRING, &o.baseline, "METHOD",
 			  "map: log_ratio is against this method (default pos)", 0 },
 			RFX_OPTION_OUTPUT(&o.output, "the tables"),
@@ -763,8 +747,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 				    pos, 0, &npos, &help);
 		if (ret || help)
 			return ret;
-		dflt_d = !opts[3].seen;
-		features_seen = opts[6].seen;
+		dflt_d = !rfx_opt_seen(opts, "d");
 		if (o.x && o.map)
 			return rfx_cli_fail(RFX_EXIT_USAGE,
 					    "--map and --x/--y are different modes");
@@ -783,28 +766,8 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	}
 	if (o.output && !*o.output)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
-	if (strcmp(o.mnist_norm, "unit") && strcmp(o.mnist_norm, "standard"))
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "unknown --mnist-norm '%s' (valid: unit, standard)",
-				    o.mnist_norm);
 	if (rfx_estimator_parse_list(o.method, methods, MAX_METHODS, &nm, &err))
 		return usage_fail(&err);
-	{
-		enum rfx_proj proj;
-
-		if (rfx_proj_parse(o.projection, &proj, &err))
-			return usage_fail(&err);
-	}
-	if (features_seen && o.features < 1)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--features must be positive, got %d", o.features);
-	if (o.budget < 1)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--budget must be positive, got %d", o.budget);
-	if (o.threads < 0)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--threads must be 0 (all cores) or more, got %d",
-				    o.threads);
 #ifdef _OPENMP
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);

@@ -220,6 +220,15 @@ cat > "$tmp/catalogue" <<'END'
 
 # rfx variance (V: a small experiment; P: pair mode)
 2|unknown option '--bogus'|variance --bogus --L 8 --samples 1 --mc 0 -o out.h5
+2|unknown option '--mehtod', did you mean '--method'?|variance --mehtod trig --L 8 --samples 1 --mc 0 -o out.h5
+2|unknown projection 'ortt', did you mean 'ort'?|variance --projection ortt --L 8 --samples 1 --mc 0 -o out.h5
+2|unknown regime 'sphre', did you mean 'sphere'?|variance --regime normal,sphre --L 8 --samples 1 --mc 0 -o out.h5
+2|unknown --mnist-norm 'standrd', did you mean 'standard'? (valid: unit, standard)|variance --regime mnist --mnist-norm standrd --L 8 --samples 1 --mc 0 -o out.h5
+2|--L must be at least 2, got 1|variance --L 1 --samples 1 --mc 0 -o out.h5
+2|--mc must be 0 or at least 2, got 1|variance --mc 1 --L 8 --samples 1 -o out.h5
+2|--steps must be in 2..100000, got 1|variance --map angle --steps 1 -o out.h5
+2|--r-max must be positive, got 0|variance --map angle --r-max 0 -o out.h5
+2|--threads must be in 0..1000000, got -1|variance --threads -1 --L 8 --samples 1 --mc 0 -o out.h5
 2|'--L' needs a value|variance --samples 1 --mc 0 -o out.h5 --L
 2|'-o' needs a value|variance --L 8 --samples 1 --mc 0 -o
 2|unknown method 'foo'|variance --method trig,foo --L 8 --samples 1 --mc 0 -o out.h5
