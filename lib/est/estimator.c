@@ -4,8 +4,11 @@
  * shared by all of them (parsing "NAME=VALUE", printing, copying).
  */
 #include "est/estimator.h"
+#include "base/suggest.h"
 #include "io/table.h"
 
+#include <ctype.h>
+#include <strings.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -58,33 +61,141 @@ static void list_names(char *buf, size_t n)
 }
 
 /*
+ * Names of the papers that imply a projection kind as well as an
+ * estimator. The ORF paper (Yu et al. 2016) calls trigonometric features
+ * on Gaussian projections RFF (sec. 1), on orthogonal ones ORF (sec. 3,
+ * eq. 2) and on HD1HD2HD3 ones SORF (sec. 4, eq. 5).
+ */
+static const struct rfx_proj_alias proj_aliases[] = {
+	{ "orf", "trig", RFX_PROJ_ORT, "ORF paper sec. 3, eq. 2" },
+	{ "sorf", "trig", RFX_PROJ_SORF, "ORF paper sec. 4, eq. 5" },
+	{ NULL, NULL, RFX_PROJ_IID, NULL }
+};
+
+const struct rfx_proj_alias *rfx_estimator_proj_aliases(void)
+{
+	return proj_aliases;
+}
+
+/* Whether the comma-separated list has item (case aside). */
+static int list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+
+	while (list && *list) {
+		const char *comma = strchr(list, ',');
+		size_t len = comma ? (size_t)(comma - list) : strlen(list);
+
+		if (len == n && !strncasecmp(list, item, n))
+			return 1;
+		if (!comma)
+			break;
+		list = comma + 1;
+	}
+	return 0;
+}
+
+int rfx_estimator_is(const struct rfx_estimator_type *e, const char *name)
+{
+	return !strcasecmp(e->name, name) || list_has(e->aliases, name);
+}
+
+/* Every name and alias, for "did you mean"; returns the count. */
+static size_t all_names(const char **names, char *buf, size_t bufsize,
+			size_t max)
+{
+	const struct rfx_estimator_type *const *e = rfx_estimator_list();
+	const struct rfx_proj_alias *pa;
+	size_t n = 0, used = 0;
+
+	for (; *e && n < max; e++) {
+		const char *a = (*e)->aliases;
+
+		names[n++] = (*e)->name;
+		while (a && *a && n < max) {
+			const char *comma = strchr(a, ',');
+			size_t len = comma ? (size_t)(comma - a) : strlen(a);
+
+			if (used + len + 1 > bufsize)
+				break;
+			memcpy(buf + used, a, len);
+			buf[used + len] = '\0';
+			names[n++] = buf + used;
+			used += len + 1;
+			if (!comma)
+				break;
+			a = comma + 1;
+		}
+	}
+	for (pa = proj_aliases; pa->alias && n < max; pa++)
+		names[n++] = pa->alias;
+	return n;
+}
+
+/*
  * The lookup behind rfx_estimator_find; list says whether the name came
  * from a list, where "all" is also valid (and so worth suggesting).
  */
 static const struct rfx_estimator_type *find(const char *name, int list,
+					     enum rfx_proj *proj, int *has_proj,
 					     struct rfx_err *err)
 {
-	const struct rfx_estimator_type *const *e = rfx_estimator_list();
-	char names[256];
+	const struct rfx_estimator_type *const *e;
+	const struct rfx_proj_alias *pa;
+	const char *names[128];
+	char names_buf[1024], valid[512], hint[96];
+	size_t n;
 
-	for (; *e; e++)
+	if (has_proj)
+		*has_proj = 0;
+	for (e = rfx_estimator_list(); *e; e++)
 		if (!strcmp((*e)->name, name))
 			return *e;
+	for (e = rfx_estimator_list(); *e; e++)
+		if (rfx_estimator_is(*e, name))
+			return *e;
+	for (pa = proj_aliases; pa->alias; pa++) {
+		if (strcasecmp(pa->alias, name))
+			continue;
+		if (proj) {
+			*proj = pa->proj;
+			*has_proj = 1;
+			return rfx_estimator_find(pa->name, err);
+		}
+		rfx_error(err, RFX_EINVAL,
+			  "method '%s' is %s on %s projections (%s): use --method %s --projection %s",
+			  name, pa->name, rfx_proj_name(pa->proj), pa->source,
+			  pa->name, rfx_proj_name(pa->proj));
+		return NULL;
+	}
 	if (list && !strcmp(name, "all")) {
 		rfx_error(err, RFX_EINVAL,
 			  "'all' stands for every method and comes alone, not in a list");
 		return NULL;
 	}
-	list_names(names, sizeof(names));
-	rfx_error(err, RFX_EINVAL, "unknown method '%s' (valid: %s%s)", name,
-		  names, list ? ", all" : "");
+	list_names(valid, sizeof(valid));
+	n = all_names(names, names_buf, sizeof(names_buf),
+		      sizeof(names) / sizeof(names[0]) - 1);
+	if (list)
+		names[n++] = "all";
+	rfx_suggest_phrase(name, names, n, hint, sizeof(hint));
+	rfx_error(err, RFX_EINVAL, "unknown method '%s'%s (valid: %s%s)", name,
+		  hint, valid, list ? ", all" : "");
 	return NULL;
 }
 
 const struct rfx_estimator_type *rfx_estimator_find(const char *name,
 						    struct rfx_err *err)
 {
-	return find(name, 0, err);
+	return find(name, 0, NULL, NULL, err);
+}
+
+const struct rfx_estimator_type *rfx_estimator_find_proj(const char *name,
+							 enum rfx_proj *proj,
+							 int *has_proj,
+							 struct rfx_err *err)
+{
+	return find(name, 0, proj, has_proj, err);
 }
 
 int rfx_estimator_parse_list(const char *list,
@@ -121,7 +232,7 @@ int rfx_estimator_parse_list(const char *list,
 					 "method name too long in '%s'", list);
 		memcpy(item, p, len);
 		item[len] = '\0';
-		e = find(item, 1, err);
+		e = find(item, 1, NULL, NULL, err);
 		if (!e)
 			return RFX_EINVAL;
 		for (i = 0; i < count; i++)

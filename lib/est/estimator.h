@@ -33,6 +33,10 @@
 #define RFX_EST_X2Y2     0x10u /* log_variance reads block->x2y2 */
 #define RFX_EST_PAIRED   0x20u /* two real features per unit of M (HRF's ++) */
 
+/* Kernels an estimator estimates (struct rfx_estimator_type.kernels). */
+#define RFX_EST_GAUSS 0x1u   /* K(x, y) = exp(-|x - y|^2 / 2) */
+#define RFX_EST_SOFTMAX 0x2u /* SM(x, y) = exp(x.y) = exp(|x|^2/2 + |y|^2/2) K */
+
 /* Parameters an estimator may have; bit RFX_P(id) in a mask. */
 enum rfx_param {
 	RFX_PARAM_A,      /* GERF/OPRF A (6.11); complex for GERF */
@@ -67,7 +71,17 @@ struct rfx_params {
 
 struct rfx_estimator_type {
 	const char *name;    /* CLI name, e.g. "oprf" */
-	const char *title;   /* name in the papers, e.g. "OPRF (FAVOR++)" */
+	const char *title;   /* name in the papers with its source, e.g.
+				"OPRF, FAVOR++ (thesis Theorem 15)" */
+	/*
+	 * Other names a method list accepts for it, comma-separated, in
+	 * lowercase (lookups ignore case): the papers' own names, each with
+	 * its source in a comment beside it. NULL or "" for none.
+	 */
+	const char *aliases;
+	unsigned kernels;    /* RFX_EST_GAUSS | RFX_EST_SOFTMAX it estimates */
+	/* How fit chooses the parameters not given ("closed form rho*"). */
+	const char *fit_note;
 	unsigned flags;      /* RFX_EST_* */
 	unsigned params;     /* RFX_P() mask of the parameters it has */
 
@@ -150,12 +164,43 @@ extern const struct rfx_estimator_type rfx_est_cexp_c;
 const struct rfx_estimator_type *const *rfx_estimator_list(void);
 
 /*
- * Looks up an estimator by CLI name. An unknown name is RFX_EINVAL with a
- * message listing every valid name ("all" is not one here: it is valid
- * only in the lists of rfx_estimator_parse_list, whose messages add it).
+ * Looks up an estimator by CLI name or alias (case aside). An unknown name
+ * is RFX_EINVAL with a message suggesting the nearest name or alias and
+ * listing every valid name ("all" is not one here: it is valid only in
+ * the lists of rfx_estimator_parse_list, whose messages add it). A
+ * projection alias ("orf") is RFX_EINVAL saying what it stands for;
+ * rfx_estimator_find_proj accepts those.
  */
 const struct rfx_estimator_type *rfx_estimator_find(const char *name,
 						    struct rfx_err *err);
+
+/*
+ * Method names of the papers that stand for an estimator on a given
+ * projection kind: "orf" is trig on ort, "sorf" trig on sorf (ORF paper).
+ */
+struct rfx_proj_alias {
+	const char *alias;  /* "orf" */
+	const char *name;   /* the estimator's CLI name, "trig" */
+	enum rfx_proj proj; /* the projection kind it implies */
+	const char *source; /* where the papers use the name */
+};
+
+/* The projection aliases, NULL-terminated (alias NULL). */
+const struct rfx_proj_alias *rfx_estimator_proj_aliases(void);
+
+/*
+ * As rfx_estimator_find, and also resolves projection aliases: *proj is
+ * set and *has_proj to 1 for those, *has_proj to 0 otherwise.
+ */
+const struct rfx_estimator_type *rfx_estimator_find_proj(const char *name,
+							 enum rfx_proj *proj,
+							 int *has_proj,
+							 struct rfx_err *err);
+
+/*
+ * Whether name is e's CLI name or one of its aliases, ignoring case.
+ */
+int rfx_estimator_is(const struct rfx_estimator_type *e, const char *name);
 
 /*
  * Parses "all" or a comma-separated list of names into out (capacity max),

@@ -55,7 +55,7 @@ int rfx_mse_method_parse(const char *spec, struct rfx_mse_method *m,
 	const char *colon = strchr(body, ':');
 	char name[64];
 	size_t len = colon ? (size_t)(colon - body) : strlen(body);
-	int ret;
+	int ret, has_proj;
 
 	if (eq && (eq == spec || (size_t)(eq - spec) >= sizeof(m->label)))
 		return rfx_error(err, RFX_EINVAL,
@@ -65,14 +65,21 @@ int rfx_mse_method_parse(const char *spec, struct rfx_mse_method *m,
 		return rfx_error(err, RFX_EINVAL, "no estimator in method '%s'", spec);
 	memcpy(name, body, len);
 	name[len] = '\0';
-	m->e = rfx_estimator_find(name, err);
+	m->proj = RFX_PROJ_IID;
+	/* "orf" and "sorf" name their projections (rfx_estimator_find_proj) */
+	m->e = rfx_estimator_find_proj(name, &m->proj, &has_proj, err);
 	if (!m->e)
 		return RFX_EINVAL;
-	m->proj = RFX_PROJ_IID;
 	if (colon) {
+		enum rfx_proj implied = m->proj;
+
 		ret = rfx_proj_parse(colon + 1, &m->proj, err);
 		if (ret)
 			return ret;
+		if (has_proj && m->proj != implied)
+			return rfx_error(err, RFX_EINVAL,
+					 "method '%s' names projection %s, not %s", spec,
+					 rfx_proj_name(implied), rfx_proj_name(m->proj));
 	}
 	if (eq)
 		snprintf(m->label, sizeof(m->label), "%.*s", (int)(eq - spec), spec);
