@@ -117,6 +117,7 @@ LIB_OBJS += lib/exp/svmexp.o
 LIB_OBJS += lib/exp/uciexp.o
 LIB_OBJS += lib/exp/varexp.o
 LIB_OBJS += lib/exp/varmap.o
+LIB_OBJS += lib/exp/varpair.o
 LIB_OBJS += lib/exp/zcurve.o
 
 CLI_OBJS += cli/clustered.o

@@ -29,6 +29,7 @@
 #include "base/rng.h"
 #include "exp/varexp.h"
 #include "exp/varmap.h"
+#include "exp/varpair.h"
 
 #define MAX_METHODS 32
 #define MNIST_FILE "t10k-images-idx3-ubyte.gz"
@@ -70,51 +71,6 @@ struct variance_opts {
 	uint64_t seed;
 	double r_max, w_max;
 	struct rfx_strlist params;
-};
-
-struct pair_row {
-	char method[RFX_NAME_LEN];
-	char params[4096];
-	int d, M;
-	double log_kernel;
-	double variance, log_variance;
-	long mc_R;
-	double mc_mean, mc_mean_se, mc_variance, mc_log_variance,
-		mc_log_variance_se;
-	double mc_variance_lo, mc_variance_hi; /* 95% confidence interval */
-};
-
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct pair_row, field),                      \
-	  sizeof(((struct pair_row *)0)->field) }
-#define PAIR_COLUMNS                                                           \
-	COL(method, RFX_COL_STRING), COL(params, RFX_COL_STRING),              \
-	COL(d, RFX_COL_INT), COL(M, RFX_COL_INT),                              \
-	COL(log_kernel, RFX_COL_DOUBLE), COL(variance, RFX_COL_DOUBLE),        \
-	COL(log_variance, RFX_COL_DOUBLE)
-
-static const struct rfx_column pair_cols[] = { PAIR_COLUMNS };
-static const struct rfx_column pair_mc_cols[] = {
-	PAIR_COLUMNS,
-	COL(mc_R, RFX_COL_LONG),
-	COL(mc_mean, RFX_COL_DOUBLE),
-	COL(mc_mean_se, RFX_COL_DOUBLE),
-	COL(mc_variance, RFX_COL_DOUBLE),
-	COL(mc_log_variance, RFX_COL_DOUBLE),
-	COL(mc_log_variance_se, RFX_COL_DOUBLE),
-	COL(mc_variance_lo, RFX_COL_DOUBLE),
-	COL(mc_variance_hi, RFX_COL_DOUBLE),
-};
-#undef COL
-
-static const struct rfx_schema pair_schema = {
-	"pair", "variance of each estimator for one pair", sizeof(struct pair_row),
-	(int)(sizeof(pair_cols) / sizeof(pair_cols[0])), pair_cols
-};
-static const struct rfx_schema pair_mc_schema = {
-	"pair", "variance of each estimator for one pair, analytic and Monte Carlo",
-	sizeof(struct pair_row),
-	(int)(sizeof(pair_mc_cols) / sizeof(pair_mc_cols[0])), pair_mc_cols
 };
 
 static int usage_fail(struct rfx_err *err)
@@ -213,14 +169,16 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 {
 	struct rfx_err err;
 	struct rfx_out out = { NULL };
-	struct pair_row *rows = NULL;
+	struct rfx_varpair_config c;
+	struct rfx_varpair_result res = { NULL };
+	struct rfx_params base[MAX_METHODS];
 	double *x = NULL, *y = NULL;
 	int nx, ny, m, k, ret = RFX_EXIT_USAGE;
 	int used[64] = { 0 };
-	const struct rfx_schema *schema = o->mc ? &pair_mc_schema : &pair_schema;
-	gsl_rng *r = NULL;
 
 	rfx_err_clear(&err);
+	for (m = 0; m < nm; m++)
+		rfx_params_init(&base[m], 0);
 	if (!o->y || !o->x) {
 		rfx_cli_fail(RFX_EXIT_USAGE, "--x and --y go together");
 		goto out;
@@ -236,91 +194,45 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 			     nx, ny);
 		goto out;
 	}
-	if (o->mc) {
-		/* the dimension limits of QMC kinds */
-		if (rfx_proj_check(o->proj, nx, &err)) {
+	/* the dimension limits of QMC kinds */
+	if (o->mc && rfx_proj_check(o->proj, nx, &err)) {
+		usage_fail(&err);
+		goto out;
+	}
+	for (m = 0; m < nm; m++) {
+		base[m].d = nx;
+		if (apply_params(&o->params, methods[m], &base[m], used, &err)) {
 			usage_fail(&err);
 			goto out;
 		}
 	}
-	rows = calloc((size_t)nm, sizeof(*rows));
-	if (!rows) {
-		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
-		goto out;
-	}
-	/* Every parameter is applied and validated before any output. */
-	for (m = 0; m < nm; m++) {
-		const struct rfx_estimator_type *e = methods[m];
-		struct rfx_params p;
-		struct rfx_block *b = rfx_block_alloc(nx, 1, 1);
-		int M = o->features > 0 ? o->features
-					: rfx_estimator_fair_features(e, o->budget);
-		struct pair_row *row = &rows[m];
-
-		rfx_params_init(&p, nx);
-		if (!b) {
-			rfx_params_release(&p);
-			ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
-			goto out;
-		}
-		if (apply_params(&o->params, e, &p, used, &err) ||
-		    e->fit(&p, x, 1, y, 1, M, &err) ||
-		    rfx_estimator_block(e, &p, b, x, 1, y, 1, &err) ||
-		    e->log_variance(&p, b, M, &row->log_variance, &err)) {
-			rfx_params_release(&p);
-			rfx_block_free(b);
-			ret = usage_fail(&err);
-			goto out;
-		}
-		snprintf(row->method, sizeof(row->method), "%s", e->name);
-		rfx_params_format(&p, e, row->params, sizeof(row->params));
-		row->d = nx;
-		row->M = rfx_estimator_features(e, &p, M);
-		row->log_kernel = rfx_kernel_gauss_log(x, y, nx);
-		row->variance = exp(row->log_variance);
-		rfx_block_free(b);
-		if (o->mc) {
-			struct rfx_mc_result mc;
-
-			if (!r)
-				r = gsl_rng_alloc(rfx_rng_type());
-			if (!r) {
-				rfx_params_release(&p);
-				ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
-				goto out;
-			}
-			rfx_rng_set_stream(r, o->seed, 3, (uint64_t)m, 0);
-			if (rfx_mc_pairs(e, &p, o->proj, M, x, y, 1, o->mc, r, &mc,
-					 &err)) {
-				rfx_params_release(&p);
-				ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
-				goto out;
-			}
-			row->mc_R = o->mc;
-			row->mc_mean = mc.mean;
-			row->mc_mean_se = mc.mean_se;
-			row->mc_variance = exp(mc.log_var);
-			row->mc_log_variance = mc.log_var;
-			row->mc_log_variance_se = mc.log_var_se;
-			/*
-			 * 95% interval for the variance: normal on the log scale
-			 * (delta method), so it never goes negative.
-			 */
-			row->mc_variance_lo = exp(mc.log_var - 1.96 * mc.log_var_se);
-			row->mc_variance_hi = exp(mc.log_var + 1.96 * mc.log_var_se);
-		}
-		rfx_params_release(&p);
-	}
 	for (k = 0; k < o->params.n; k++)
 		if (!used[k]) {
-			ret = rfx_cli_fail(RFX_EXIT_USAGE,
-					   "no listed method has parameter '%s'",
-					   o->params.item[k]);
+			rfx_cli_fail(RFX_EXIT_USAGE,
+				     "no listed method has parameter '%s'",
+				     o->params.item[k]);
 			goto out;
 		}
+	memset(&c, 0, sizeof(c));
+	c.x = x;
+	c.y = y;
+	c.d = nx;
+	c.nmethods = nm;
+	c.methods = methods;
+	c.base = base;
+	c.M = o->features;
+	c.budget = o->budget;
+	c.mc_R = o->mc;
+	c.proj = o->proj;
+	c.seed = o->seed;
+	/* Every parameter is fitted and validated before any output. */
+	if (rfx_varpair_run(&c, &res, &err)) {
+		ret = rfx_cli_error(&err);
+		goto out;
+	}
 	if (rfx_out_open(&out, o->output, &err) ||
 	    rfx_out_provenance(&out, cli, o->seed, &err) ||
-	    rfx_out_table(&out, schema, rows, (size_t)nm, stdout, &err) ||
+	    rfx_out_table(&out, &res.schema, res.rows, res.nrows, stdout, &err) ||
 	    rfx_out_commit(&out, &err)) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
@@ -328,9 +240,9 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 	ret = RFX_EXIT_OK;
 out:
 	rfx_out_abort(&out);
-	if (r)
-		gsl_rng_free(r);
-	free(rows);
+	rfx_varpair_release(&res);
+	for (m = 0; m < nm; m++)
+		rfx_params_release(&base[m]);
 	free(x);
 	free(y);
 	return ret;

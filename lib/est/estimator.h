@@ -242,6 +242,39 @@ int rfx_params_copy(struct rfx_params *dst, const struct rfx_params *src,
 /* Name of a parameter ("A", "t", "lambda", "q", "c", "m1", "m3", ...). */
 const char *rfx_param_name(enum rfx_param id);
 
+/* How a parameter's value is written and stored (struct rfx_param_info). */
+enum rfx_param_kind {
+	RFX_PK_REAL,    /* a double in [lo, hi] (open ends per flags) */
+	RFX_PK_INT,     /* an int in [lo, hi] */
+	RFX_PK_SIGN,    /* an int, -1 or 1 */
+	RFX_PK_SCALAR,  /* A: real, or "re,im" for complex estimators */
+	RFX_PK_VECTOR,  /* d comma-separated doubles (owned double *) */
+	RFX_PK_CVECTOR  /* d comma-separated nonzero "re" or "re:im" */
+};
+
+#define RFX_PI_LO_OPEN 0x1u /* lo itself is not valid */
+#define RFX_PI_HI_OPEN 0x2u /* hi itself is not valid */
+
+/*
+ * The parameter table: one row per enum rfx_param, read by
+ * rfx_params_parse, rfx_params_format and 'rfx help estimators', so the
+ * valid ranges are stated once.
+ */
+struct rfx_param_info {
+	const char *name;         /* as in NAME=VALUE */
+	enum rfx_param_kind kind;
+	double lo, hi;            /* range of REAL and INT values */
+	unsigned flags;           /* RFX_PI_* */
+	const char *range;        /* the range in words, for messages and help */
+	const char *dflt;         /* what it is when not given */
+	const char *what;         /* meaning, with its source */
+	size_t off, off_im;       /* offsetof its value (and imaginary part) in
+				     struct rfx_params; off_im 0 if none */
+};
+
+/* The row of parameter id, or NULL for an id out of range. */
+const struct rfx_param_info *rfx_param_info(enum rfx_param id);
+
 /*
  * Parses "NAME=VALUE" for estimator e into p and marks it given. A is
  * "re" or "re,im"; c is d comma-separated numbers. Errors name the
@@ -262,8 +295,9 @@ int rfx_params_apply(struct rfx_params *p, const struct rfx_estimator_type *e,
 /*
  * Formats e's parameters as "A=-0.0312;t=1" into buf (size n); "-" when
  * it has none. Numbers are in their shortest round-trip form, so parsing
- * the text back gives the same parameters. Returns the length written
- * (truncated at n - 1).
+ * the text back gives the same parameters. Returns the length of the
+ * whole text, as snprintf does: a result >= n means buf holds only its
+ * first n - 1 characters, which callers must not pass off as the whole.
  */
 size_t rfx_params_format(const struct rfx_params *p,
 			 const struct rfx_estimator_type *e, char *buf,
