@@ -122,6 +122,7 @@ LIB_OBJS += lib/exp/zcurve.o
 
 CLI_OBJS += cli/clustered.o
 CLI_OBJS += cli/dump.o
+CLI_OBJS += cli/estimators.o
 CLI_OBJS += cli/mse_table.o
 CLI_OBJS += cli/opt.o
 CLI_OBJS += cli/optis.o

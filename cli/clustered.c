@@ -23,6 +23,7 @@
 
 #include "exp/clustered.h"
 #include "cmds.h"
+#include "estimators.h"
 #include "opt.h"
 #include "output.h"
 #include "base/rng.h"
@@ -59,8 +60,8 @@ static const char summary[] =
 	"Prints the minimum and maximum over repetitions (HRF Table 3), mean and\n"
 	"median (Fig 6); -o adds the per-repetition MSEs, the closed-form expected\n"
 	"MSE and each pair of clusters' s and softmax range. Methods: hyb-cluster\n"
-	"(Definition H.2), hyb-gmix (Definition H.1), and registry estimators with\n"
-	"a plain budget (trig, pos, posh, cexp, oprf, ...).";
+	"(Definition H.2), hyb-gmix (Definition H.1), and the registry estimators\n"
+	"with a plain budget.";
 
 struct cl_opts {
 	const char *sets, *slist, *method, *mlist, *a, *base0, *scaling, *output;
@@ -147,7 +148,14 @@ static int parse_opts(int argc, char **argv, struct cl_opts *o, int *help,
 		RFX_OPTION_END
 	};
 
-	ret = rfx_cli_parse("clustered", usage_line, summary, opts, argc, argv,
+	/* static: opts_out keeps pointing at the texts */
+	static char about[2048];
+
+	snprintf(about, sizeof(about), "%s", summary);
+	rfx_methods_help(about, sizeof(about), "Estimators:",
+			 rfx_cl_accepts,
+			 "('rfx help estimators' describes them).");
+	ret = rfx_cli_parse("clustered", usage_line, about, opts, argc, argv,
 			    pos, 0, &npos, help);
 	if (ret || *help)
 		return ret;

@@ -24,6 +24,7 @@
 #endif
 
 #include "cmds.h"
+#include "estimators.h"
 #include "data/dataset.h"
 #include "est/estimator.h"
 #include "exp/msetable.h"
@@ -99,6 +100,7 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 {
 	int ret, npos;
 	const char *pos[1];
+	static char param_help[256]; /* static: the table may outlive this call */
 	struct rfx_opt opts[] = {
 		{ "dataset", 0, RFX_OPT_STRING, &o->dataset, "LIST",
 		  "datasets, comma-separated (default wine,boston)", 0 },
@@ -135,7 +137,7 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "reps", 0, RFX_OPT_LONG, &o->reps, "R",
 		  "repetitions, for the mean and standard deviation (default 20)", 0 },
 		{ "param", 0, RFX_OPT_MULTI, &o->params, "[M:]NAME=VALUE",
-		  "fix a parameter instead of fitting or matching it (default: all fitted)", 0 },
+		  param_help, 0 },
 		RFX_OPTION_DATA(&o->data),
 		{ "check", 0, RFX_OPT_STRING, &o->check, "REF.tsv",
 		  "compare with a reference table (make regress); exit 1 if a cell differs (default none)", 0 },
@@ -157,6 +159,8 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		RFX_OPTION_END
 	};
 
+	rfx_param_help(param_help, sizeof(param_help),
+		       "fix a parameter instead of fitting or matching it");
 	ret = rfx_cli_parse("mse-table", usage_line, summary, opts, argc, argv,
 			    pos, 0, &npos, help);
 	if (ret || *help)

@@ -19,6 +19,7 @@
 #endif
 
 #include "cmds.h"
+#include "estimators.h"
 #include "est/estimator.h"
 #include "data/images.h"
 #include "num/kernel.h"
@@ -46,8 +47,7 @@ static const char summary[] =
 	"K(x, y) = exp(-|x - y|^2/2): closed forms in the log domain, and Monte\n"
 	"Carlo. Without --x/--map it reproduces the thesis' variance comparison\n"
 	"(sec. 6.6.1, Fig 6.4): mean and standard deviation of log Var over all\n"
-	"L x L pairs of two sampled sets, per method, regime and gamma. Methods:\n"
-	"trig hyb gerf pois geom pos oprf pois+ geom+ (or all).";
+	"L x L pairs of two sampled sets, per method, regime and gamma.";
 
 /* --regime: the parsed list and the text as given (the "regimes" attribute). */
 struct regimes {
@@ -586,6 +586,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	const char *pos[1];
 	int nm, npos, help, ret, dflt_d;
 	unsigned mode;
+	char about[2048], param_help[256];
 
 	memset(&o, 0, sizeof(o));
 	o.method = "all";
@@ -594,6 +595,12 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	o.dlist = "64";
 	o.mc = -1; /* unset: the mode decides */
 	o.seed = RFX_DEFAULT_SEED;
+	snprintf(about, sizeof(about), "%s", summary);
+	rfx_methods_help(about, sizeof(about), "Methods:",
+			 NULL,
+			 "(or all; 'rfx help estimators' describes them).");
+	rfx_param_help(param_help, sizeof(param_help),
+		       "fix a parameter instead of fitting it");
 	{
 		struct rfx_opt opts[] = {
 			{ "method", 0, RFX_OPT_STRING, &o.method, "LIST",
@@ -637,7 +644,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			{ "y", 0, RFX_OPT_STRING, &o.y, "LIST",
 			  "pair mode: y, as long as x (default none)", 0 },
 			{ "param", 0, RFX_OPT_MULTI, &o.params, "[M:]NAME=VALUE",
-			  "fix a parameter instead of fitting it (A, t, lambda, q, c, m1, m3) (default: all fitted)", 0 },
+			  param_help, 0 },
 			{ "map", 0, RFX_OPT_STRING, &o.map, "KIND",
 			  "analytic map: angle (Figs 4.1, 6.1) or sum (Fig 6.2) (default none)", 0 },
 			{ "steps", 0, RFX_OPT_INT, &o.steps, "N",
@@ -655,7 +662,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			RFX_OPTION_END
 		};
 
-		ret = rfx_cli_parse("variance", usage_line, summary, opts, argc, argv,
+		ret = rfx_cli_parse("variance", usage_line, about, opts, argc, argv,
 				    pos, 0, &npos, &help);
 		if (ret || help)
 			return ret;

@@ -217,6 +217,8 @@ cat > "$tmp/catalogue" <<'END'
 # rfx itself
 2|unknown command 'frobnicate'|frobnicate -o out.h5
 2|unknown command 'frob'|help frob
+2|unknown command 'varience', did you mean 'variance'?|varience -o out.h5
+2|unknown --format 'tsv'|help estimators --format tsv
 
 # rfx variance (V: a small experiment; P: pair mode)
 2|unknown option '--bogus'|variance --bogus --L 8 --samples 1 --mc 0 -o out.h5
