@@ -65,9 +65,18 @@ static const char summary[] =
 	"4, 5c). --vs-z gives ORF Figs 2 and 3 (lib/exp/zcurve.h). Datasets: "
 	RFX_DATASET_NAMES ".";
 
+/* --kernel, --match, --pad: the choices, indexed by the enums. */
+enum { KERNEL_SOFTMAX, KERNEL_GAUSS };
+static const char *const kernels[] = { "softmax", "gauss", NULL };
+enum { MATCH_FLOPS, MATCH_NONE };
+static const char *const matches[] = { "flops", "none", NULL };
+enum { PAD_NONE, PAD_POW2 };
+static const char *const pads[] = { "none", "pow2", NULL };
+
 struct mt_opts {
-	const char *dataset, *method, *kernel, *norm, *features, *ratio, *match;
-	const char *baseline, *sigma, *sigma_scale, *pad, *data, *check, *output;
+	const char *dataset, *method, *norm, *features, *ratio;
+	int kernel, match, pad; /* KERNEL_*, MATCH_*, PAD_* */
+	const char *baseline, *sigma, *sigma_scale, *data, *check, *output;
 	const char *projection, *dlist;
 	int vs_z, nn_k, z_steps, threads;
 	long pairs, draws, reps, nn_sample, mc;
@@ -107,16 +116,17 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "method", 0, RFX_OPT_STRING, &o->method, "LIST",
 		  "[LABEL=]ESTIMATOR[:PROJECTION], comma-separated (default HRF Table 1: "
 		  HRF_METHODS ")", 0 },
-		{ "kernel", 0, RFX_OPT_STRING, &o->kernel, "K",
-		  "softmax or gauss (default softmax)", 0 },
+		{ "kernel", 0, RFX_OPT_CHOICE, &o->kernel, "K",
+		  "softmax or gauss (default softmax)", 0, .choices = kernels },
 		{ "norm", 0, RFX_OPT_STRING, &o->norm, "LIST",
 		  "input normalisations: " RFX_NORM_NAMES " (default unit; gauss: none)", 0 },
 		{ "features", 0, RFX_OPT_STRING, &o->features, "LIST",
 		  "budgets: features of the baseline (default 512)", 0 },
 		{ "ratio", 0, RFX_OPT_STRING, &o->ratio, "LIST",
 		  "budgets as multiples of d instead, D/d, e.g. 1,2,4,6,8,10 (default none: --features)", 0 },
-		{ "match", 0, RFX_OPT_STRING, &o->match, "KIND",
-		  "flops: same map cost as the baseline; none: the budget for each (default flops)", 0 },
+		{ "match", 0, RFX_OPT_CHOICE, &o->match, "KIND",
+		  "flops: same map cost as the baseline; none: the budget for each (default flops)", 0,
+		  .choices = matches },
 		{ "baseline", 0, RFX_OPT_STRING, &o->baseline, "METHOD",
 		  "FLOP matching: the estimator whose map sets the cost (default trig)", 0 },
 		{ "sigma", 0, RFX_OPT_STRING, &o->sigma, "S",
@@ -125,17 +135,21 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "sigma-scale", 0, RFX_OPT_STRING, &o->sigma_scale, "LIST",
 		  "multiply the bandwidth by each factor, one block of rows each (ORF Fig 5ab) (default 1)", 0 },
 		{ "nn-k", 0, RFX_OPT_INT, &o->nn_k, "K",
-		  "the neighbour of --sigma nn (default 50)", 0 },
+		  "the neighbour of --sigma nn (default 50)", 0, RFX_RANGE(1, HUGE_VAL) },
 		{ "nn-sample", 0, RFX_OPT_LONG, &o->nn_sample, "N",
-		  "inputs averaged by --sigma nn (default 1000)", 0 },
-		{ "pad", 0, RFX_OPT_STRING, &o->pad, "P",
-		  "none, or pow2: zero-pad inputs to a power-of-2 dimension (default none)", 0 },
+		  "inputs averaged by --sigma nn (default 1000)", 0,
+		  RFX_RANGE(1, HUGE_VAL) },
+		{ "pad", 0, RFX_OPT_CHOICE, &o->pad, "P",
+		  "none, or pow2: zero-pad inputs to a power-of-2 dimension (default none)", 0,
+		  .choices = pads },
 		{ "pairs", 0, RFX_OPT_LONG, &o->pairs, "P",
-		  "random pairs per repetition (default 100)", 0 },
+		  "random pairs per repetition (default 100)", 0, RFX_RANGE(1, 1000000) },
 		{ "draws", 0, RFX_OPT_LONG, &o->draws, "S",
-		  "estimators drawn per repetition (default 10)", 0 },
+		  "estimators drawn per repetition (default 10)", 0,
+		  RFX_RANGE(1, 1000000) },
 		{ "reps", 0, RFX_OPT_LONG, &o->reps, "R",
-		  "repetitions, for the mean and standard deviation (default 20)", 0 },
+		  "repetitions, for the mean and standard deviation (default 20)", 0,
+		  RFX_RANGE(2, 100000) },
 		{ "param", 0, RFX_OPT_MULTI, &o->params, "[M:]NAME=VALUE",
 		  param_help, 0 },
 		RFX_OPTION_DATA(&o->data),
@@ -148,11 +162,13 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "d", 0, RFX_OPT_STRING, &o->dlist, "LIST",
 		  "--vs-z: dimensions, D = d features (default 4,8,16,32)", 0 },
 		{ "z-max", 0, RFX_OPT_DOUBLE, &o->z_max, "Z",
-		  "--vs-z: largest z, at most 6 (default 4)", 0 },
+		  "--vs-z: largest z, at most 6 (default 4)", 0, RFX_RANGE_ABOVE(0, 6) },
 		{ "z-steps", 0, RFX_OPT_INT, &o->z_steps, "N",
-		  "--vs-z: z = z-max k/N, k = 1..N (default 40)", 0 },
+		  "--vs-z: z = z-max k/N, k = 1..N (default 40)", 0,
+		  RFX_RANGE(1, 10000) },
 		{ "mc", 0, RFX_OPT_LONG, &o->mc, "R",
-		  "--vs-z: draws per projection and d (default 20000)", 0 },
+		  "--vs-z: draws per projection and d (default 20000)", 0,
+		  RFX_RANGE(2, 100000000) },
 		RFX_OPTION_SEED(&o->seed),
 		RFX_OPTION_THREADS(&o->threads),
 		RFX_OPTION_OUTPUT(&o->output, "the table"),
@@ -175,10 +191,10 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "--features and --ratio are two ways to give budgets: "
 				    "use one");
-	if (!rfx_opt_seen(opts, "norm") && o->kernel && !strcmp(o->kernel, "gauss"))
+	if (!rfx_opt_seen(opts, "norm") && o->kernel == KERNEL_GAUSS)
 		o->norm = "none";
 	if (!rfx_opt_seen(opts, "sigma"))
-		o->sigma = o->kernel && !strcmp(o->kernel, "gauss") ? "nn" : "1";
+		o->sigma = o->kernel == KERNEL_GAUSS ? "nn" : "1";
 	return RFX_EXIT_OK;
 }
 
@@ -213,15 +229,6 @@ static int run_vs_z(const struct mt_opts *o, const struct rfx_cli *cli)
 			return fail(RFX_EXIT_USAGE, &err);
 	if (rfx_opt_ints("d", o->dlist, d, MAX_ITEMS, 2, 4096, &nd, &err))
 		return fail(RFX_EXIT_USAGE, &err);
-	if (!(o->z_max > 0.0 && o->z_max <= 6.0))
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--z-max must be in (0, 6], got %g",
-				    o->z_max);
-	if (o->z_steps < 1 || o->z_steps > 10000)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--z-steps must be in 1..10000, got %d", o->z_steps);
-	if (o->mc < 2 || o->mc > 100000000L)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--mc must be in 2..100000000, got %ld",
-				    o->mc);
 	z = malloc((size_t)o->z_steps * sizeof(double));
 	if (!z)
 		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
@@ -358,14 +365,6 @@ static int parse_methods(const struct mt_opts *o, struct mt_state *s,
 	return RFX_OK;
 }
 
-static int pos_long(const char *what, long v, long hi, struct rfx_err *err)
-{
-	if (v < 1 || v > hi)
-		return rfx_error(err, RFX_EINVAL, "--%s must be in 1..%ld, got %ld", what,
-				 hi, v);
-	return RFX_OK;
-}
-
 /*
  * Loads the datasets and makes one normalised (and padded) copy per
  * normalisation, with its bandwidth. Load failures are run-time errors
@@ -430,20 +429,13 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 		nsc = 1;
 		scale[0] = 1.0;
 	}
-	if (strcmp(o->pad, "none") && strcmp(o->pad, "pow2"))
-		return rfx_error(err, RFX_EINVAL, "unknown --pad '%s' (valid: none, pow2)",
-				 o->pad);
-	pow2 = !strcmp(o->pad, "pow2");
+	pow2 = o->pad == PAD_POW2;
 	if (strcmp(o->sigma, "nn")) {
 		sigma = strtod(o->sigma, &end);
 		if (end == o->sigma || *end || !(sigma > 0.0) || !isfinite(sigma))
 			return rfx_error(err, RFX_EINVAL,
 					 "--sigma must be nn or a positive number, got '%s'",
 					 o->sigma);
-	} else if (o->nn_k < 1 || o->nn_sample < 1) {
-		return rfx_error(err, RFX_EINVAL,
-				 "--nn-k and --nn-sample must be positive, got %d and %ld",
-				 o->nn_k, o->nn_sample);
 	}
 	rfx_cli_data_dir(o->data, cli, dir, sizeof(dir));
 	for (k = 0; k < nd; k++) {
@@ -553,32 +545,11 @@ static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
 	if (!s)
 		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 	memset(&c, 0, sizeof(c));
-	if (!strcmp(o->kernel, "softmax"))
-		c.kernel = RFX_MSE_SOFTMAX;
-	else if (!strcmp(o->kernel, "gauss"))
-		c.kernel = RFX_MSE_GAUSS;
-	else {
-		rfx_cli_fail(RFX_EXIT_USAGE, "unknown --kernel '%s' (valid: softmax, gauss)",
-			     o->kernel);
-		goto out;
-	}
-	if (strcmp(o->match, "flops") && strcmp(o->match, "none")) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "unknown --match '%s' (valid: flops, none)",
-			     o->match);
-		goto out;
-	}
-	c.match = !strcmp(o->match, "flops");
+	c.kernel = o->kernel == KERNEL_GAUSS ? RFX_MSE_GAUSS : RFX_MSE_SOFTMAX;
+	c.match = o->match == MATCH_FLOPS;
 	c.baseline = rfx_estimator_find(o->baseline, &err);
-	if (!c.baseline || parse_methods(o, s, &err) ||
-	    pos_long("pairs", o->pairs, 1000000, &err) ||
-	    pos_long("draws", o->draws, 1000000, &err) ||
-	    pos_long("reps", o->reps, 100000, &err)) {
+	if (!c.baseline || parse_methods(o, s, &err)) {
 		fail(RFX_EXIT_USAGE, &err);
-		goto out;
-	}
-	if (o->reps < 2) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--reps must be at least 2, got %ld",
-			     o->reps);
 		goto out;
 	}
 	if (o->output && !*o->output) {
@@ -663,12 +634,9 @@ int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli)
 	memset(&o, 0, sizeof(o));
 	o.dataset = "wine,boston";
 	o.method = HRF_METHODS;
-	o.kernel = "softmax";
 	o.norm = "unit";
 	o.features = "512";
-	o.match = "flops";
 	o.baseline = "trig";
-	o.pad = "none";
 	o.nn_k = 50;
 	o.nn_sample = 1000;
 	o.pairs = 100;
@@ -683,10 +651,6 @@ int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli)
 	ret = parse_opts(argc, argv, &o, &help);
 	if (ret || help)
 		return ret;
-	if (o.threads < 0)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--threads must be 0 (all cores) or more, got %d",
-				    o.threads);
 #ifdef _OPENMP
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);
