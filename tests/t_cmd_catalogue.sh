@@ -296,7 +296,7 @@ cat > "$tmp/catalogue" <<'END'
 1|'outdir' is a directory|clustered --set 1 --points 20 --reps 1 --m 5 -o outdir
 
 # rfx optis (stdout only: no -o)
-2|unknown kernel 'laplace'|optis --kernel laplace
+2|unknown --kernel 'laplace'|optis --kernel laplace
 2|--gamma|optis --gamma nan
 2|--d|optis --d 0
 2|--L|optis --L 5000
