@@ -282,11 +282,10 @@ out:
 /* The table mode */
 
 struct mt_state {
-	struct rfx_dataset *ds[MAX_DATA * MAX_NORMS];          /* owned */
-	struct rfx_mse_data data[MAX_DATA * MAX_NORMS * MAX_SCALES];
+	struct rfx_mse_inputs in;  /* the datasets as the table uses them */
 	struct rfx_mse_method methods[MAX_METHODS];
 	struct rfx_params base[MAX_METHODS];
-	int nds, nowned, nmethods, inited; /* data entries, datasets owned */
+	int nmethods, inited;
 	int features[MAX_ITEMS];
 	double ratio[MAX_ITEMS];
 	int nbudget;
@@ -297,8 +296,7 @@ static void state_release(struct mt_state *s)
 {
 	int k;
 
-	for (k = 0; k < s->nowned; k++)
-		rfx_dataset_free(s->ds[k]);
+	rfx_mse_inputs_release(&s->in);
 	for (k = 0; k < s->inited; k++)
 		rfx_params_release(&s->base[k]);
 }
@@ -366,9 +364,9 @@ static int parse_methods(const struct mt_opts *o, struct mt_state *s,
 }
 
 /*
- * Loads the datasets and makes one normalised (and padded) copy per
- * normalisation, with its bandwidth. Load failures are run-time errors
- * (*code 1); bad names and values usage errors (*code 2).
+ * Parses the data options and loads the inputs (rfx_mse_inputs_load).
+ * Bad names and values are usage errors (*code 2), load failures
+ * run-time errors (rfx_cli_exit_code).
  */
 static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 		     struct mt_state *s, int *code, struct rfx_err *err)
@@ -376,11 +374,13 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 	const char *dnames[MAX_DATA], *nnames[MAX_NORMS];
 	char dbuf[1024], nbuf[256], dir[4096];
 	enum rfx_norm norms[MAX_NORMS];
-	int nd, nn, nsc, k, j, q, pow2, ret;
-	double sigma = 0.0, scale[MAX_SCALES];
+	struct rfx_mse_inputs_config ic;
+	int nd, nn, nsc, k, j, ret;
+	double scale[MAX_SCALES];
 	char *end;
 
 	*code = RFX_EXIT_USAGE;
+	memset(&ic, 0, sizeof(ic));
 	if (rfx_opt_split("dataset", o->dataset, dbuf, sizeof(dbuf), dnames, MAX_DATA,
 		       &nd, err) ||
 	    rfx_opt_split("norm", o->norm, nbuf, sizeof(nbuf), nnames, MAX_NORMS, &nn,
@@ -429,73 +429,29 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 		nsc = 1;
 		scale[0] = 1.0;
 	}
-	pow2 = o->pad == PAD_POW2;
 	if (strcmp(o->sigma, "nn")) {
-		sigma = strtod(o->sigma, &end);
-		if (end == o->sigma || *end || !(sigma > 0.0) || !isfinite(sigma))
+		ic.sigma = strtod(o->sigma, &end);
+		if (end == o->sigma || *end || !(ic.sigma > 0.0) || !isfinite(ic.sigma))
 			return rfx_error(err, RFX_EINVAL,
 					 "--sigma must be nn or a positive number, got '%s'",
 					 o->sigma);
 	}
 	rfx_cli_data_dir(o->data, cli, dir, sizeof(dir));
-	for (k = 0; k < nd; k++) {
-		struct rfx_dataset *raw = rfx_dataset_load(dnames[k], dir, err);
-
-		if (!raw) {
-			*code = RFX_EXIT_FAIL;
-			return RFX_EIO;
-		}
-		for (j = 0; j < nn; j++) {
-			struct rfx_dataset *ds = rfx_dataset_from(raw->name, raw->X,
-								  raw->n, raw->d, err);
-			double base;  /* the bandwidth before --sigma-scale */
-
-			if (!ds) {
-				rfx_dataset_free(raw);
-				*code = RFX_EXIT_FAIL;
-				return RFX_ENOMEM;
-			}
-			s->ds[s->nowned++] = ds;
-			rfx_dataset_normalize(ds, norms[j]);
-			ret = pow2 ? rfx_dataset_pad(ds, 1 << (int)ceil(log2((double)ds->d)),
-						     err)
-				   : RFX_OK;
-			if (!ret && !strcmp(o->sigma, "nn")) {
-				gsl_rng *r = rfx_rng_alloc_stream(o->seed,
-								  3000 + (uint64_t)rfx_dataset_index(ds->name),
-								  0, 0);
-
-				ret = r ? rfx_dataset_nn_sigma(ds, o->nn_k,
-							       (size_t)o->nn_sample, r,
-							       &base, err)
-					: rfx_error(err, RFX_ENOMEM, "out of memory");
-				if (r)
-					gsl_rng_free(r);
-			} else {
-				base = sigma;
-			}
-			if (ret) {
-				rfx_dataset_free(raw);
-				*code = ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL;
-				return ret;
-			}
-			/*
-			 * One entry per bandwidth factor, all on the same
-			 * inputs and random streams (the id), so that the
-			 * factors compare on common random numbers.
-			 */
-			for (q = 0; q < nsc; q++) {
-				struct rfx_mse_data *dd = &s->data[s->nds++];
-
-				dd->ds = ds;
-				dd->norm = rfx_norm_name(norms[j]);
-				dd->sigma = base * scale[q];
-				dd->id = rfx_dataset_index(ds->name);
-			}
-		}
-		rfx_dataset_free(raw);
-	}
-	return RFX_OK;
+	ic.ndatasets = nd;
+	ic.datasets = dnames;
+	ic.nnorms = nn;
+	ic.norms = norms;
+	ic.nscales = nsc;
+	ic.scales = scale;
+	ic.pad_pow2 = o->pad == PAD_POW2;
+	ic.nn_k = o->nn_k;
+	ic.nn_sample = (size_t)o->nn_sample;
+	ic.seed = o->seed;
+	ic.dir = dir;
+	ret = rfx_mse_inputs_load(&ic, &s->in, err);
+	if (ret)
+		*code = rfx_cli_exit_code(ret);
+	return ret;
 }
 
 /* Prints the comparison with the reference; 1 if a cell fails. */
@@ -567,8 +523,8 @@ static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
 		ret = fail(code, &err);
 		goto out;
 	}
-	c.ndata = s->nds;
-	c.data = s->data;
+	c.ndata = s->in.ndata;
+	c.data = s->in.data;
 	c.nmethods = s->nmethods;
 	c.methods = s->methods;
 	c.nbudget = s->nbudget;
