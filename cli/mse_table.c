@@ -24,6 +24,7 @@
 #endif
 
 #include "cmds.h"
+#include "base/suggest.h"
 #include "estimators.h"
 #include "data/dataset.h"
 #include "est/estimator.h"
@@ -387,10 +388,15 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 		       err))
 		return RFX_EINVAL;
 	for (k = 0; k < nd; k++) {
-		if (rfx_dataset_index(dnames[k]) < 0)
+		if (rfx_dataset_index(dnames[k]) < 0) {
+			char hint[96];
+
+			rfx_suggest_phrase_list(dnames[k], RFX_DATASET_NAMES, hint,
+						sizeof(hint));
 			return rfx_error(err, RFX_EINVAL,
-					 "unknown dataset '%s' (valid: %s)", dnames[k],
-					 RFX_DATASET_NAMES);
+					 "unknown dataset '%s'%s (valid: %s)", dnames[k],
+					 hint, RFX_DATASET_NAMES);
+		}
 		for (j = 0; j < k; j++)
 			if (!strcmp(dnames[j], dnames[k]))
 				return rfx_error(err, RFX_EINVAL,

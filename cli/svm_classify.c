@@ -15,6 +15,7 @@
 #endif
 
 #include "cmds.h"
+#include "base/suggest.h"
 #include "opt.h"
 #include "output.h"
 #include "base/rng.h"
@@ -124,11 +125,16 @@ static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 					 (*cost)[k]);
 	for (k = 0; k < *nd; k++) {
 		if (strcmp(dnames[k], "letter") && strcmp(dnames[k], "usps") &&
-		    strcmp(dnames[k], "mnist"))
+		    strcmp(dnames[k], "mnist")) {
+			char hint[96];
+
+			rfx_suggest_phrase_list(dnames[k], RFX_SVMEXP_NAMES, hint,
+						sizeof(hint));
 			return rfx_error(err, RFX_EINVAL,
-					 "unknown dataset '%s' (valid: %s; the paper's "
+					 "unknown dataset '%s'%s (valid: %s; the paper's "
 					 "forest, cifar and gisette are not in data/)",
-					 dnames[k], RFX_SVMEXP_NAMES);
+					 dnames[k], hint, RFX_SVMEXP_NAMES);
+		}
 		for (j = 0; j < k; j++)
 			if (!strcmp(dnames[j], dnames[k]))
 				return rfx_error(err, RFX_EINVAL,

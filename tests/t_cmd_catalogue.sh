@@ -219,6 +219,9 @@ cat > "$tmp/catalogue" <<'END'
 2|unknown command 'frob'|help frob
 2|unknown command 'varience', did you mean 'variance'?|varience -o out.h5
 2|unknown --format 'tsv'|help estimators --format tsv
+2|unknown dataset 'wien', did you mean 'wine'?|mse-table --dataset wien -o out.h5
+2|unknown dataset 'banknot', did you mean 'banknote'?|uci-classify --dataset banknot -o out.h5
+2|unknown dataset 'leter', did you mean 'letter'?|svm-classify --dataset leter -o out.h5
 
 # rfx variance (V: a small experiment; P: pair mode)
 2|unknown option '--bogus'|variance --bogus --L 8 --samples 1 --mc 0 -o out.h5

@@ -28,7 +28,7 @@ int main(void)
 	char buf[64];
 	size_t k;
 
-	plan((int)(sizeof(dist) / sizeof(dist[0])) + 9);
+	plan((int)(sizeof(dist) / sizeof(dist[0])) + 12);
 	for (k = 0; k < sizeof(dist) / sizeof(dist[0]); k++)
 		ok(rfx_suggest_distance(dist[k].a, dist[k].b) == dist[k].d,
 		   "distance('%s', '%s') = %d (got %d)", dist[k].a, dist[k].b,
@@ -47,5 +47,12 @@ int main(void)
 	ok(!strcmp(buf, ", did you mean 'oprf'?"), "phrase: '%s'", buf);
 	rfx_suggest_phrase("zzzz", methods, nm, buf, sizeof(buf));
 	ok(buf[0] == '\0', "phrase without a suggestion is empty");
+	rfx_suggest_phrase_list("bostn", "wine, boston, letter", buf, sizeof(buf));
+	ok(!strcmp(buf, ", did you mean 'boston'?"), "list form: '%s'", buf);
+	rfx_suggest_phrase_list("mnst", "letter usps\tmnist", buf, sizeof(buf));
+	ok(!strcmp(buf, ", did you mean 'mnist'?"), "blanks and tabs separate too: '%s'",
+	   buf);
+	rfx_suggest_phrase_list("cifar", "letter, usps, mnist", buf, sizeof(buf));
+	ok(buf[0] == '\0', "nothing near: empty");
 	done_testing();
 }

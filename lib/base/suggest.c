@@ -102,3 +102,27 @@ char *rfx_suggest_phrase(const char *word, const char *const *names, size_t n,
 		snprintf(buf, len, ", did you mean '%s'?", s);
 	return buf;
 }
+
+char *rfx_suggest_phrase_list(const char *word, const char *list, char *buf,
+			      size_t len)
+{
+	char store[64][NAME_MAX_LEN + 1];
+	const char *names[64];
+	size_t n = 0;
+
+	while (list && *list && n < 64) {
+		size_t k = strcspn(list, ", \t");
+
+		if (k) {
+			size_t c = k < NAME_MAX_LEN ? k : NAME_MAX_LEN;
+
+			memcpy(store[n], list, c);
+			store[n][c] = '\0';
+			names[n] = store[n];
+			n++;
+		}
+		list += k;
+		list += strspn(list, ", \t");
+	}
+	return rfx_suggest_phrase(word, names, n, buf, len);
+}

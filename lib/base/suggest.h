@@ -35,4 +35,12 @@ const char *rfx_suggest(const char *word, const char *const *names, size_t n);
 char *rfx_suggest_phrase(const char *word, const char *const *names, size_t n,
 			 char *buf, size_t len);
 
+/*
+ * rfx_suggest_phrase for names given as one string separated by commas
+ * and blanks ("wine, boston, ..."), as the catalogues' *_NAMES macros
+ * spell them; at most 64 names of up to 63 characters are considered.
+ */
+char *rfx_suggest_phrase_list(const char *word, const char *list, char *buf,
+			      size_t len);
+
 #endif
