@@ -27,18 +27,6 @@ static void cat(char *buf, size_t len, const char *s)
 		snprintf(buf + used, len - used, "%s", s);
 }
 
-void rfx_estimator_names(char *buf, size_t len, const char *sep)
-{
-	const struct rfx_estimator_type *const *e;
-
-	buf[0] = '\0';
-	for (e = rfx_estimator_list(); *e; e++) {
-		if (e != rfx_estimator_list())
-			cat(buf, len, sep);
-		cat(buf, len, (*e)->name);
-	}
-}
-
 void rfx_param_names(char *buf, size_t len)
 {
 	int id;

@@ -28,12 +28,6 @@ struct rfx_method_taker {
 int rfx_help_estimators(int argc, char **argv,
 			const struct rfx_method_taker *takers, size_t n);
 
-/*
- * "trig hyb gerf ..." (every CLI name, separated by sep) into buf (size
- * len), for --help texts built from the registry.
- */
-void rfx_estimator_names(char *buf, size_t len, const char *sep);
-
 /* "A, t, lambda, ..." (every parameter name) into buf (size len). */
 void rfx_param_names(char *buf, size_t len);
 

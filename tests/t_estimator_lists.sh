@@ -28,23 +28,20 @@ between() {
 	B=$2 E=$3 awk 'index($0, ENVIRON["E"]) { on = 0 } on { print } index($0, ENVIRON["B"]) { on = 1 }' "$1"
 }
 
-"$RFX" help estimators --format markdown > want.md
-between "$RFX_TOP/README.md" "<!-- begin: rfx help estimators --format markdown" \
-	"<!-- end: rfx help estimators --format markdown" > got.md
-[ -s got.md ] && cmp -s want.md got.md
-ok $? "README.md's estimator table is 'rfx help estimators --format markdown'" || {
-	diff want.md got.md | sed 's/^</generated:/; s/^>/README:/' > why
-	diag_file why
+# generated FILE FORMAT WHAT: the lines of FILE between the markers of
+# FORMAT are 'rfx help estimators --format FORMAT'.
+generated() {
+	"$RFX" help estimators --format "$2" > want
+	between "$RFX_TOP/$1" "begin: rfx help estimators --format $2" \
+		"end: rfx help estimators --format $2" > got
+	[ -s got ] && cmp -s want got
+	ok $? "$1's $3 is 'rfx help estimators --format $2'" || {
+		diff want got | sed "s/^</generated:/; s|^>|$1:|" > why
+		diag_file why
+	}
 }
-
-"$RFX" help estimators --format man > want.man
-between "$RFX_TOP/doc/rfx.1" '.\" begin: rfx help estimators --format man' \
-	'.\" end: rfx help estimators --format man' > got.man
-[ -s got.man ] && cmp -s want.man got.man
-ok $? "doc/rfx.1's ESTIMATORS section is 'rfx help estimators --format man'" || {
-	diff want.man got.man | sed 's/^</generated:/; s/^>/rfx.1:/' > why
-	diag_file why
-}
+generated README.md markdown "estimator table"
+generated doc/rfx.1 man "ESTIMATORS section"
 
 # listed HELP LABEL: the names of the paragraph of HELP that starts with
 # LABEL, up to the closing parenthesis, one per line.
