@@ -215,7 +215,7 @@ static int run(const struct cl_opts *o, const struct rfx_cli *cli,
 	rfx_err_clear(&err);
 	ret = rfx_cl_prepare(c, &st, &err);
 	if (ret) {
-		ret = rfx_cli_fail(ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
+		ret = rfx_cli_fail(rfx_cli_exit_code(ret),
 				   "%s", err.msg);
 		goto out;
 	}

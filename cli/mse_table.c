@@ -550,7 +550,7 @@ static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
 	}
 	/* budgets, projections and ranges: usage errors before any draw */
 	if (rfx_mse_plan(&c, rows, &err)) {
-		ret = fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL, &err);
+		ret = rfx_cli_error(&err);
 		goto out;
 	}
 	ret = RFX_EXIT_FAIL;

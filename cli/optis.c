@@ -154,7 +154,7 @@ out:
 	gsl_rng_free(r);
 	free(X);
 	if (ret)
-		return rfx_cli_fail(ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
+		return rfx_cli_fail(rfx_cli_exit_code(ret),
 				    "%s", err.msg);
 	return RFX_EXIT_OK;
 }

@@ -27,7 +27,10 @@ struct rfx_out {
  */
 int rfx_cli_exit_code(int status);
 
-/* "rfx: <err->msg>" on stderr; returns rfx_cli_exit_code(err->code). */
+/*
+ * "rfx: <err->msg>" on stderr after a failure; returns
+ * rfx_cli_exit_code(err->code), or 1 when err holds no status.
+ */
 int rfx_cli_error(const struct rfx_err *err);
 
 /* "rfx: <msg>" on stderr; returns code. */

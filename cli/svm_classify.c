@@ -202,8 +202,7 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 		if (rfx_svmexp_load(dnames[k], dir, (size_t)o.n_train,
 				    (size_t)o.n_test, o.nn_k, (size_t)o.nn_sample,
 				    o.seed, &data[k], &err)) {
-			ret = fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
-				   &err);
+			ret = rfx_cli_error(&err);
 			goto out;
 		}
 		memset(&c[k], 0, sizeof(c[k]));

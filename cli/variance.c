@@ -480,10 +480,7 @@ static int run_experiment(const struct variance_opts *o,
 		if (regimes[k] == RFX_REGIME_MNIST) {
 			images = load_mnist(o, cli, d, &err);
 			if (!images) {
-				ret = rfx_cli_fail(err.code == RFX_EINVAL
-							   ? RFX_EXIT_USAGE
-							   : RFX_EXIT_FAIL,
-						   "%s", err.msg);
+				ret = rfx_cli_error(&err);
 				goto out;
 			}
 			if (images->n < 2 * (size_t)o->L) {
