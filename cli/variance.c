@@ -388,42 +388,16 @@ static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
 	return ret;
 }
 
-/* Loads the MNIST test images resized to k x k, k^2 = d. */
+/* The MNIST test images resized to k x k, k^2 = d (lib/data/images.h). */
 static struct rfx_images *load_mnist(const struct variance_opts *o,
 				     const struct rfx_cli *cli, int d,
 				     struct rfx_err *err)
 {
-	char path[4096];
-	const char *dir = o->data;
-	struct rfx_images *raw, *im;
-	int k = (int)floor(sqrt((double)d) + 0.5);
+	char dir[4096], path[4200];
 
-	if (k * k != d) {
-		rfx_error(err, RFX_EINVAL,
-			  "the mnist regime needs d to be a square (8 x 8 = 64), got --d %d",
-			  d);
-		return NULL;
-	}
-	if (!dir)
-		dir = getenv("RFX_DATA");
-	if (dir)
-		snprintf(path, sizeof(path), "%s/%s", dir, MNIST_FILE);
-	else
-		snprintf(path, sizeof(path), "%s/%s", cli->data_dir, MNIST_FILE);
-	raw = rfx_images_load_idx(path, err);
-	if (!raw)
-		return NULL;
-	if (k > raw->rows || k > raw->cols) {
-		rfx_images_free(raw);
-		rfx_error(err, RFX_EINVAL,
-			  "the mnist regime needs d <= 784 (28 x 28), got --d %d", d);
-		return NULL;
-	}
-	im = rfx_images_resize_area(raw, k, err);
-	rfx_images_free(raw);
-	if (im && o->mnist_norm == MNIST_STANDARD)
-		rfx_images_standardize(im);
-	return im;
+	rfx_cli_data_dir(o->data, cli, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, MNIST_FILE);
+	return rfx_images_load_square(path, d, o->mnist_norm == MNIST_STANDARD, err);
 }
 
 static int run_experiment(const struct variance_opts *o,
