@@ -26,8 +26,11 @@ WERROR = -Werror
 # math call nor floating-point exception flags, and together they let the
 # compiler vectorise the log-domain loops through libmvec (lib/num/logmath.h).
 # IEEE semantics otherwise stay (no -ffast-math: rfx relies on inf).
+# -Wno-missing-field-initializers, as in git's config.mak.dev: tables such
+# as cli/opt.h's options spell out their leading fields and leave optional
+# trailing ones (bounds, default) zero.
 CFLAGS = -std=c11 -g $(OPT) -fno-math-errno -fno-trapping-math -Wall -Wextra \
-	 $(WERROR) -fopenmp -MMD -MP
+	 -Wno-missing-field-initializers $(WERROR) -fopenmp -MMD -MP
 CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Ilib -Ibuild $(HDF5_CFLAGS)
 LDFLAGS = -fopenmp
 # OpenBLAS comes before GSL so that GSL's cblas_* calls bind to OpenBLAS,
@@ -82,6 +85,8 @@ LAYERS = base num io proj data est eval exp api
 LIB_OBJS += lib/base/cancel.o
 LIB_OBJS += lib/base/err.o
 LIB_OBJS += lib/base/rng.o
+LIB_OBJS += lib/base/sha256.o
+LIB_OBJS += lib/base/suggest.o
 LIB_OBJS += lib/num/bessel.o
 LIB_OBJS += lib/num/blas.o
 LIB_OBJS += lib/num/block.o
@@ -96,6 +101,7 @@ LIB_OBJS += lib/proj/proj.o
 LIB_OBJS += lib/proj/wht.o
 LIB_OBJS += lib/data/dataset.o
 LIB_OBJS += lib/data/images.o
+LIB_OBJS += lib/data/matrix.o
 LIB_OBJS += lib/data/regime.o
 LIB_OBJS += lib/data/uci.o
 LIB_OBJS += lib/est/cexp.o
@@ -124,11 +130,13 @@ LIB_OBJS += lib/exp/svmexp.o
 LIB_OBJS += lib/exp/uciexp.o
 LIB_OBJS += lib/exp/varexp.o
 LIB_OBJS += lib/exp/varmap.o
+LIB_OBJS += lib/exp/varpair.o
 LIB_OBJS += lib/exp/zcurve.o
 LIB_OBJS += lib/api/rfx.o
 
 CLI_OBJS += cli/clustered.o
 CLI_OBJS += cli/dump.o
+CLI_OBJS += cli/estimators.o
 CLI_OBJS += cli/mse_table.o
 CLI_OBJS += cli/opt.o
 CLI_OBJS += cli/optis.o
@@ -148,6 +156,7 @@ BENCH_BINS += bench/bin/bench_bessel
 BENCH_BINS += bench/bin/bench_featmap
 BENCH_BINS += bench/bin/bench_proj
 BENCH_BINS += bench/bin/runstat
+BENCH_BINS += bench/bin/mkset
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
@@ -285,7 +294,7 @@ valgrind-run: $(VALGRIND_TESTS)
 # new inputs go to build/fuzz/corpus/, crashes to build/fuzz/artifacts/.
 FUZZ_CC = clang
 FUZZ_TIME = 60
-FUZZ_TARGETS = dataset uci idx opt
+FUZZ_TARGETS = dataset uci idx opt matrix
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fopenmp -MMD -MP -Wno-pass-failed \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS = $(patsubst %.o,build/fuzz/%.o,$(LIB_OBJS)) build/fuzz/cli/opt.o

@@ -35,7 +35,8 @@ static const char *const table63[] = { "trig", "pos",  "hyb",   "gerf", "pois",
 static const char usage_line[] =
 	"[--dataset LIST] [--method LIST] [--projection iid|ort|both] "
 	"[--seeds N] [--gamma LIST] [--budget B] [--encoding ordinal|onehot] "
-	"[--scaling standard|none] [--seed S] [-o FILE.h5]";
+	"[--scaling standard|none] [--seed S] [-o FILE.h5]\n"
+	"   or: rfx uci-classify --dataset FILE (--labels FILE | --label-column N) [...]";
 
 static const char summary[] =
 	"Non-parametric classification by kernel regression with the Gaussian\n"
@@ -44,11 +45,23 @@ static const char summary[] =
 	"(%) averaged over --seeds random-feature draws, M = 128 real or 64\n"
 	"complex features. Datasets: abalone banknote car yeast cmc nursery\n"
 	"wifi chess (or all). Methods: exact (kernel regression without random\n"
-	"features) trig pos hyb gerf pois geom oprf pois+ geom+ (all: these ten).";
+	"features) trig pos hyb gerf pois geom oprf pois+ geom+ (all: these ten).\n"
+	"--dataset FILE (.npy, text or FILE.h5:/dataset, rows are samples) runs\n"
+	"the same study on your data, its classes from --labels or --label-column.";
+
+/* --projection and --scaling: the choices, indexed by the enums. */
+enum { PROJ_IID, PROJ_ORT, PROJ_BOTH };
+static const char *const projections[] = { "iid", "ort", "both", NULL };
+enum { SCALING_STANDARD, SCALING_NONE };
+static const char *const scalings[] = { "standard", "none", NULL };
 
 struct uci_opts {
-	const char *dataset, *method, *projection, *gamma, *encoding, *scaling;
+	const char *dataset, *method, *gamma, *encoding;
+	int projection;        /* PROJ_* */
+	int scaling;           /* SCALING_* */
 	const char *output, *data;
+	const char *labels;    /* --labels FILE for a --dataset FILE */
+	int label_column, header;
 	int seeds, budget, threads;
 	uint64_t seed;
 };
@@ -76,12 +89,26 @@ static int list_item(const char **p, char *buf, size_t n)
 	return 0;
 }
 
+/*
+ * The user's files named by --dataset (issue 16): a spec each whose name
+ * is the file's base name (the table's dataset column) and whose file is
+ * the path given.
+ */
+static struct rfx_uci_spec file_specs[MAX_DATASETS];
+static char file_names[MAX_DATASETS][16];
+static char file_paths[MAX_DATASETS][4096];
+
+static int is_file_spec(const struct rfx_uci_spec *s)
+{
+	return s >= file_specs && s < file_specs + MAX_DATASETS;
+}
+
 static int parse_datasets(const char *list, const struct rfx_uci_spec **out,
 			  int *n, struct rfx_err *err)
 {
 	const struct rfx_uci_spec *const *all = rfx_uci_list();
 	const char *p = list;
-	char item[64];
+	char item[4096];
 	int k;
 
 	*n = 0;
@@ -96,6 +123,22 @@ static int parse_datasets(const char *list, const struct rfx_uci_spec **out,
 		if (!*item)
 			return rfx_error(err, RFX_EINVAL,
 					 "empty dataset name in '%s'", list);
+		if (*n == MAX_DATASETS)
+			return rfx_error(err, RFX_EINVAL, "too many datasets");
+		if (rfx_cli_is_file(item)) {
+			struct rfx_uci_spec *f = &file_specs[*n];
+			const char *base = strrchr(item, '/');
+
+			snprintf(file_paths[*n], sizeof(file_paths[*n]), "%s", item);
+			/* the table's column holds 15 characters */
+			snprintf(file_names[*n], sizeof(file_names[*n]), "%.15s",
+				 base ? base + 1 : item);
+			memset(f, 0, sizeof(*f));
+			f->name = file_names[*n];
+			f->file = file_paths[*n];
+			out[(*n)++] = f;
+			continue;
+		}
 		s = rfx_uci_find(item, err);
 		if (!s)
 			return RFX_EINVAL;
@@ -209,13 +252,14 @@ static int run_attrs(struct rfx_out *out, const struct uci_opts *o,
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "methods", o->method, err);
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "projection", o->projection, err);
+		ret = rfx_h5out_attr(out->h5, "projection", projections[o->projection],
+				     err);
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "encoding", o->encoding, err);
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "scaling", o->scaling, err);
+		ret = rfx_h5out_attr(out->h5, "scaling", scalings[o->scaling], err);
 	snprintf(num, sizeof(num), "%d", o->seeds);
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "seeds", num, err);
@@ -273,10 +317,10 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 	memset(splits, 0, sizeof(splits));
 	o.dataset = "all";
 	o.method = "all";
-	o.projection = "both";
+	o.projection = PROJ_BOTH;
 	o.gamma = NULL; /* the default grid */
 	o.encoding = "ordinal";
-	o.scaling = "standard";
+	o.scaling = SCALING_STANDARD;
 	o.seeds = 50;
 	o.budget = 128;
 	o.seed = RFX_DEFAULT_SEED;
@@ -286,23 +330,33 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			  "datasets, comma-separated, or all (default all)", 0 },
 			{ "method", 0, RFX_OPT_STRING, &o.method, "LIST",
 			  "exact and/or estimators, comma-separated, or all (default all)", 0 },
-			{ "projection", 0, RFX_OPT_STRING, &o.projection, "P",
-			  "iid, ort or both, for Gaussian-projection estimators (default both)", 0 },
+			{ "projection", 0, RFX_OPT_CHOICE, &o.projection, "P",
+			  "iid, ort or both, for Gaussian-projection estimators (default both)", 0,
+			  .choices = projections },
 			{ "seeds", 0, RFX_OPT_INT, &o.seeds, "N",
-			  "random-feature draws per method and gamma (default 50)", 0 },
+			  "random-feature draws per method and gamma (default 50)", 0,
+			  RFX_RANGE(1, 100000) },
 			{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
 			  "the gamma grid (default 10 log-uniform values 1e-2 .. 1e2)", 0 },
 			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
-			  "B real features, B/2 complex (default 128)", 0 },
+			  "B real features, B/2 complex (default 128)", 0,
+			  RFX_RANGE(1, HUGE_VAL) },
 			{ "encoding", 0, RFX_OPT_STRING, &o.encoding, "E",
 			  "categorical attributes: ordinal or onehot (default ordinal)", 0 },
-			{ "scaling", 0, RFX_OPT_STRING, &o.scaling, "S",
-			  "standard (z-score on the training split) or none (default standard)", 0 },
+			{ "scaling", 0, RFX_OPT_CHOICE, &o.scaling, "S",
+			  "standard (z-score on the training split) or none (default standard)", 0,
+			  .choices = scalings },
 			{ "seed", 0, RFX_OPT_U64, &o.seed, "S",
 			  "random seed of the splits and draws (default 20221121)", 0 },
 			RFX_OPTION_THREADS(&o.threads),
 			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
 			  "data directory (default: $RFX_DATA, else data/ next to rfx)", 0 },
+			{ "labels", 0, RFX_OPT_STRING, &o.labels, "FILE",
+			  "the class labels of a --dataset FILE, one per row (default none)", 0 },
+			{ "label-column", 0, RFX_OPT_INT, &o.label_column, "N",
+			  "or: column N (from 1) of a --dataset FILE holds the labels (default none)", 0 },
+			{ "header", 0, RFX_OPT_FLAG, &o.header, NULL,
+			  "the first line of a text --dataset FILE is a header (default: detected)", 0 },
 			RFX_OPTION_OUTPUT(&o.output, "the tables"),
 			RFX_OPTION_END
 		};
@@ -319,29 +373,23 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 	    parse_methods(o.method, est, &ne, &err) ||
 	    rfx_uci_encoding_parse(o.encoding, &enc, &err))
 		return usage_fail(&err);
-	if (!strcmp(o.projection, "iid") || !strcmp(o.projection, "both"))
-		iid = 1;
-	if (!strcmp(o.projection, "ort") || !strcmp(o.projection, "both"))
-		ort = 1;
-	if (!iid && !ort)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "unknown projection '%s' (valid: iid, ort, both)",
-				    o.projection);
-	if (strcmp(o.scaling, "standard") && strcmp(o.scaling, "none"))
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "unknown scaling '%s' (valid: standard, none)",
-				    o.scaling);
-	standardize = !strcmp(o.scaling, "standard");
-	if (o.seeds < 1 || o.seeds > 100000)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--seeds must be in 1..100000, got %d", o.seeds);
-	if (o.budget < 1)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--budget must be positive, got %d", o.budget);
-	if (o.threads < 0)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--threads must be 0 (all cores) or more, got %d",
-				    o.threads);
+	{
+		int nfiles = 0;
+
+		for (k = 0; k < nd; k++)
+			nfiles += is_file_spec(specs[k]);
+		if ((o.labels || o.label_column) && nfiles != 1)
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--labels and --label-column go with one --dataset FILE, got %d files",
+					    nfiles);
+		if (o.label_column < 0)
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--label-column must be positive, got %d",
+					    o.label_column);
+	}
+	iid = o.projection != PROJ_ORT;
+	ort = o.projection != PROJ_IID;
+	standardize = o.scaling == SCALING_STANDARD;
 	if (!o.gamma) {
 		if (default_gammas(gamma_text, sizeof(gamma_text), &gammas, &ng,
 				   &err))
@@ -388,12 +436,39 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 	for (k = 0; k < nd; k++) {
 		const char *dir = o.data ? o.data : getenv("RFX_DATA");
 
-		if (dir)
-			snprintf(path, sizeof(path), "%s/%s", dir, specs[k]->file);
-		else
-			snprintf(path, sizeof(path), "%s/%s", cli->data_dir,
-				 specs[k]->file);
-		data[k] = rfx_uci_load(specs[k], path, enc, &err);
+		if (is_file_spec(specs[k])) {
+			struct rfx_matrix m;
+
+			ret = rfx_cli_load_labelled(&m, specs[k]->file, o.labels,
+						    o.label_column, o.header);
+			if (ret)
+				goto out;
+			ret = RFX_EXIT_FAIL;
+			data[k] = calloc(1, sizeof(*data[k]));
+			if (!data[k]) {
+				rfx_matrix_release(&m);
+				rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+				goto out;
+			}
+			/* the dataset takes over the matrix's rows and labels */
+			data[k]->spec = specs[k];
+			data[k]->n = m.rows;
+			data[k]->d = m.cols;
+			data[k]->nclass = m.nclass;
+			data[k]->X = m.x;
+			data[k]->y = m.labels;
+			m.x = NULL;
+			m.labels = NULL;
+			rfx_matrix_release(&m);
+		} else {
+			if (dir)
+				snprintf(path, sizeof(path), "%s/%s", dir,
+					 specs[k]->file);
+			else
+				snprintf(path, sizeof(path), "%s/%s", cli->data_dir,
+					 specs[k]->file);
+			data[k] = rfx_uci_load(specs[k], path, enc, &err);
+		}
 		if (!data[k] ||
 		    rfx_uci_split(data[k], o.seed, standardize, &splits[k], &err)) {
 			rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
@@ -417,7 +492,9 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 
 		memset(&c, 0, sizeof(c));
 		c.dataset = specs[k]->name;
-		c.dataset_index = rfx_uci_index(specs[k]);
+		/* a user's file: a stream tag past the catalogue's */
+		c.dataset_index = is_file_spec(specs[k]) ? 100 + k
+							 : rfx_uci_index(specs[k]);
 		c.split = &splits[k];
 		c.nmethods = nm;
 		c.methods = methods;

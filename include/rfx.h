@@ -89,7 +89,7 @@ const struct rfx_estimator_type *rfx_estimator_at(int i);
 const struct rfx_estimator_type *rfx_estimator_find(const char *name,
 						    struct rfx_err *err);
 
-/* Its name ("oprf"), its title in the papers ("OPRF (FAVOR++)"), flags. */
+/* Its name ("oprf"), its title in the papers ("OPRF, FAVOR++ (...)"), flags. */
 const char *rfx_estimator_name(const struct rfx_estimator_type *e);
 const char *rfx_estimator_title(const struct rfx_estimator_type *e);
 unsigned rfx_estimator_flags(const struct rfx_estimator_type *e);

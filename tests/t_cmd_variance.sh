@@ -17,8 +17,9 @@
 # MNIST comes from data/ next to rfx unless the environment says otherwise.
 unset RFX_DATA
 
-METHODS="trig hyb gerf pois geom pos oprf pois+ geom+ posh ang ang-ind gauss-hyb cexp cexp-c"
-NMETHODS=15
+# every estimator of the registry, in its order (not a hand-kept copy)
+METHODS=$("$RFX" help estimators --format names | tr '\n' ' ' | sed 's/ $//')
+NMETHODS=$(echo $METHODS | wc -w)
 HEADER=$(printf 'method\tregime\tgamma\td\tM\tn_pairs\tn_zero\tlogvar_mean\tlogvar_std\tlogvar_min\tlogvar_max')
 MC_HEADER=$(printf '%s\tprojection\tmc_R\tmc_pairs\tsub_logvar_mean\tmc_logvar_mean\tmc_logvar_std\tmc_logvar_se\tmc_zero' "$HEADER")
 PAIR_HEADER=$(printf 'method\tparams\td\tM\tlog_kernel\tvariance\tlog_variance')
@@ -568,6 +569,12 @@ w-max	(default 100)
 baseline	(default pos)
 x	(default none: sampled sets)
 y	(default none)
+x-file	(default none)
+y-file	(default: the x's)
+pairs	(default 0: all pairs)
+header	(default: detected)
+kernel	(default gauss)
+attention-scale	(default off)
 param	(default: all fitted)
 map	(default none)
 output	(default none: stdout only)
