@@ -137,6 +137,7 @@ LIB_OBJS += lib/api/rfx.o
 CLI_OBJS += cli/clustered.o
 CLI_OBJS += cli/dump.o
 CLI_OBJS += cli/estimators.o
+CLI_OBJS += cli/features.o
 CLI_OBJS += cli/mse_table.o
 CLI_OBJS += cli/opt.o
 CLI_OBJS += cli/optis.o
