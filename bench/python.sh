@@ -61,7 +61,7 @@ item() {
 	fi
 }
 
-tv=$([ "$torch" -eq 1 ] && "$PY" -c 'import torch; print(torch.__version__, "with", torch.get_num_threads(), "threads")' 2>/dev/null)
+tv=$([ "$torch" -eq 1 ] && "$PY" -c 'import torch; print(torch.__version__, "on as many threads as rfx")' 2>/dev/null)
 echo "# L = $L, d = $d, M = $M projections; best of $rounds rounds x 2 runs, one process per item and round"
 echo "# rfx: OpenMP ${OMP_NUM_THREADS:-$(getconf _NPROCESSORS_ONLN)} threads; RBFSampler: NumPy's X @ W on OpenBLAS's threads, np.cos on one; PyTorch ${tv:-absent}"
 r=0
