@@ -3,7 +3,8 @@
 rfx reproduces, ours beside theirs (issue 6).
 
 Reads
-  experiments/reference/figures.tsv   the rows: one per figure or table
+  experiments/figures.tsv             the manifest: its [rows], one per
+                                      figure or table, and [beyond]
   experiments/reference/claims.txt    what the papers' text says about each,
                                       as checks evaluated on our results
   experiments/reference/*.tsv         the printed tables (thesis Tables
@@ -37,6 +38,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import manifest  # noqa: E402  (the one list of figures)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 REF = os.path.join(HERE, "reference")
@@ -47,13 +51,6 @@ PAPERS = {
     "ORF": "F. Yu et al., *Orthogonal random features*, NIPS 2016",
 }
 VERDICTS = ("reproduced", "reproduced qualitatively", "differs", "not evaluated")
-# Figures of make figures beyond the papers' (name, caption).
-BEYOND = [
-    ("fig6_4_mc", "thesis Fig 6.4 by Monte Carlo beside the closed forms (fig6_4_mc.png)"),
-    ("fig_hrf_maxerr", "HRF Lemma 3.4 and Theorem 3.5: max-relative-error over S(r), with the "
-                       "bound as printed and corrected (docs/ERRATA.md, H3) (fig_hrf_maxerr.png)"),
-    ("fig_orf4_uci", "ORF Fig 4 on UCI datasets, z-scored (fig_orf4_uci.png)"),
-]
 
 
 class Missing(Exception):
@@ -777,7 +774,8 @@ def render_html(blocks, title):
 # ---------------------------------------------------------------------------
 
 def build(args):
-    figs = read_tsv(os.path.join(REF, "figures.tsv"))
+    man = manifest.read()
+    figs = man["rows"]
     claims = read_claims(os.path.join(REF, "claims.txt"))
     res = Results(args.rfx, args.results)
     evald = evaluate(figs, claims, res)
@@ -869,10 +867,10 @@ def build(args):
                 blocks.append(("p", "(no %s)" % os.path.relpath(path, TOP)))
     blocks.append(("h2", "Beyond the papers"))
     blocks.append(("p", "Figures `make figures` draws that have no counterpart in the papers."))
-    for name, cap in BEYOND:
-        path = os.path.join(args.plots, name + ".png")
+    for b in man["beyond"]:
+        path = os.path.join(args.plots, b["plot"] + ".png")
         if os.path.exists(path):
-            blocks.append(("img", path, cap))
+            blocks.append(("img", path, b["caption"]))
     blocks.append(("h2", "Time each experiment took"))
     blocks += timing_blocks(times, figs, args.results)
     blocks.append(("h2", "Not reproduced"))

@@ -1,6 +1,7 @@
 # Thesis Fig 6.4: mean log-variance (line) +- one standard deviation (band)
 # against gamma, one panel per input regime; non-positive and positive
-# estimators on separate figures.
+# estimators on separate figures (out, out2), and the Monte Carlo check
+# (out3).
 load "plots/common.gp"
 set style fill transparent solid 0.18 noborder
 
@@ -13,7 +14,7 @@ do for [g in groups] {
 	ms = g eq "positive" ? methods_positive : methods_nonpositive
 	do for [t in "png pdf"] {
 		eval(t eq "png" ? png_term : pdf_term)
-		set output out."_".g.".".t
+		set output (g eq "positive" ? out2 : out).".".t
 		set multiplot layout 2,2 title "log-variance of ".g." estimators (thesis Fig 6.4), d = 64, mean +- std over L x L pairs"
 		do for [r in regimes] {
 			set title sprintf("%s", r)
@@ -38,7 +39,7 @@ do for [g in groups] {
 mc_methods = "trig pos oprf gerf geom+"
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
-	set output out."_mc.".t
+	set output out3.".".t
 	set multiplot layout 2,2 title "closed form (lines) vs Monte Carlo (points) on the Monte Carlo pairs"
 	do for [r in regimes] {
 		set title sprintf("%s", r)

@@ -3,8 +3,9 @@
 # Tests of the reproduction report's machinery (experiments/report.py,
 # experiments/check_figures.py) on inputs made here, not on rfx's output:
 # the verdict rules, the comparisons of 'expect', nearest-value selection,
-# the claims file format; that every row of experiments/reference/figures.tsv
-# has claims or a printed table, every claim names a known row and parses,
+# the claims file format; that the manifest (experiments/figures.tsv)
+# reads and every figure it draws is shown; that every row has claims or a
+# printed table, every claim names a known row and parses,
 # every reference table says where it comes from; and the PNG decoder on
 # images encoded here with each of the five PNG filters. Prints TAP.
 #
@@ -23,6 +24,7 @@ import os, struct, sys, tempfile, zlib
 
 top = sys.argv[1]
 sys.path.insert(0, os.path.join(top, "experiments"))
+import manifest
 import report
 import check_figures
 
@@ -119,7 +121,8 @@ ok(len(blocks) == 2 and blocks[0]["define"] == "a = 1\nb = 2" and
 
 # --- the real manifest and claims -------------------------------------------
 ref = os.path.join(top, "experiments", "reference")
-figs = report.read_tsv(os.path.join(ref, "figures.tsv"))
+man = manifest.read()
+figs = man["rows"]
 claims = report.read_claims(os.path.join(ref, "claims.txt"))
 ids = [f["id"] for f in figs]
 ok(len(ids) == 19 and len(set(ids)) == 19,
@@ -127,6 +130,30 @@ ok(len(ids) == 19 and len(set(ids)) == 19,
 ok(sorted(set(f["paper"] for f in figs)) == ["HRF", "ORF", "thesis"] and
    [f["paper"] for f in figs].count("thesis") == 7 and
    [f["paper"] for f in figs].count("HRF") == 6, "figures.tsv: rows per paper")
+exps = [e["name"] for e in man["experiments"]]
+drawn = [o for p in man["plots"] for o in manifest.items(p["outputs"])]
+shown = [p for f in figs for p in manifest.items(f["plots"])] + [b["plot"] for b in man["beyond"]]
+ok(sorted(set(drawn)) == sorted(set(shown)) and len(set(drawn)) == len(drawn),
+   "manifest: every figure drawn is shown in the report (a row or [beyond]), once")
+ok(all(r in exps for f in figs for r in manifest.items(f["results"])) and
+   all(p["results"] in exps for p in man["plots"] + man["texts"]),
+   "manifest: every results file a row, plot or text reads has its experiment")
+ok(all(os.path.exists(os.path.join(top, "experiments", e["script"])) for e in man["experiments"])
+   and all(os.path.exists(os.path.join(top, "plots", p["script"] + ".gp")) for p in man["plots"]),
+   "manifest: every experiment and plot script exists")
+rules = manifest.make_rules(man)
+ok(all("$(R)/%s.h5 $(R)/%s.time &:" % (e, e) in rules for e in exps) and
+   rules.count("$(GNUPLOT)") == len(man["plots"]),
+   "manifest: the make rules have one rule per experiment and per plot")
+with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as fh:
+    fh.write("[experiments]\nname\tscript\ncut\n")
+ok(raises(lambda: manifest.read(fh.name), SystemExit), "manifest: a short row is an error")
+os.unlink(fh.name)
+p = manifest.plan(man, "RFX=./rfx experiments/timed.sh r/fig6_1.h5 experiments/fig6_1.sh\n"
+                  "RFX=./rfx experiments/timed.sh r/uci.h5 experiments/table6_2.sh\n", "/nonexistent",
+                  "full", 2)
+ok(p == "jobs\t2\nuci\t270.0\nfig6_1\t2.0\n",
+   "manifest: the plan lists the stale experiments in the manifest's order, with their times")
 bad = [c.get("id") for c in claims if "define" not in c and not c.get("id", "").endswith("/cells")
        and (c.get("figure") not in ids or c.get("kind") not in ("shape", "number")
             or not c.get("claim") or not c.get("source") or not c.get("paper"))]
@@ -154,7 +181,7 @@ ok(cells == {f["id"] for f in figs if f["published"] != "figure"},
    "every printed table has the reason its cells may differ, and only those")
 bad = []
 for name in sorted(os.listdir(ref)):
-    if name.endswith(".tsv") and name != "figures.tsv":
+    if name.endswith(".tsv"):
         head = "".join(l for l in open(os.path.join(ref, name)) if l.startswith("#"))
         if not (("Thesis" in head or "HRF" in head) and
                 ("sec." in head or "appendix" in head) and "Transcribed once" in head):
