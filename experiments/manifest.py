@@ -122,8 +122,9 @@ def make_rules(m):
         out.append('\t@$(GNUPLOT) -e "%s" plots/%s.gp' % ("; ".join(var), p["script"]))
         out.append("")
     for t in m["texts"]:
-        deps = ["experiments/%s" % t["script"], "$(R)/%s.h5" % t["results"]] + \
-            [ref + r for r in items(t["refs"])]
+        # The text tables are the report's comparisons (report.py --tables).
+        deps = ["experiments/%s" % t["script"], "$(R)/%s.h5" % t["results"],
+                "experiments/report.py", ref + "claims.txt"] + [ref + r for r in items(t["refs"])]
         out.append("$(R)/%s: %s | rfx" % (t["output"], " ".join(deps)))
         out.append("\t@echo '   ' GEN $@ >&2")
         out.append("\t@$(TMP_TRAP) RFX=./rfx experiments/%s $(R)/%s.h5 > $@.tmp && mv $@.tmp $@"

@@ -362,7 +362,7 @@ def uci_ours(res):
     return out
 
 
-# Table 6.3's projection for each method (experiments/uci_tables.sh).
+# Table 6.3's projection for each method.
 P63 = {"trig": "ort", "pos": "ort", "gerf": "ort", "oprf": "ort", "hyb": "iid"}
 TABLE_METHODS = ["trig", "pos", "hyb", "gerf", "pois", "geom", "oprf", "pois+", "geom+"]
 
@@ -521,6 +521,20 @@ def cmp_hrf_table3(res):
     blocks = [("p", "Minimal and maximal empirical MSE over the repetitions: the paper's and "
                     "ours; the paper's FAVOR+ beside rfx's pos (see docs/REPRODUCTION.md)."),
               md_table(["set", "m", "method", "paper", "rfx", "intervals"], rows)]
+    # The means over the repetitions (Fig 6's lines) and their ratios to
+    # the hybrid's: the paper's claim that the hybrid is best, in numbers.
+    mean = {(r["set"], r["m"], r["method"]): float(r["mse_mean"]) for r in t3}
+    others = [m for m in dict.fromkeys(r["method"] for r in t3) if m != "hyb-cluster"]
+    mrows = []
+    for st, m in dict.fromkeys((r["set"], r["m"]) for r in t3):
+        h = mean.get((st, m, "hyb-cluster"))
+        if not h:
+            continue
+        mrows.append([st, m, "%.4f" % h] + ["%.4f" % mean[(st, m, o)] if (st, m, o) in mean else "-"
+                                            for o in others] +
+                     ["%.2f" % (mean[(st, m, o)] / h) if (st, m, o) in mean else "-" for o in others])
+    blocks += [("p", "Means over the repetitions (HRF Fig 6) and their ratios to Hybrid-Cluster's."),
+               md_table(["set", "m", "hyb-cluster"] + others + ["%s / hyb" % o for o in others], mrows)]
     claim = dict(kind="number", claim="our [min, max] interval overlaps the paper's in every cell",
                  paper="Table 3", value="%d of %d overlap" % (ok, n), holds=ok == n, diff="-")
     return blocks, claim
@@ -902,6 +916,35 @@ def build(args):
     return 1 if errors else 0
 
 
+def print_tables(args):
+    """--tables: the comparison blocks and claims of the named rows, as
+    Markdown (experiments/uci_tables.sh and table_hrf3.sh print these)."""
+    man = manifest.read()
+    want = args.tables.split(",")
+    figs = [f for f in man["rows"] if f["id"] in want]
+    if len(figs) != len(want):
+        raise SystemExit("report.py: no row %s in experiments/figures.tsv"
+                         % ", ".join(w for w in want if w not in [f["id"] for f in figs]))
+    ids = [f["id"] for f in figs]
+    claims = [c for c in read_claims(os.path.join(REF, "claims.txt"))
+              if "define" in c or c.get("figure") in ids or
+              c.get("id", "").split("/")[0] in ids]
+    evald = evaluate(figs, claims, Results(args.rfx, args.results))
+    blocks = []
+    for f in figs:
+        fb, rs, (v, reasons) = evald[f["id"]]
+        blocks.append(("h2", "%s %s: %s" % (f["paper"], f["item"], f["what"])))
+        blocks += fb
+        blocks.append(("table", ["claim", "published", "rfx", "difference", "holds"],
+                       [[r["claim"], r["paper"], r["value"], r["diff"],
+                         {True: "yes", False: "no", None: "not evaluated"}[r["holds"]]]
+                        for r in rs]))
+        blocks.append(("p", "Verdict: **%s**.%s" % (v, " Why: " + "; ".join(reasons) + "."
+                                                    if reasons else "")))
+    sys.stdout.write(render_md(blocks, "."))
+    return 0
+
+
 def rfx_version(rfx):
     try:
         return subprocess.run([rfx, "--version"], capture_output=True, text=True).stdout.strip()
@@ -916,7 +959,12 @@ def main():
     ap.add_argument("--md", default=None)
     ap.add_argument("--html", default=None)
     ap.add_argument("--rfx", default=os.environ.get("RFX", "./rfx"))
+    ap.add_argument("--tables", default=None, metavar="ID,...",
+                    help="print these rows' comparisons with the papers' tables and their "
+                         "claims as Markdown on stdout, and write no report")
     args = ap.parse_args()
+    if args.tables:
+        sys.exit(print_tables(args))
     # SIGTERM as an exception, so that the report's temporary files go as
     # they do on SIGINT (make passes SIGTERM on to its recipes).
     signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))
