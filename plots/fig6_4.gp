@@ -25,7 +25,7 @@ do for [g in groups] {
 				using "gamma":(column("logvar_mean")-column("logvar_std")):(column("logvar_mean")+column("logvar_std")) \
 				with filledcurves lc rgb color(m) notitle, \
 			     for [m in ms] where("variance", "--where method=".m." --where regime=".r) \
-				using "gamma":"logvar_mean" with linespoints lw 2 pt 7 ps 0.6 lc rgb color(m) title m
+				using "gamma":"logvar_mean" with linespoints lw 2 dt mdash(m) pt mpt(m) ps 1.1 lc rgb color(m) title m
 		}
 		unset multiplot
 		set output

@@ -35,7 +35,7 @@ do for [t in "png pdf"] {
 			set title sprintf("%s (d = %s)", ds, word(dd, 2))
 		}
 		plot for [m in methods] where("mse", "--where ".panel."=".ds." --where method=".m) \
-			using "ratio":"mse":"mse_se" with yerrorlines lw 2 pt 7 ps 0.6 lc rgb mcolor(m) title m
+			using "ratio":"mse":"mse_se" with yerrorlines lw 2 dt mdash(m) pt mpt(m) ps 0.9 lc rgb mcolor(m) title m
 	}
 	unset multiplot
 	set output
