@@ -40,4 +40,7 @@ mpt(m) = m eq "trig" || m eq "RFF" ? 7 : m eq "pos" || m eq "ORF" ? 5 : \
 	m eq "cexp-c" ? 15 : m eq "hyb-cluster" ? 9 : m eq "hyb-gmix" ? 8 : 0
 
 png_term = "set terminal pngcairo size 1400,1000 font 'DejaVu Sans,11'"
+# small=1: the README's headline images (make readme-figures), a third of
+# the pixels, still legible at page width.
+if (exists("small")) png_term = "set terminal pngcairo size 800,570 font 'DejaVu Sans,8'"
 pdf_term = "set terminal pdfcairo size 10in,7in font 'DejaVu Sans,9'"

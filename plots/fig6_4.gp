@@ -40,16 +40,16 @@ mc_methods = "trig pos oprf gerf geom+"
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
 	set output out3.".".t
-	set multiplot layout 2,2 title "closed form (lines) vs Monte Carlo (points) on the Monte Carlo pairs"
+	set multiplot layout 2,2 title "closed form (lines) vs Monte Carlo (points) on the same pairs: they agree where the variance is moderate;\npoints far below a line are Monte Carlo missing the rare huge draws that dominate a heavy-tailed variance (the closed form is right)"
 	do for [r in regimes] {
 		set title sprintf("%s", r)
 		set xlabel "gamma"
 		set ylabel "mean log Var"
 		set key left bottom Left reverse
 		plot for [m in mc_methods] where("variance", "--where method=".m." --where regime=".r) \
-			using "gamma":"sub_logvar_mean" with lines lw 2 lc rgb color(m) title m, \
+			using "gamma":"sub_logvar_mean" with lines lw 2 dt mdash(m) lc rgb color(m) title m, \
 		     for [m in mc_methods] where("variance", "--where method=".m." --where regime=".r) \
-			using "gamma":"mc_logvar_mean" with points pt 6 ps 1.2 lc rgb color(m) notitle
+			using "gamma":"mc_logvar_mean" with points pt mpt(m) ps 1.2 lc rgb color(m) notitle
 	}
 	unset multiplot
 	set output
