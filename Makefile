@@ -72,6 +72,7 @@ LIB_OBJS += lib/base/cancel.o
 LIB_OBJS += lib/base/err.o
 LIB_OBJS += lib/base/rng.o
 LIB_OBJS += lib/num/bessel.o
+LIB_OBJS += lib/num/bessel_avx512.o
 LIB_OBJS += lib/num/blas.o
 LIB_OBJS += lib/num/block.o
 LIB_OBJS += lib/num/gemm.o
