@@ -31,10 +31,9 @@ sys.path.insert(0, HERE)
 import manifest  # noqa: E402  (the one list of figures)
 import report  # noqa: E402  (the verdicts and the TSV reader)
 
-# PNG sizes, from the terminals of plots/common.gp (png_term) and of
-# plots/fig_hrf5.gp for Fig 5's wide panel grid.
+# PNG sizes, from the terminal of plots/common.gp (png_term).
 DEFAULT_SIZE = (1400, 1000)
-SIZES = {"fig_hrf5": (3000, 1500)}
+SIZES = {}
 problems = []
 
 
