@@ -30,17 +30,6 @@ export FIG_RUN
 
 TIMED = RFX=./rfx experiments/timed.sh
 
-# The rules of every experiment, plot and text table, made from the one
-# manifest (experiments/figures.tsv): FIG_RESULTS, FIG_PLOTS, FIG_TEXT,
-# FIG_REFS, and FIG_AFTER_<experiment>, what is drawn from its results.
-# make remakes an included file first when it is stale.
-FIG_RULES = build/figures.rules.mk
-$(FIG_RULES): experiments/figures.tsv experiments/manifest.py $(wildcard plots/*.gp)
-	@mkdir -p build
-	@$(TMP_TRAP) $(PYTHON) experiments/manifest.py make > $@.tmp && mv $@.tmp $@
-ifneq ($(MAKECMDGOALS),clean)
--include $(FIG_RULES)
-endif
 
 # The report: every figure and table of the papers that rfx reproduces
 # (the [rows] of experiments/figures.tsv), ours beside theirs.
@@ -86,6 +75,20 @@ $(R)/.code: $(if $(FIG_DRY),,FORCE) | rfx
 
 # What every experiment needs: timed.sh and the binary only have to exist.
 EXP_DEPS = $(R)/.scale $(R)/.code | rfx experiments/timed.sh
+
+# The rules of every experiment, plot and text table, made from the one
+# manifest (experiments/figures.tsv): FIG_RESULTS, FIG_PLOTS, FIG_TEXT,
+# FIG_REFS, and FIG_AFTER_<experiment>, what is drawn from its results.
+# make remakes an included file first when it is stale. Included after
+# EXP_DEPS and the directories: make expands a rule's prerequisites as it
+# reads it (tests/t_report.sh checks the order).
+FIG_RULES = build/figures.rules.mk
+$(FIG_RULES): experiments/figures.tsv experiments/manifest.py $(wildcard plots/*.gp)
+	@mkdir -p build
+	@$(TMP_TRAP) $(PYTHON) experiments/manifest.py make > $@.tmp && mv $@.tmp $@
+ifneq ($(MAKECMDGOALS),clean)
+-include $(FIG_RULES)
+endif
 
 # The report last: it reads every result, time, figure and reference.
 $(R)/REPORT.md $(R)/REPORT.html &: $(REPORT_INPUTS) | rfx

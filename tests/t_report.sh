@@ -20,7 +20,7 @@ fi
 command -v python3 > /dev/null 2>&1 || { echo "1..0 # SKIP no python3"; exit 0; }
 
 exec python3 - "$RFX_TOP" << 'EOF'
-import os, struct, sys, tempfile, zlib
+import os, re, struct, sys, tempfile, zlib
 
 top = sys.argv[1]
 sys.path.insert(0, os.path.join(top, "experiments"))
@@ -158,6 +158,14 @@ rules = manifest.make_rules(man)
 ok(all("$(R)/%s.h5 $(R)/%s.time &:" % (e, e) in rules for e in exps) and
    rules.count("$(GNUPLOT)") == len(man["plots"]),
    "manifest: the make rules have one rule per experiment and per plot")
+mk = open(os.path.join(top, "experiments", "figures.mk")).read()
+used = set(re.findall(r"\$\((\w+)\)", rules)) - {"MAKE", "TIMED", "GNUPLOT", "TMP_TRAP", "FIG_DRAW_AFTER"} \
+    - {v for v in re.findall(r"^(FIG_\w+) =", rules, re.M)}
+inc = mk.find("-include $(FIG_RULES)")
+late = [v for v in sorted(used) if not re.search(r"^%s\s*:?=" % v, mk[:inc], re.M)]
+ok(inc > 0 and not late, "figures.mk defines what the manifest's prerequisites use before including them")
+if late:
+    print("#     defined after the include: %s" % late)
 with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as fh:
     fh.write("[experiments]\nname\tscript\ncut\n")
 ok(raises(lambda: manifest.read(fh.name), SystemExit), "manifest: a short row is an error")
