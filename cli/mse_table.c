@@ -465,9 +465,11 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 						     err)
 				   : RFX_OK;
 			if (!ret && !strcmp(o->sigma, "nn")) {
-				gsl_rng *r = rfx_rng_alloc_stream(o->seed,
-								  3000 + (uint64_t)rfx_dataset_index(ds->name),
-								  0, 0);
+				gsl_rng *r = rfx_rng_alloc_key(o->seed,
+							       &(struct rfx_rng_key){
+								       .exp = "mse-table",
+								       .what = "sigma",
+								       .name = { ds->name } });
 
 				ret = r ? rfx_dataset_nn_sigma(ds, o->nn_k,
 							       (size_t)o->nn_sample, r,

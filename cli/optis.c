@@ -140,13 +140,15 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "--L must be in 1..4096, got %d", L);
 	rfx_seed_note(seed);
 	X = malloc(2 * (size_t)L * d * sizeof(*X));
-	r = rfx_rng_alloc_stream(seed, 0, 0, 0);
+	r = gsl_rng_alloc(rfx_rng_type());
 	if (!X || !r) {
 		ret = rfx_error(&err, RFX_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (g = 0; g < NREGIMES; g++) {
-		rfx_rng_set_stream(r, seed, (uint64_t)g, 0, 0);
+		rfx_rng_set_key(r, seed, &(struct rfx_rng_key){
+			.exp = "optis", .what = "sets",
+			.name = { rfx_regime_name((enum rfx_regime)g) } });
 		ret = rfx_regime_sample(r, (enum rfx_regime)g, gamma, d, (size_t)L,
 					NULL, X, X + (size_t)L * d, &err);
 		if (!ret)

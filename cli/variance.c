@@ -283,7 +283,8 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 				ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 				goto out;
 			}
-			rfx_rng_set_stream(r, o->seed, 3, (uint64_t)m, 0);
+			rfx_rng_set_key(r, o->seed, &(struct rfx_rng_key){
+				.exp = "variance", .what = "pair", .name = { e->name } });
 			if (rfx_mc_pairs(e, &p, proj, M, x, y, 1, o->mc, r, &mc,
 					 &err)) {
 				rfx_params_release(&p);

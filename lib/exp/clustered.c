@@ -247,8 +247,9 @@ static int cluster_side(const struct rfx_cl_config *c, int id, int side,
 			double *centres, size_t off[3], struct rfx_err *err)
 {
 	struct rfx_kmeans *km = rfx_kmeans_alloc(n, d, 2);
-	gsl_rng *r = rfx_rng_alloc_stream(c->seed, RFX_CL_KMEANS_STREAM,
-					  (uint64_t)id, (uint64_t)side);
+	gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "clustered", .what = "kmeans", .i = (uint64_t)id,
+		.j = (uint64_t)side });
 	size_t i, pos[2];
 	int ret;
 
@@ -563,9 +564,9 @@ static double row_log_sse(const double *val, const double *cf, double rs,
 static gsl_rng *task_stream(const struct rfx_cl_config *c, int s, int k, int m,
 			    int rep)
 {
-	return rfx_rng_alloc_stream(c->seed, RFX_CL_STREAM + (uint64_t)c->sets[s].id,
-				    (uint64_t)c->methods[k].code,
-				    ((uint64_t)m << 32) | (uint64_t)rep);
+	return rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "clustered", .what = "draws", .name = { c->methods[k].name },
+		.i = (uint64_t)c->sets[s].id, .j = ((uint64_t)m << 32) | (uint64_t)rep });
 }
 
 /* The empirical log MSE of (set s, method k, m, rep). */

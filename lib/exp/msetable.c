@@ -246,18 +246,6 @@ int rfx_mse_plan(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 	return RFX_OK;
 }
 
-/* FNV-1a: a stable stream key from an estimator's name. */
-static uint64_t name_key(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /*
  * The closed-form variance of the fitted estimator on iid projections for
  * each pair (X[k], Y[k]), times fac[k]^2, averaged, for each of the nb
@@ -296,14 +284,24 @@ static int iid_mse(const struct rfx_mse_method *m, const struct rfx_params *p,
 	return ret;
 }
 
-/* The stream of a cell's draws: rep << 32 | B for budget B (see msetable.h). */
+/* The stream of a repetition's pairs, shared by every method (msetable.h). */
+static gsl_rng *pair_stream(const struct rfx_mse_config *c,
+			    const struct rfx_mse_data *dd, long rep)
+{
+	return rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "mse-table", .what = "pairs", .name = { dd->ds->name },
+		.i = (uint64_t)rep });
+}
+
+/* The stream of a cell's draws at budget B (see msetable.h). */
 static gsl_rng *draw_stream(const struct rfx_mse_config *c,
 			    const struct rfx_mse_data *dd,
 			    const struct rfx_mse_method *m, long rep, int B)
 {
-	return rfx_rng_alloc_stream(c->seed, 2000 + (uint64_t)dd->id,
-				    name_key(m->e->name) ^ ((uint64_t)m->proj << 56),
-				    (uint64_t)rep << 32 | (uint64_t)B);
+	return rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "mse-table", .what = "draws",
+		.name = { dd->ds->name, m->e->name, rfx_proj_name(m->proj) },
+		.i = (uint64_t)rep, .j = (uint64_t)B });
 }
 
 /*
@@ -376,7 +374,7 @@ static int one_rep(const struct rfx_mse_config *c, const struct rfx_mse_data *dd
 	struct rfx_params p;
 
 	rfx_params_init(&p, d);
-	rp = rfx_rng_alloc_stream(c->seed, 1000 + (uint64_t)dd->id, (uint64_t)rep, 0);
+	rp = pair_stream(c, dd, rep);
 	rd = draw_stream(c, dd, m, rep, row->B);
 	if (!X || !Y || !K || !F || !labs || !I || !sg || !rp || !rd) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu pairs", P);
@@ -519,7 +517,7 @@ static int family_rep(const struct rfx_mse_config *c,
 	cw = FAMILY_CHUNK_ELEMS / (P ? P : 1);
 	cw = cw < 64 ? 64 : cw;
 	U = malloc(P * cw * sizeof(double));
-	rp = rfx_rng_alloc_stream(c->seed, 1000 + (uint64_t)dd[0].id, (uint64_t)rep, 0);
+	rp = pair_stream(c, &dd[0], rep);
 	rd = draw_stream(c, &dd[0], m, rep, Bmax);
 	w = rfx_draw_alloc((int)d, Mmax);
 	if (!X || !Y || !Z || !K || !F || !sum || !sq || !U || !I || !Ms || !Mb ||

@@ -417,7 +417,6 @@ static int est_mc(const struct rfx_pw_config *c, const struct rfx_pw_method *m,
 	struct rfx_err *errs = calloc((size_t)nchunk, sizeof(*errs));
 	int *rets = calloc((size_t)nchunk, sizeof(int));
 	int bad = 0;
-	uint64_t rbits;
 
 	if (!X || !labs || !sg || !errs || !rets) {
 		ret = rfx_error(err, RFX_ENOMEM,
@@ -427,15 +426,13 @@ static int est_mc(const struct rfx_pw_config *c, const struct rfx_pw_method *m,
 	}
 	for (ri = 0; ri < (size_t)n; ri++)
 		memcpy(X + ri * (size_t)c->d, s->x, (size_t)c->d * sizeof(double));
-	memcpy(&rbits, &c->r[k], sizeof(rbits));
-	for (ri = 0; rfx_estimator_list()[ri] != m->e; ri++)
-		;
 #pragma omp parallel for schedule(dynamic)
 	for (ch = 0; ch < nchunk; ch++) {
 		long q0 = ch * RFX_PW_CHUNK;
 		long cnt = c->s - q0 < RFX_PW_CHUNK ? c->s - q0 : RFX_PW_CHUNK;
-		gsl_rng *r = rfx_rng_alloc_stream(c->seed, 2 + ri, rbits,
-						  (uint64_t)ch);
+		gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+			.exp = "pointwise", .what = "draws", .name = { m->e->name },
+			.i = rfx_rng_bits(c->r[k]), .j = (uint64_t)ch });
 
 		if (!r) {
 			rets[ch] = rfx_error(&errs[ch], RFX_ENOMEM, "out of memory");

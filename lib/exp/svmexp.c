@@ -16,10 +16,6 @@
 #include "est/featmap.h"
 #include "base/rng.h"
 
-#define TAG_PROJ 0x53564d0000ULL  /* "SVM": the projections */
-#define TAG_SVM 0x53564d1000ULL   /* the SVMs' visit orders */
-#define TAG_SIGMA 0x53564d2000ULL /* the bandwidth's sample */
-
 /* Feature-map rows per block: about 2^20 doubles of each featmat array. */
 #define BLOCK_ENTRIES (1u << 20)
 
@@ -208,7 +204,8 @@ int rfx_svmexp_load(const char *name, const char *dir, size_t max_train,
 	view = *tr;
 	view.X = out->Xtr;
 	view.n = out->n_train;
-	r = rfx_rng_alloc_stream(seed, TAG_SIGMA + (uint64_t)out->id, 0, 0);
+	r = rfx_rng_alloc_key(seed, &(struct rfx_rng_key){
+		.exp = "svm-classify", .what = "sigma", .name = { out->name } });
 	if (!r)
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
 	else
@@ -361,9 +358,10 @@ static int one_draw(const struct rfx_svmexp_config *c, const double *Xtr,
 {
 	const struct rfx_svmexp_data *Dd = c->data;
 	const int n2 = 2 * D;
-	gsl_rng *r = rfx_rng_alloc_stream(c->seed, TAG_PROJ + (uint64_t)Dd->id,
-					  (uint64_t)proj << 32 | (uint64_t)D,
-					  (uint64_t)s);
+	gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "svm-classify", .what = "projections",
+		.name = { Dd->name, rfx_proj_name(proj) }, .i = (uint64_t)D,
+		.j = (uint64_t)s });
 	size_t i0, correct = 0, i;
 	int ret, k;
 
@@ -375,8 +373,10 @@ static int one_draw(const struct rfx_svmexp_config *c, const double *Xtr,
 		return ret;
 	features(b->F, b->BR, b->w, Xtr, Dd->n_train, Dd->d, D, b->Z);
 	ret = rfx_svm_train_ovr(b->Z, Dd->n_train, n2, Dd->ytr, Dd->nclass, &c->svm,
-				c->seed, TAG_SVM + (uint64_t)Dd->id,
-				(uint64_t)proj << 40 | (uint64_t)D << 16 | (uint64_t)s,
+				c->seed, &(struct rfx_rng_key){
+					.exp = "svm-classify", .what = "visits",
+					.name = { Dd->name, rfx_proj_name(proj) },
+					.i = (uint64_t)D << 32 | (uint64_t)s },
 				b->W, b->st, err);
 	if (ret)
 		return ret;

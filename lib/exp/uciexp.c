@@ -21,7 +21,6 @@
 #include "eval/kreg.h"
 #include "base/rng.h"
 
-#define STREAM_TAG 0x5543490100ULL /* "UCI" + 1: the draws (0: the split) */
 
 #define COL(field, type)                                                       \
 	{ #field, type, offsetof(struct rfx_uciexp_gamma_row, field),          \
@@ -71,17 +70,6 @@ const char *rfx_uciexp_projection(const struct rfx_uciexp_method *m)
 	if (m->e->flags & RFX_EST_DISCRETE)
 		return "discrete";
 	return rfx_proj_name(m->proj);
-}
-
-static int registry_index(const struct rfx_estimator_type *e)
-{
-	const struct rfx_estimator_type *const *all = rfx_estimator_list();
-	int i;
-
-	for (i = 0; all[i]; i++)
-		if (all[i] == e)
-			return i;
-	return 999;
 }
 
 static int check_config(const struct rfx_uciexp_config *c, struct rfx_err *err)
@@ -221,9 +209,10 @@ static int run_task(const struct rfx_uciexp_config *c, struct run *R,
 	if (ret)
 		return ret;
 	pi = (me->e->flags & RFX_EST_DISCRETE) ? 0 : me->proj == RFX_PROJ_ORT;
-	rfx_rng_set_stream(rng, c->seed, STREAM_TAG + (uint64_t)c->dataset_index,
-			   2 * (uint64_t)registry_index(me->e) + (uint64_t)pi,
-			   (uint64_t)g * 65536 + (uint64_t)s);
+	rfx_rng_set_key(rng, c->seed, &(struct rfx_rng_key){
+		.exp = "uci-classify", .what = "draws",
+		.name = { c->dataset, me->e->name, pi ? "ort" : "iid" },
+		.i = rfx_rng_bits(c->gammas[g]), .j = (uint64_t)s });
 	ret = rfx_kreg_rf_train(kr[m], rng, me->proj, scaled_train(R, g),
 				S->ytr, R->L, err);
 	if (!ret)

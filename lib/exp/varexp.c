@@ -236,25 +236,6 @@ static int worker_init(struct worker *w, const struct rfx_varexp_config *c,
 	return 0;
 }
 
-static int registry_index(const struct rfx_estimator_type *e)
-{
-	const struct rfx_estimator_type *const *all = rfx_estimator_list();
-	int i;
-
-	for (i = 0; all[i]; i++)
-		if (all[i] == e)
-			return i;
-	return 99;
-}
-
-static uint64_t gamma_bits(double g)
-{
-	uint64_t u;
-
-	memcpy(&u, &g, sizeof(u));
-	return u;
-}
-
 static int method_features(const struct rfx_varexp_config *c,
 			   const struct rfx_estimator_type *e)
 {
@@ -276,8 +257,10 @@ static int task_mc(const struct rfx_varexp_config *c, struct worker *w,
 							   : c->proj;
 	int ret, nmc = 0;
 
-	rfx_rng_set_stream(w->rng, c->seed, 2 + (uint64_t)registry_index(e),
-			   (uint64_t)g, gamma_bits(gamma) ^ (uint64_t)s);
+	rfx_rng_set_key(w->rng, c->seed, &(struct rfx_rng_key){
+		.exp = "variance", .what = "mc",
+		.name = { e->name, rfx_regime_name(g) },
+		.i = rfx_rng_bits(gamma), .j = (uint64_t)s });
 	ret = rfx_mc_pairs(e, &o->params, proj, M, w->X, w->Y, P, c->mc_R,
 			   w->rng, w->mcres, err);
 	if (ret)
@@ -320,8 +303,9 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 	size_t L = c->L, i0, j0;
 	int m, ret, base_need2 = 0, shift_need2 = 0;
 
-	rfx_rng_set_stream(w->rng, c->seed, 1, (uint64_t)g,
-			   gamma_bits(gamma) ^ (uint64_t)s);
+	rfx_rng_set_key(w->rng, c->seed, &(struct rfx_rng_key){
+		.exp = "variance", .what = "sets", .name = { rfx_regime_name(g) },
+		.i = rfx_rng_bits(gamma), .j = (uint64_t)s });
 	ret = rfx_regime_sample(w->rng, g, gamma, c->d, L, c->images, w->X,
 				w->Y, err);
 	if (ret)

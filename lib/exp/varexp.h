@@ -7,8 +7,9 @@
  * pairs.
  *
  * Randomness: the inputs of (regime g, gamma, sample s) come from the
- * stream (seed, 1, g, bits(gamma) ^ s) and the Monte Carlo draws of
- * estimator e from (seed, 2 + registry index of e, g, bits(gamma) ^ s), so a
+ * stream keyed ("variance", "sets", name of g, bits(gamma), s) and the
+ * Monte Carlo draws of estimator e from ("variance", "mc", names of e and
+ * g, bits(gamma), s) (lib/base/rng.h), so a
  * row does not depend on which other regimes, gammas or methods are in the
  * run, nor on the thread count. Tasks (regime, gamma, sample) run in
  * parallel with OpenMP; each is single-threaded (OpenBLAS is set to one

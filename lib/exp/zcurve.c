@@ -94,7 +94,8 @@ static int check(const struct rfx_zc_config *c, struct rfx_err *err)
 static int make_pairs(const struct rfx_zc_config *c, int d, double *X,
 		      double *Y, struct rfx_err *err)
 {
-	gsl_rng *r = rfx_rng_alloc_stream(c->seed, 5000, (uint64_t)d, 0);
+	gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "zcurve", .what = "pairs", .i = (uint64_t)d });
 	double n = 0.0, *u = malloc((size_t)d * sizeof(double));
 	int k, l;
 
@@ -144,9 +145,9 @@ static int mc_rows(const struct rfx_zc_config *c, enum rfx_proj p, int d,
 	for (ch = 0; ch < nchunk; ch++) {
 		long q0 = ch * RFX_ZC_CHUNK;
 		long cnt = c->R - q0 < RFX_ZC_CHUNK ? c->R - q0 : RFX_ZC_CHUNK;
-		gsl_rng *r = rfx_rng_alloc_stream(c->seed, 5001,
-						  (uint64_t)p << 32 | (uint64_t)d,
-						  (uint64_t)ch);
+		gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+			.exp = "zcurve", .what = "draws", .name = { rfx_proj_name(p) },
+			.i = (uint64_t)d, .j = (uint64_t)ch });
 
 		if (!r) {
 			rets[ch] = rfx_error(&errs[ch], RFX_ENOMEM, "out of memory");
