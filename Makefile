@@ -39,6 +39,19 @@ LDFLAGS += -fsanitize=address,undefined
 TEST_ENV = ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
 endif
 
+# make MPI=1: the rfx binary for mpirun, with Debian's Open MPI (cli/dist.c
+# is the only MPI code: lib/ and every other object stay MPI-free, so
+# switching rebuilds one object and the link).
+MPI = 0
+MPICC = mpicc
+ifeq ($(MPI),1)
+DIST_CC = $(MPICC)
+DIST_CPPFLAGS = -DRFX_MPI
+else
+DIST_CC = $(CC)
+DIST_CPPFLAGS =
+endif
+
 PKG_CONFIG = pkg-config
 HDF5_CFLAGS = $(shell $(PKG_CONFIG) --cflags hdf5 2>/dev/null)
 HDF5_LIBS = $(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)
@@ -69,6 +82,7 @@ endif
 # (tests/t_layers.sh).
 LAYERS = base num io proj data est eval exp
 LIB_OBJS += lib/base/cancel.o
+LIB_OBJS += lib/base/cells.o
 LIB_OBJS += lib/base/err.o
 LIB_OBJS += lib/base/rng.o
 LIB_OBJS += lib/num/bessel.o
@@ -80,6 +94,7 @@ LIB_OBJS += lib/num/kmeans.o
 LIB_OBJS += lib/num/setstats.o
 LIB_OBJS += lib/num/vmath.o
 LIB_OBJS += lib/io/regress.o
+LIB_OBJS += lib/io/shard.o
 LIB_OBJS += lib/io/table.o
 LIB_OBJS += lib/proj/proj.o
 LIB_OBJS += lib/proj/wht.o
@@ -116,7 +131,9 @@ LIB_OBJS += lib/exp/varmap.o
 LIB_OBJS += lib/exp/zcurve.o
 
 CLI_OBJS += cli/clustered.o
+CLI_OBJS += cli/dist.o
 CLI_OBJS += cli/dump.o
+CLI_OBJS += cli/merge.o
 CLI_OBJS += cli/mse_table.o
 CLI_OBJS += cli/opt.o
 CLI_OBJS += cli/optis.o
@@ -172,11 +189,20 @@ cli/%.o: cli/%.c
 
 cli/rfx.o: build/version.h
 
+# Whether the MPI runner is in: only cli/dist.o and the link depend on it.
+build/mpiflags: FORCE
+	@mkdir -p build
+	@$(TMP_TRAP) echo '$(MPI) $(DIST_CC) $(DIST_CPPFLAGS)' > $@.tmp; \
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+cli/dist.o: cli/dist.c build/mpiflags
+	$(QUIET_CC)$(DIST_CC) $(CPPFLAGS) $(DIST_CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
 librfx.a: $(LIB_OBJS)
 	$(QUIET_AR)rm -f $@ && ar rcs $@ $^
 
-rfx: $(CLI_OBJS) librfx.a
-	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) librfx.a $(LDLIBS)
+rfx: $(CLI_OBJS) librfx.a build/mpiflags
+	$(QUIET_LINK)$(DIST_CC) $(LDFLAGS) -o $@ $(CLI_OBJS) librfx.a $(LDLIBS)
 
 # The commit and version of the build, regenerated only when they change.
 build/version.h: FORCE

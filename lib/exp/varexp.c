@@ -20,6 +20,7 @@
 #include "num/blas.h"
 #include "num/block.h"
 #include "base/cancel.h"
+#include "base/cells.h"
 #include "eval/montecarlo.h"
 #include "num/logmath.h"
 #include "base/rng.h"
@@ -484,15 +485,64 @@ static void record_params(struct rfx_varexp_param *pr, size_t *np,
 	}
 }
 
+/* The sweep's context: cells are (regime, gamma, sample) tasks. */
+struct sweep {
+	const struct rfx_varexp_config *c;
+	size_t blk;
+};
+
+static void *sweep_ws_alloc(void *ctx)
+{
+	const struct sweep *sw = ctx;
+	struct worker *w = malloc(sizeof(*w));
+
+	if (w && worker_init(w, sw->c, sw->blk)) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static void sweep_ws_free(void *ws)
+{
+	if (ws) {
+		worker_free(ws);
+		free(ws);
+	}
+}
+
+/*
+ * Cell t into out[0..nmethods-1]: the task's summaries, and its fitted
+ * parameters as plain values (the owned vectors are freed here, so the
+ * buffer has no pointers and can travel between processes).
+ */
+static int sweep_cell(void *ctx, void *ws, size_t t, void *cell,
+		      struct rfx_err *err)
+{
+	const struct sweep *sw = ctx;
+	const struct rfx_varexp_config *c = sw->c;
+	struct task_out *out = cell;
+	int s = (int)(t % (size_t)c->samples);
+	int gi = (int)(t / (size_t)c->samples % (size_t)c->ngammas);
+	int ri = (int)(t / ((size_t)c->samples * (size_t)c->ngammas));
+	int ret, m;
+
+	ret = run_task(c, ws, c->regimes[ri], c->gammas[gi], s, sw->blk, out,
+		       err);
+	for (m = 0; m < c->nmethods; m++)
+		rfx_params_release(&out[m].params);
+	return ret;
+}
+
 int rfx_varexp_run(const struct rfx_varexp_config *c,
 		   struct rfx_varexp_row *rows, struct rfx_varexp_param *params,
 		   size_t *nparams, struct rfx_err *err)
 {
-	int ntask, nm = c->nmethods, t, done = 0, ret, blas_saved;
+	int ntask, nm = c->nmethods, ret, blas_saved;
 	size_t blk = c->block ? c->block : DEFAULT_BLOCK;
 	struct task_out *outs;
-	int *status;
-	struct rfx_err *errs;
+	struct sweep sw;
+	struct rfx_cells cells;
 
 	*nparams = 0;
 	ret = check_config(c, err);
@@ -502,57 +552,24 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 		blk = c->L;
 	ntask = c->nregimes * c->ngammas * c->samples;
 	outs = calloc((size_t)ntask * (size_t)nm, sizeof(*outs));
-	status = calloc((size_t)ntask, sizeof(*status));
-	errs = calloc((size_t)ntask, sizeof(*errs));
-	if (!outs || !status || !errs) {
-		free(outs);
-		free(status);
-		free(errs);
+	if (!outs)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
-	}
 	/* Tasks are the parallel unit; one BLAS thread keeps results fixed. */
 	blas_saved = rfx_blas_single_begin();
-
-#pragma omp parallel
-	{
-		struct worker w;
-		int ok = worker_init(&w, c, blk) == 0;
-
-#pragma omp for schedule(dynamic, 1)
-		for (t = 0; t < ntask; t++) {
-			int s = t % c->samples;
-			int gi = (t / c->samples) % c->ngammas;
-			int ri = t / (c->samples * c->ngammas);
-
-			if (!ok) {
-				status[t] = rfx_error(&errs[t], RFX_ENOMEM,
-						      "out of memory for L = %zu, d = %d",
-						      c->L, c->d);
-				continue;
-			}
-			if (rfx_cancel_requested()) {
-				status[t] = rfx_error(&errs[t], RFX_EINTR,
-						      "interrupted");
-				continue;
-			}
-			status[t] = run_task(c, &w, c->regimes[ri], c->gammas[gi],
-					     s, blk, &outs[(size_t)t * nm],
-					     &errs[t]);
-#pragma omp critical(rfx_varexp_progress)
-			{
-				done++;
-				if (c->progress)
-					c->progress(c->progress_ctx, done, ntask);
-			}
-		}
-		if (ok)
-			worker_free(&w);
-	}
-
-	ret = RFX_OK;
-	for (t = 0; t < ntask && !ret; t++)
-		if (status[t])
-			ret = rfx_error(err, status[t], "%s", errs[t].msg);
+	sw.c = c;
+	sw.blk = blk;
+	memset(&cells, 0, sizeof(cells));
+	cells.name = "variance";
+	cells.n = (size_t)ntask;
+	cells.size = (size_t)nm * sizeof(*outs);
+	cells.out = outs;
+	cells.ctx = &sw;
+	cells.ws_alloc = sweep_ws_alloc;
+	cells.ws_free = sweep_ws_free;
+	cells.compute = sweep_cell;
+	cells.progress = c->progress;
+	cells.progress_ctx = c->progress_ctx;
+	ret = rfx_cells_run(&cells, err);
 	if (!ret) {
 		int ri, gi, m, s;
 		size_t r = 0;
@@ -611,10 +628,6 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 				}
 	}
 	rfx_blas_single_end(blas_saved);
-	for (t = 0; t < ntask * nm; t++)
-		rfx_params_release(&outs[t].params);
 	free(outs);
-	free(status);
-	free(errs);
 	return ret;
 }
