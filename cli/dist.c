@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef RFX_MPI
 #include <mpi.h>
 #endif
 
+#include "base/cancel.h"
 #include "base/cells.h"
 #include "base/rng.h"
 #include "output.h"
@@ -30,11 +32,13 @@ static struct {
 	const char *output;             /* -o FILE, named after by the shard */
 	const struct rfx_cli *cli;
 	int sweeps;                     /* rfx_cells_run calls so far */
-	int shard_written;
+	struct rfx_shard_sweep *sw;     /* --shard: the shares computed */
+	int nsw;
+	int err_fd;                     /* --shard: stderr, once it is muted */
 	const struct rfx_shard *rs;     /* replay: the shards */
 	int rn;
 	const char *replay_out;
-} D = { MODE_SERIAL, 0, 1, 0, 0, NULL, NULL, 0, 0, NULL, 0, NULL };
+} D = { MODE_SERIAL, 0, 1, 0, 0, NULL, NULL, 0, NULL, 0, -1, NULL, 0, NULL };
 
 /* Commands that are not experiments: no --shard, no runner. */
 static const char *const plain_cmds[] = { "dump", "help", "version", "merge",
@@ -167,7 +171,8 @@ static void shard_meta(struct rfx_shard *s, char *seed, size_t n)
 		snprintf(seed, n, "none");
 	s->seed = seed;
 	s->rng = (char *)rfx_rng_type()->name;
-	s->experiment = "";
+	s->nsweeps = D.nsw;
+	s->sweeps = D.sw;
 }
 
 static int write_shard(struct rfx_shard *s, struct rfx_err *err)
@@ -181,82 +186,116 @@ static int write_shard(struct rfx_shard *s, struct rfx_err *err)
 	snprintf(path, len, "%s.shard-%d-of-%d", D.output, D.shard_i, D.shard_n);
 	ret = rfx_shard_write(path, s, err);
 	free(path);
-	if (!ret)
-		D.shard_written = 1;
 	return ret;
 }
 
+/* Writes the shard of the sweeps so far and ends the process. */
+static void shard_done(void)
+{
+	struct rfx_shard s;
+	struct rfx_err err;
+	char seed[32];
+
+	rfx_err_clear(&err);
+	shard_meta(&s, seed, sizeof(seed));
+	if (write_shard(&s, &err)) {
+		if (D.err_fd >= 0)
+			dprintf(D.err_fd, "rfx: %s\n", err.msg);
+		else
+			rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		exit(RFX_EXIT_FAIL);
+	}
+	fflush(stdout);
+	exit(RFX_EXIT_OK);
+}
+
 /*
- * --shard: computes this shard's cells of the first sweep, writes them,
- * and ends the process (the rest of the command is rfx merge's).
+ * --shard: computes this shard's cells of the sweep and keeps them for
+ * the shard file; the other cells stay zero. The command then goes on
+ * with incomplete results, so its output and messages are muted from
+ * here, and it stops (writing the shard) at a sweep whose inputs may
+ * come from those results.
  */
 static int shard_run(void *rctx, const struct rfx_cells *c, struct rfx_err *err)
 {
-	struct rfx_shard s;
-	char seed[32];
+	struct rfx_shard_sweep *w, *grown;
 	size_t nown = 0, k;
 	size_t *list;
-	uint64_t *cells = NULL;
-	unsigned char *data = NULL;
 	int ret;
 
 	(void)rctx;
+	if (D.nsw > 0 && !c->standalone)
+		shard_done();
 	list = owned(c, D.shard_n, D.shard_i, NULL, &nown, err);
 	if (!list)
 		return err->code;
 	ret = rfx_cells_compute(c, list, nown, err);
-	if (!ret) {
-		cells = malloc((nown ? nown : 1) * sizeof(*cells));
-		data = malloc(nown ? nown * c->size : 1);
-		if (!cells || !data)
-			ret = rfx_error(err, RFX_ENOMEM, "out of memory");
-	}
-	if (!ret) {
-		for (k = 0; k < nown; k++) {
-			cells[k] = list[k];
-			memcpy(data + k * c->size, (char *)c->out + list[k] * c->size,
-			       c->size);
-		}
-		shard_meta(&s, seed, sizeof(seed));
-		s.experiment = (char *)c->name;
-		s.ncells = c->n;
-		s.cell_size = c->size;
-		s.nown = nown;
-		s.cells = cells;
-		s.data = data;
-		ret = write_shard(&s, err);
-	}
-	free(list);
-	free(cells);
-	free(data);
-	if (ret)
+	grown = ret ? NULL : realloc(D.sw, ((size_t)D.nsw + 1) * sizeof(*D.sw));
+	if (!ret && !grown)
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+	if (ret) {
+		free(list);
 		return ret;
-	fflush(stdout);
-	rfx_seed_flush();
-	exit(RFX_EXIT_OK);
+	}
+	D.sw = grown;
+	w = &D.sw[D.nsw];
+	memset(w, 0, sizeof(*w));
+	w->experiment = (char *)c->name;
+	w->ncells = c->n;
+	w->cell_size = c->size;
+	w->nown = nown;
+	w->cells = malloc((nown ? nown : 1) * sizeof(*w->cells));
+	w->data = malloc(nown ? nown * c->size : 1);
+	if (!w->cells || !w->data) {
+		free(list);
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	}
+	D.nsw++;
+	for (k = 0; k < nown; k++) {
+		w->cells[k] = list[k];
+		memcpy(w->data + k * c->size, (char *)c->out + list[k] * c->size,
+		       c->size);
+	}
+	memset(c->out, 0, c->n * c->size);
+	free(list);
+	if (D.err_fd < 0) {
+		fflush(stderr);
+		D.err_fd = dup(STDERR_FILENO);
+		if (!freopen("/dev/null", "w", stderr))
+			shard_done();
+	}
+	return RFX_OK;
 }
 
-/* rfx merge: the first sweep's cells come from the shards. */
+/*
+ * rfx merge: the sweeps all shards computed come from the shards, in
+ * order; later ones are computed here.
+ */
 static int replay_run(void *rctx, const struct rfx_cells *c, struct rfx_err *err)
 {
 	const struct rfx_shard *s = D.rs;
-	int q;
+	const struct rfx_shard_sweep *w;
+	int q, K = D.sweeps++;
 	size_t k;
 
 	(void)rctx;
-	if (D.sweeps++ || !s[0].experiment[0])
-		return rfx_cells_compute(c, NULL, c->n, err);
-	if (strcmp(c->name, s[0].experiment) || c->n != s[0].ncells ||
-	    c->size != s[0].cell_size)
+	for (q = 0; q < D.rn; q++)
+		if (K >= s[q].nsweeps)
+			return rfx_cells_compute(c, NULL, c->n, err);
+	w = &s[0].sweeps[K];
+	if (strcmp(c->name, w->experiment) || c->n != w->ncells ||
+	    c->size != w->cell_size)
 		return rfx_error(err, RFX_EFORMAT,
 				 "shards hold sweep '%s' of %" PRIu64 " cells of %" PRIu64
 				 " bytes, the command runs '%s' of %zu cells of %zu bytes",
-				 s[0].experiment, s[0].ncells, s[0].cell_size, c->name,
+				 w->experiment, w->ncells, w->cell_size, c->name,
 				 c->n, c->size);
-	for (q = 0; q < D.rn; q++)
-		for (k = 0; k < s[q].nown; k++)
-			memcpy((char *)c->out + s[q].cells[k] * c->size,
-			       s[q].data + k * c->size, c->size);
+	for (q = 0; q < D.rn; q++) {
+		w = &s[q].sweeps[K];
+		for (k = 0; k < w->nown; k++)
+			memcpy((char *)c->out + w->cells[k] * c->size,
+			       w->data + k * c->size, c->size);
+	}
 	return RFX_OK;
 }
 
@@ -388,17 +427,14 @@ int rfx_dist_start(const struct rfx_cli *cli)
 
 int rfx_dist_finish(int ret)
 {
-	if (D.mode == MODE_SHARD && ret == RFX_EXIT_OK && !D.shard_written) {
-		/* a command without a sweep: the shard records the run only */
-		struct rfx_shard s;
-		struct rfx_err err;
-		char seed[32];
-
-		rfx_err_clear(&err);
-		shard_meta(&s, seed, sizeof(seed));
-		if (write_shard(&s, &err))
-			ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
-	}
+	/*
+	 * A shard ends here after its last sweep, or without any (the shard
+	 * records the run only). After a sweep the command ran on incomplete
+	 * results, so its status is not the shard's, unless interrupted.
+	 */
+	if (D.mode == MODE_SHARD && !rfx_cancel_requested() &&
+	    (ret == RFX_EXIT_OK || D.nsw > 0))
+		shard_done();
 #ifdef RFX_MPI
 	if (D.mode == MODE_MPI) {
 		int all;

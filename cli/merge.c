@@ -16,7 +16,7 @@
 #include "opt.h"
 #include "output.h"
 
-static const char usage[] = "rfx merge OUT.h5 SHARD...";
+static const char usage[] = "[--check] OUT.h5 SHARD...";
 static const char summary[] =
 	"Writes OUT.h5 (and prints the tables) from the shard files of one\n"
 	"run made with --shard i/N, exactly as the serial run would have.";
@@ -34,19 +34,66 @@ static const char *differs(const struct rfx_shard *a, const struct rfx_shard *b)
 		return "commit";
 	if (a->count != b->count)
 		return "shard count";
-	if (strcmp(a->experiment, b->experiment) || a->ncells != b->ncells ||
-	    a->cell_size != b->cell_size)
-		return "sweep";
 	return NULL;
+}
+
+/* Whether sweep K is the same sweep in both. */
+static int same_sweep(const struct rfx_shard_sweep *a,
+		      const struct rfx_shard_sweep *b)
+{
+	return !strcmp(a->experiment, b->experiment) && a->ncells == b->ncells &&
+	       a->cell_size == b->cell_size;
+}
+
+/*
+ * Every cell of sweep K in exactly one shard (K below every shard's
+ * count of sweeps).
+ */
+static int check_cells(const struct rfx_shard *s, const char *const *path,
+		       int n, int K)
+{
+	const struct rfx_shard_sweep *w0 = &s[0].sweeps[K];
+	int *from = malloc((w0->ncells ? w0->ncells : 1) * sizeof(int)), q;
+	int ret = RFX_EXIT_OK;
+	uint64_t k;
+	size_t j;
+
+	if (!from)
+		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+	for (k = 0; k < w0->ncells; k++)
+		from[k] = -1;
+	for (q = 0; q < n && !ret; q++) {
+		const struct rfx_shard_sweep *w = &s[q].sweeps[K];
+
+		if (!same_sweep(w0, w)) {
+			ret = rfx_cli_fail(RFX_EXIT_FAIL,
+					   "'%s' and '%s' are shards of different runs (sweep %d differs)",
+					   path[0], path[q], K);
+			break;
+		}
+		for (j = 0; j < w->nown && !ret; j++) {
+			uint64_t c = w->cells[j];
+
+			if (from[c] >= 0)
+				ret = rfx_cli_fail(RFX_EXIT_FAIL,
+						   "cell %" PRIu64 " of sweep '%s' is in both '%s' and '%s'",
+						   c, w0->experiment, path[from[c]], path[q]);
+			from[c] = q;
+		}
+	}
+	for (k = 0; k < w0->ncells && !ret; k++)
+		if (from[k] < 0)
+			ret = rfx_cli_fail(RFX_EXIT_FAIL,
+					   "cell %" PRIu64 " of sweep '%s' is in no shard",
+					   k, w0->experiment);
+	free(from);
+	return ret;
 }
 
 static int check(struct rfx_shard *s, const char *const *path, int n,
 		 const struct rfx_cli *cli)
 {
-	int *by_index = NULL, q, ret = RFX_EXIT_FAIL;
-	int *cell_from = NULL;
-	uint64_t k;
-	size_t j;
+	int *by_index, q, K, nsw = s[0].nsweeps, ret = RFX_EXIT_OK;
 
 	for (q = 1; q < n; q++) {
 		const char *what = differs(&s[0], &s[q]);
@@ -55,6 +102,7 @@ static int check(struct rfx_shard *s, const char *const *path, int n,
 			return rfx_cli_fail(RFX_EXIT_FAIL,
 					    "'%s' and '%s' are shards of different runs (%s differs)",
 					    path[0], path[q], what);
+		nsw = s[q].nsweeps < nsw ? s[q].nsweeps : nsw;
 	}
 	if (strcmp(s[0].version, cli->version) || strcmp(s[0].commit, cli->commit))
 		return rfx_cli_fail(RFX_EXIT_FAIL,
@@ -62,60 +110,39 @@ static int check(struct rfx_shard *s, const char *const *path, int n,
 				    path[0], s[0].version, s[0].commit, cli->version,
 				    cli->commit);
 	by_index = malloc((size_t)s[0].count * sizeof(int));
-	cell_from = malloc((s[0].ncells ? s[0].ncells : 1) * sizeof(int));
-	if (!by_index || !cell_from) {
-		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
-		goto out;
-	}
+	if (!by_index)
+		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 	for (q = 0; q < s[0].count; q++)
 		by_index[q] = -1;
-	for (k = 0; k < s[0].ncells; k++)
-		cell_from[k] = -1;
-	for (q = 0; q < n; q++) {
-		if (by_index[s[q].index] >= 0) {
+	for (q = 0; q < n && !ret; q++) {
+		if (by_index[s[q].index] >= 0)
 			ret = rfx_cli_fail(RFX_EXIT_FAIL,
 					   "'%s' and '%s' are both shard %d/%d",
 					   path[by_index[s[q].index]], path[q],
 					   s[q].index, s[q].count);
-			goto out;
-		}
 		by_index[s[q].index] = q;
-		for (j = 0; j < s[q].nown; j++) {
-			uint64_t c = s[q].cells[j];
-
-			if (cell_from[c] >= 0) {
-				ret = rfx_cli_fail(RFX_EXIT_FAIL,
-						   "cell %" PRIu64 " is in both '%s' and '%s'",
-						   c, path[cell_from[c]], path[q]);
-				goto out;
-			}
-			cell_from[c] = q;
-		}
 	}
-	for (q = 0; q < s[0].count; q++)
-		if (by_index[q] < 0) {
+	for (q = 0; q < s[0].count && !ret; q++)
+		if (by_index[q] < 0)
 			ret = rfx_cli_fail(RFX_EXIT_FAIL,
 					   "shard %d/%d of '%s' is missing", q,
 					   s[0].count, s[0].command);
-			goto out;
-		}
-	for (k = 0; k < s[0].ncells; k++)
-		if (cell_from[k] < 0) {
-			ret = rfx_cli_fail(RFX_EXIT_FAIL,
-					   "cell %" PRIu64 " of sweep '%s' is in no shard",
-					   k, s[0].experiment);
-			goto out;
-		}
-	ret = RFX_EXIT_OK;
-out:
 	free(by_index);
-	free(cell_from);
+	/* the sweeps every shard computed; the replay computes the rest */
+	for (K = 0; K < nsw && !ret; K++)
+		ret = check_cells(s, path, n, K);
 	return ret;
 }
 
 int cmd_merge(int argc, char **argv, const struct rfx_cli *cli)
 {
-	struct rfx_opt opts[] = { RFX_OPTION_END };
+	int only_check = 0;
+	struct rfx_opt opts[] = {
+		{ "check", 0, RFX_OPT_FLAG, &only_check, NULL,
+		  "only check that the shards make one complete run; write nothing (default off)",
+		  0 },
+		RFX_OPTION_END
+	};
 	const char *pos[4096];
 	struct rfx_shard *s = NULL;
 	struct rfx_err err;
@@ -140,7 +167,7 @@ int cmd_merge(int argc, char **argv, const struct rfx_cli *cli)
 			goto out;
 		}
 	ret = check(s, pos + 1, n, cli);
-	if (!ret)
+	if (!ret && !only_check)
 		ret = rfx_dist_replay(s, n, pos[0], cli);
 out:
 	for (q = 0; q < n; q++)

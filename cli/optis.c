@@ -99,7 +99,7 @@ static int fill_rows(enum rfx_regime g, enum rfx_optis_kernel kern,
 int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 {
 	struct optis_row rows[NREGIMES * NMETHODS];
-	const char *kernel = "gauss";
+	const char *kernel = "gauss", *output = NULL;
 	double gamma = 0.5, *X = NULL;  /* X's L rows, then Y's: the pool */
 	int d = 8, L = 64, same = 0, help, npos, g, ret;
 	uint64_t seed = RFX_DEFAULT_SEED;
@@ -116,10 +116,11 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 		{ "same", 0, RFX_OPT_FLAG, &same, NULL,
 		  "x and y both from the pooled 2L points, where Corollary 2 is exact (default off: x from X, y from Y, Corollary 1's bound)", 0 },
 		RFX_OPTION_SEED(&seed),
+		RFX_OPTION_OUTPUT(&output, "the table"),
 		RFX_OPTION_END
 	};
+	struct rfx_out out = { NULL };
 
-	(void)cli;
 	ret = rfx_cli_parse("optis", usage_line, summary, opts, argc, argv, NULL,
 			    0, &npos, &help);
 	if (ret || help)
@@ -159,7 +160,16 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 		if (ret)
 			goto out;
 	}
-	rfx_tsv_print(&optis_schema, rows, NREGIMES * NMETHODS, stdout);
+	ret = rfx_out_open(&out, output, &err);
+	if (!ret)
+		ret = rfx_out_provenance(&out, cli, seed, &err);
+	if (!ret)
+		ret = rfx_out_table(&out, &optis_schema, rows, NREGIMES * NMETHODS,
+				    stdout, &err);
+	if (!ret)
+		ret = rfx_out_commit(&out, &err);
+	if (ret)
+		rfx_out_abort(&out);
 out:
 	gsl_rng_free(r);
 	free(X);

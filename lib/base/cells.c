@@ -32,28 +32,65 @@ int rfx_cells_run(const struct rfx_cells *c, struct rfx_err *err)
 	return rfx_cells_compute(c, NULL, c->n, err);
 }
 
+struct by_cost {
+	double cost;
+	size_t i;
+};
+
+/* Decreasing cost, then increasing index: the same order everywhere. */
+static int cmp_cost(const void *a, const void *b)
+{
+	const struct by_cost *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static double cell_cost(const struct rfx_cells *c, size_t i)
+{
+	double w = c->cost ? c->cost(c->ctx, i) : 1.0;
+
+	return w > 0.0 ? w : 0.0; /* also maps NaN to 0 */
+}
+
 int rfx_cells_compute(const struct rfx_cells *c, const size_t *idx,
 		      size_t nidx, struct rfx_err *err)
 {
 	int *status = calloc(nidx ? nidx : 1, sizeof(*status));
 	struct rfx_err *errs = calloc(nidx ? nidx : 1, sizeof(*errs));
-	long k, n = (long)nidx;
+	struct by_cost *ord = malloc((nidx ? nidx : 1) * sizeof(*ord));
+	long q, n = (long)nidx;
+	size_t k;
 	int done = 0, ret = RFX_OK;
 
-	if (!status || !errs) {
+	if (!status || !errs || !ord) {
 		free(status);
 		free(errs);
+		free(ord);
 		return rfx_error(err, RFX_ENOMEM, "out of memory for %zu cells",
 				 nidx);
 	}
-#pragma omp parallel
+	/*
+	 * The costly cells first, so that the threads finish together;
+	 * results go by index, so the order changes no number. ord[].i is
+	 * the position in the list.
+	 */
+	for (k = 0; k < nidx; k++) {
+		ord[k].cost = c->cost ? cell_cost(c, idx ? idx[k] : k) : 0.0;
+		ord[k].i = k;
+	}
+	if (c->cost)
+		qsort(ord, nidx, sizeof(*ord), cmp_cost);
+#pragma omp parallel if (!c->inner_parallel)
 	{
 		void *ws = c->ws_alloc ? c->ws_alloc(c->ctx) : NULL;
 		int ok = !c->ws_alloc || ws;
 
 #pragma omp for schedule(dynamic, 1)
-		for (k = 0; k < n; k++) {
-			size_t i = idx ? idx[k] : (size_t)k;
+		for (q = 0; q < n; q++) {
+			size_t k = ord[q].i;
+			size_t i = idx ? idx[k] : k;
 			void *out = (char *)c->out + i * c->size;
 
 			if (!ok) {
@@ -80,28 +117,15 @@ int rfx_cells_compute(const struct rfx_cells *c, const size_t *idx,
 			c->ws_free(ws);
 	}
 	/* idx is increasing in every caller; the first failure is the lowest cell. */
-	for (k = 0; k < n && !ret; k++)
+	for (k = 0; k < nidx && !ret; k++)
 		if (status[k]) {
 			*err = errs[k];
 			ret = status[k];
 		}
 	free(status);
 	free(errs);
+	free(ord);
 	return ret;
-}
-
-struct by_cost {
-	double cost;
-	size_t i;
-};
-
-static int cmp_cost(const void *a, const void *b)
-{
-	const struct by_cost *x = a, *y = b;
-
-	if (x->cost != y->cost)
-		return x->cost > y->cost ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
 }
 
 int rfx_cells_partition(const struct rfx_cells *c, int nparts, int *owner,
@@ -124,9 +148,7 @@ int rfx_cells_partition(const struct rfx_cells *c, int nparts, int *owner,
 				 c->n);
 	}
 	for (i = 0; i < c->n; i++) {
-		double w = c->cost ? c->cost(c->ctx, i) : 1.0;
-
-		v[i].cost = w > 0.0 ? w : 0.0; /* also maps NaN to 0 */
+		v[i].cost = cell_cost(c, i);
 		v[i].i = i;
 	}
 	qsort(v, c->n, sizeof(*v), cmp_cost);

@@ -18,9 +18,10 @@
  * (cli/dist.c) for mpirun, --shard and rfx merge: it partitions the cells
  * with rfx_cells_partition(), computes its share with rfx_cells_compute()
  * and fills in the rest of the buffers (gathered from the other ranks, or
- * read back from shard files). A command calls rfx_cells_run() once per
- * sweep; a shard computes the first sweep of its command only (later
- * ones, and everything cheap, are recomputed by rfx merge).
+ * read back from shard files). A command may run several sweeps; a
+ * shard computes its share of the first and of every later one marked
+ * standalone up to the first that is not, and rfx merge computes the
+ * rest (and everything outside the sweeps) again.
  */
 #ifndef RFX_CELLS_H
 #define RFX_CELLS_H
@@ -46,6 +47,19 @@ struct rfx_cells {
 	/* Computes cell i into out (size bytes, zeroed before the call). */
 	int (*compute)(void *ctx, void *ws, size_t i, void *out,
 		       struct rfx_err *err);
+	/*
+	 * Non-zero: the cells' inputs do not depend on the results of an
+	 * earlier sweep of the same command (e.g. the next dataset's sweep),
+	 * so a shard computes its share of this sweep too; otherwise a shard
+	 * stops before it and rfx merge computes it. A command's first sweep
+	 * is always a shard's.
+	 */
+	int standalone;
+	/*
+	 * Non-zero: cells run one after another, each parallel inside
+	 * (for cells whose memory should not be multiplied by the threads).
+	 */
+	int inner_parallel;
 	/* Progress: done of total cells of this process; may be NULL. */
 	void (*progress)(void *pctx, int done, int total);
 	void *progress_ctx;

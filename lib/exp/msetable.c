@@ -15,6 +15,7 @@
 #include "num/blas.h"
 #include "num/block.h"
 #include "base/cancel.h"
+#include "base/cells.h"
 #include "eval/cost.h"
 #include "num/gemm.h"
 #include "num/logmath.h"
@@ -682,101 +683,110 @@ static struct unit *plan_units(const struct rfx_mse_config *c, size_t *n)
 	return U;
 }
 
+/* The sweep: its cells are the units. */
+struct mse_sweep {
+	const struct rfx_mse_config *c;
+	const struct rfx_mse_row *rows;
+	const struct unit *units;
+	size_t nres;  /* (entry, budget) results per cell, at most */
+};
+
+/* Results of a unit: one for a cell, every (entry, budget) for a family. */
+static size_t unit_results(const struct rfx_mse_config *c, const struct unit *u)
+{
+	return u->b >= 0 ? 1 : (size_t)u->nk * (size_t)c->nbudget;
+}
+
+static double mse_cost(void *ctx, size_t t)
+{
+	const struct mse_sweep *sw = ctx;
+
+	return (double)unit_results(sw->c, &sw->units[t]);
+}
+
+/*
+ * Unit t into out: n mse values, then n closed-form iid MSEs, then n
+ * kernel means, n = unit_results (a family's (entry, budget) in order).
+ */
+static int mse_cell(void *ctx, void *ws, size_t t, void *out,
+		    struct rfx_err *err)
+{
+	const struct mse_sweep *sw = ctx;
+	const struct rfx_mse_config *c = sw->c;
+	const struct unit *u = &sw->units[t];
+	const struct rfx_mse_method *m = &c->methods[u->m];
+	size_t per = (size_t)c->nmethods * (size_t)c->nbudget;
+	size_t cell0 = (size_t)u->k0 * per + (size_t)u->m * (size_t)c->nbudget;
+	size_t n = unit_results(c, u);
+	double *v = out;
+
+	(void)ws;
+	if (u->b >= 0)
+		return one_rep(c, &c->data[u->k0], m, &sw->rows[cell0 + (size_t)u->b],
+			       u->rep, &v[0], &v[1], &v[2], err);
+	return family_rep(c, &c->data[u->k0], u->nk, m, &sw->rows[cell0], u->rep,
+			  v, v + n, v + 2 * n, err);
+}
+
 int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 		    struct rfx_err *err)
 {
-	size_t nc = rfx_mse_nrows(c), R = (size_t)c->reps, ntask, t;
+	size_t nc = rfx_mse_nrows(c), R = (size_t)c->reps, ntask = 0, t, i;
 	size_t per = (size_t)c->nmethods * (size_t)c->nbudget, nb = (size_t)c->nbudget;
-	double *mse = NULL, *km = NULL, *mi = NULL;
-	int *rets = NULL, *left = NULL, done = 0, ret, saved;
-	struct rfx_err *errs = NULL;
+	double *mse = NULL, *km = NULL, *mi = NULL, *res = NULL;
+	int ret, saved;
 	struct unit *units = NULL;
+	struct mse_sweep sw;
+	struct rfx_cells cells;
 
 	mse = malloc(nc * R * sizeof(double));
 	km = malloc(nc * R * sizeof(double));
 	mi = malloc(nc * R * sizeof(double));
 	units = plan_units(c, &ntask);
-	rets = units ? calloc(ntask, sizeof(int)) : NULL;
-	errs = units ? calloc(ntask, sizeof(*errs)) : NULL;
-	left = malloc(nc * sizeof(int));
-	if (!mse || !km || !mi || !units || !rets || !errs || !left) {
+	sw.c = c;
+	sw.rows = rows;
+	sw.units = units;
+	sw.nres = 1;
+	for (t = 0; units && t < ntask; t++)
+		if (unit_results(c, &units[t]) > sw.nres)
+			sw.nres = unit_results(c, &units[t]);
+	res = units ? calloc(ntask ? ntask : 1, 3 * sw.nres * sizeof(double)) : NULL;
+	if (!mse || !km || !mi || !units || !res) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu cells", nc);
 		goto out;
 	}
-	for (t = 0; t < nc; t++)
-		left[t] = (int)R;
+	memset(&cells, 0, sizeof(cells));
+	cells.name = "mse-table";
+	cells.n = ntask;
+	cells.size = 3 * sw.nres * sizeof(double);
+	cells.out = res;
+	cells.ctx = &sw;
+	cells.cost = mse_cost;
+	cells.compute = mse_cell;
+	cells.progress = c->progress;
+	cells.progress_ctx = c->progress_ctx;
 	saved = rfx_blas_single_begin();
-#pragma omp parallel
-	{
-		/* a family's results, (entry, budget) in order, before scattering */
-		double *fm = malloc(3 * (size_t)c->ndata * nb * sizeof(double));
-
-#pragma omp for schedule(dynamic)
-		for (t = 0; t < ntask; t++) {
-			const struct unit *u = &units[t];
-			const struct rfx_mse_method *m = &c->methods[u->m];
-			size_t cell0 = (size_t)u->k0 * per + (size_t)u->m * nb, i, n;
-
-			if (rfx_cancel_requested()) {
-				rets[t] = rfx_error(&errs[t], RFX_EINTR, "interrupted");
-				continue;
-			}
-			if (u->b >= 0) {
-				size_t cell = cell0 + (size_t)u->b, at = cell * R + (size_t)u->rep;
-
-				rets[t] = one_rep(c, &c->data[u->k0], m, &rows[cell], u->rep,
-						  &mse[at], &mi[at], &km[at], &errs[t]);
-				n = 1;
-				cell0 = cell;
-			} else if (!fm) {
-				rets[t] = rfx_error(&errs[t], RFX_ENOMEM, "out of memory");
-				continue;
-			} else {
-				size_t nr = (size_t)u->nk * nb;
-
-				rets[t] = family_rep(c, &c->data[u->k0], u->nk, m,
-						     &rows[cell0], u->rep, fm,
-						     fm + nr, fm + 2 * nr, &errs[t]);
-				for (i = 0; !rets[t] && i < nr; i++) {
-					size_t cell = cell0 + i / nb * per + i % nb;
-					size_t at = cell * R + (size_t)u->rep;
-
-					mse[at] = fm[i];
-					mi[at] = fm[nr + i];
-					km[at] = fm[2 * nr + i];
-				}
-				n = nr;
-			}
-			for (i = 0; i < n; i++) {
-				size_t cell = u->b >= 0 ? cell0 : cell0 + i / nb * per + i % nb;
-				int last;
-
-#pragma omp atomic capture
-				last = --left[cell];
-				if (last == 0 && c->progress) {
-#pragma omp critical(rfx_mse_progress)
-					c->progress(c->progress_ctx, ++done, (int)nc);
-				}
-			}
-		}
-		free(fm);
-	}
+	ret = rfx_cells_run(&cells, err);
 	rfx_blas_single_end(saved);
-	for (t = 0; t < ntask; t++)
-		if (rets[t]) {
-			/* an interruption wins over the errors it may have caused */
-			size_t u;
+	if (ret)
+		goto out;
+	/* scatter each unit's results to its cells' repetition slots */
+	for (t = 0; t < ntask; t++) {
+		const struct unit *u = &units[t];
+		const double *v = res + t * 3 * sw.nres;
+		size_t n = unit_results(c, u);
+		size_t cell0 = (size_t)u->k0 * per + (size_t)u->m * nb;
 
-			ret = rets[t];
-			*err = errs[t];
-			for (u = 0; u < ntask; u++)
-				if (rets[u] == RFX_EINTR) {
-					ret = RFX_EINTR;
-					*err = errs[u];
-					break;
-				}
-			goto out;
+		for (i = 0; i < n; i++) {
+			size_t cell = u->b >= 0 ? cell0 + (size_t)u->b
+						: cell0 + i / nb * per + i % nb;
+			size_t at = cell * R + (size_t)u->rep;
+
+			mse[at] = v[i];
+			mi[at] = v[n + i];
+			km[at] = v[2 * n + i];
 		}
+	}
 	for (t = 0; t < nc; t++) {
 		const double *v = mse + t * R;
 		double mean = 0.0, ss = 0.0, kmean = 0.0, iid = 0.0;
@@ -801,9 +811,7 @@ out:
 	free(mse);
 	free(km);
 	free(mi);
+	free(res);
 	free(units);
-	free(rets);
-	free(errs);
-	free(left);
 	return ret;
 }

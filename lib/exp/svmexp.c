@@ -14,6 +14,7 @@
 #include "base/cancel.h"
 #include "data/dataset.h"
 #include "est/featmap.h"
+#include "base/cells.h"
 #include "base/rng.h"
 
 /* Feature-map rows per block: about 2^20 doubles of each featmat array. */
@@ -398,32 +399,96 @@ static int one_draw(const struct rfx_svmexp_config *c, const double *Xtr,
 	return RFX_OK;
 }
 
+/* The sweep: cells (ratio q, method m, draw s), draw fastest. */
+struct svm_sweep {
+	const struct rfx_svmexp_config *c;
+	const double *Xtr, *Xte;  /* scaled by sigma */
+};
+
+/* A draw's result: its accuracy and its SVMs' convergence. */
+struct svm_cell {
+	double acc;
+	int unconverged, max_epochs;
+};
+
+static double svm_cost(void *ctx, size_t t)
+{
+	const struct svm_sweep *sw = ctx;
+	const struct rfx_svmexp_config *c = sw->c;
+
+	return (double)c->ratio[t / ((size_t)c->nmethods * (size_t)c->seeds)];
+}
+
+static int svm_cell(void *ctx, void *ws, size_t t, void *out,
+		    struct rfx_err *err)
+{
+	const struct svm_sweep *sw = ctx;
+	const struct rfx_svmexp_config *c = sw->c;
+	const struct rfx_svmexp_data *Dd = c->data;
+	size_t ms = (size_t)c->nmethods * (size_t)c->seeds;
+	int q = (int)(t / ms), m = (int)(t / (size_t)c->seeds % (size_t)c->nmethods);
+	int s = (int)(t % (size_t)c->seeds), D = c->ratio[q] * Dd->d, ret;
+	struct svm_cell *o = out;
+	struct rfx_svmexp_row row;
+	struct cell_ws b;
+
+	(void)ws;
+	if (cell_ws_alloc(&b, Dd, D, c->seeds))
+		return rfx_error(err, RFX_ENOMEM, "out of memory for %s at D = %d",
+				 Dd->name, D);
+	memset(&row, 0, sizeof(row));
+	ret = one_draw(c, sw->Xtr, sw->Xte, c->proj[m], D, s, &b, &row, &o->acc,
+		       err);
+	o->unconverged = row.unconverged;
+	o->max_epochs = row.max_epochs;
+	cell_ws_free(&b);
+	return ret;
+}
+
 int rfx_svmexp_run(const struct rfx_svmexp_config *c,
 		   struct rfx_svmexp_row *rows, struct rfx_err *err)
 {
 	const struct rfx_svmexp_data *Dd = c->data;
 	double *Xtr = NULL, *Xte = NULL;
-	int q, m, s, ret, done = 0, total = c->nratio * c->nmethods * c->seeds;
+	int q, m, s, ret;
+	struct svm_cell *res = NULL;
+	struct svm_sweep sw;
+	struct rfx_cells cells;
+	size_t ncell = (size_t)c->nratio * (size_t)c->nmethods * (size_t)c->seeds;
 
 	if ((ret = rfx_svmexp_plan(c, err)))
 		return ret;
 	Xtr = scaled(Dd->Xtr, Dd->n_train, Dd->d, Dd->sigma);
 	Xte = scaled(Dd->Xte, Dd->n_test, Dd->d, Dd->sigma);
-	if (!Xtr || !Xte) {
+	res = calloc(ncell ? ncell : 1, sizeof(*res));
+	if (!Xtr || !Xte || !res) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (q = 0; q < c->nratio; q++) {
+	sw.c = c;
+	sw.Xtr = Xtr;
+	sw.Xte = Xte;
+	memset(&cells, 0, sizeof(cells));
+	cells.name = "svm-classify";
+	cells.n = ncell;
+	cells.size = sizeof(*res);
+	cells.out = res;
+	cells.ctx = &sw;
+	cells.cost = svm_cost;
+	cells.compute = svm_cell;
+	cells.standalone = !c->picked;
+	cells.inner_parallel = 1; /* a draw's classes run in parallel */
+	cells.progress = c->progress;
+	cells.progress_ctx = c->progress_ctx;
+	ret = rfx_cells_run(&cells, err);
+	for (q = 0; q < c->nratio && !ret; q++) {
 		int D = c->ratio[q] * Dd->d;
-		struct cell_ws b;
 
-		if (cell_ws_alloc(&b, Dd, D, c->seeds)) {
-			ret = rfx_error(err, RFX_ENOMEM,
-					"out of memory for %s at D = %d", Dd->name, D);
-			goto out;
-		}
-		for (m = 0; m < c->nmethods && !ret; m++) {
+		for (m = 0; m < c->nmethods; m++) {
 			struct rfx_svmexp_row *row = &rows[q * c->nmethods + m];
+			const struct svm_cell *r =
+				&res[((size_t)q * (size_t)c->nmethods + (size_t)m) *
+				     (size_t)c->seeds];
 			double mean = 0.0, ss = 0.0;
 
 			memset(row, 0, sizeof(*row));
@@ -440,30 +505,23 @@ int rfx_svmexp_run(const struct rfx_svmexp_config *c,
 			row->n_train = (long)Dd->n_train;
 			row->n_test = (long)Dd->n_test;
 			row->seeds = c->seeds;
-			for (s = 0; s < c->seeds && !ret; s++) {
-				ret = one_draw(c, Xtr, Xte, c->proj[m], D, s, &b, row,
-					       &b.acc[s], err);
-				if (!ret && rfx_cancel_requested())
-					ret = rfx_error(err, RFX_EINTR, "interrupted");
-				if (!ret && c->progress)
-					c->progress(c->progress_ctx, ++done, total);
+			for (s = 0; s < c->seeds; s++) {
+				row->unconverged += r[s].unconverged;
+				if (r[s].max_epochs > row->max_epochs)
+					row->max_epochs = r[s].max_epochs;
 			}
-			if (ret)
-				break;
 			/* two passes: the mean, then squares about it */
 			for (s = 0; s < c->seeds; s++)
-				mean += b.acc[s];
+				mean += r[s].acc;
 			mean /= c->seeds;
 			for (s = 0; s < c->seeds; s++)
-				ss += (b.acc[s] - mean) * (b.acc[s] - mean);
+				ss += (r[s].acc - mean) * (r[s].acc - mean);
 			row->acc_pct = mean;
 			row->acc_pct_sd = c->seeds > 1 ? sqrt(ss / (c->seeds - 1)) : 0.0;
 		}
-		cell_ws_free(&b);
-		if (ret)
-			goto out;
 	}
 out:
+	free(res);
 	free(Xtr);
 	free(Xte);
 	return ret;

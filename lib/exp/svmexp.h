@@ -90,6 +90,10 @@ struct rfx_svmexp_config {
 	uint64_t seed;
 	size_t max_bytes;          /* refuse a cell whose float training
 				    * features exceed this (0: no limit) */
+	int picked;                /* the settings came from the results of
+				    * earlier runs (rfx_svmexp_pick_cost): a
+				    * shard stops before this run (lib/base/
+				    * cells.h, standalone) */
 	/* Called after each finished draw; may be NULL. */
 	void (*progress)(void *ctx, int done, int total);
 	void *progress_ctx;

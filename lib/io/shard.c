@@ -38,24 +38,64 @@ static int put(hid_t file, const char *name, hid_t t, size_t n,
 	return bad ? -1 : 0;
 }
 
+/* A string attribute of object at of file f. */
+static int put_attr(hid_t f, const char *at, const char *name, const char *v)
+{
+	return H5LTset_attribute_string(f, at, name, v) < 0 ? -1 : 0;
+}
+
+static int check_sweep(const struct rfx_shard_sweep *w, struct rfx_err *err)
+{
+	size_t k;
+
+	for (k = 0; k < w->nown; k++)
+		if (w->cells[k] >= w->ncells || (k && w->cells[k] <= w->cells[k - 1]))
+			return rfx_error(err, RFX_EINVAL,
+					 "shard cells of '%s' must increase below %" PRIu64,
+					 w->experiment, w->ncells);
+	return RFX_OK;
+}
+
+/* Group /sweepK with its attributes and datasets; object times off. */
+static int put_sweep(hid_t f, int K, const struct rfx_shard_sweep *w)
+{
+	char g[32], n1[32], n2[32];
+	hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), grp = H5I_INVALID_HID;
+	int bad;
+
+	snprintf(g, sizeof(g), "/sweep%d", K);
+	snprintf(n1, sizeof(n1), "%" PRIu64, w->ncells);
+	snprintf(n2, sizeof(n2), "%" PRIu64, w->cell_size);
+	bad = gcpl < 0 || H5Pset_obj_track_times(gcpl, 0) < 0 ||
+	      (grp = H5Gcreate2(f, g, H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0;
+	bad = bad || put_attr(f, g, "experiment", w->experiment) ||
+	      put_attr(f, g, "ncells", n1) || put_attr(f, g, "cell_size", n2) ||
+	      put(grp, "cells", H5T_NATIVE_UINT64, w->nown, w->cells) ||
+	      put(grp, "data", H5T_NATIVE_UCHAR, w->nown * (size_t)w->cell_size,
+		  w->data);
+	if (grp >= 0)
+		H5Gclose(grp);
+	if (gcpl >= 0)
+		H5Pclose(gcpl);
+	return bad ? -1 : 0;
+}
+
 int rfx_shard_write(const char *path, const struct rfx_shard *s,
 		    struct rfx_err *err)
 {
 	struct rfx_h5out *o = NULL;
-	char num[3][48];
+	char num[2][48];
 	size_t k, alen = 0;
 	unsigned char *ablob = NULL;
 	hid_t f;
-	int ret;
+	int ret, K;
 
 	if (s->count < 1 || s->index < 0 || s->index >= s->count)
 		return rfx_error(err, RFX_EINVAL, "shard %d/%d out of range",
 				 s->index, s->count);
-	for (k = 0; k < s->nown; k++)
-		if (s->cells[k] >= s->ncells || (k && s->cells[k] <= s->cells[k - 1]))
-			return rfx_error(err, RFX_EINVAL,
-					 "shard cells must increase below %" PRIu64,
-					 s->ncells);
+	for (K = 0; K < s->nsweeps; K++)
+		if ((ret = check_sweep(&s->sweeps[K], err)))
+			return ret;
 	for (k = 0; k < (size_t)s->argc; k++)
 		alen += strlen(s->argv[k]) + 1;
 	ablob = malloc(alen ? alen : 1);
@@ -73,8 +113,7 @@ int rfx_shard_write(const char *path, const struct rfx_shard *s,
 		return err->code ? err->code : RFX_EIO;
 	}
 	snprintf(num[0], sizeof(num[0]), "%d/%d", s->index, s->count);
-	snprintf(num[1], sizeof(num[1]), "%" PRIu64, s->ncells);
-	snprintf(num[2], sizeof(num[2]), "%" PRIu64, s->cell_size);
+	snprintf(num[1], sizeof(num[1]), "%d", s->nsweeps);
 	f = (hid_t)rfx_h5out_hid(o);
 	if ((ret = rfx_h5out_attr(o, "rfx_shard", "1", err)) ||
 	    (ret = rfx_h5out_attr(o, "version", s->version, err)) ||
@@ -83,17 +122,17 @@ int rfx_shard_write(const char *path, const struct rfx_shard *s,
 	    (ret = rfx_h5out_attr(o, "seed", s->seed, err)) ||
 	    (ret = rfx_h5out_attr(o, "rng", s->rng, err)) ||
 	    (ret = rfx_h5out_attr(o, "shard", num[0], err)) ||
-	    (ret = rfx_h5out_attr(o, "experiment", s->experiment, err)) ||
-	    (ret = rfx_h5out_attr(o, "ncells", num[1], err)) ||
-	    (ret = rfx_h5out_attr(o, "cell_size", num[2], err)))
+	    (ret = rfx_h5out_attr(o, "sweeps", num[1], err)))
 		goto out;
-	if (put(f, "argv", H5T_NATIVE_UCHAR, alen, ablob) ||
-	    put(f, "cells", H5T_NATIVE_UINT64, s->nown, s->cells) ||
-	    put(f, "data", H5T_NATIVE_UCHAR, s->nown * (size_t)s->cell_size,
-		s->data)) {
+	if (put(f, "argv", H5T_NATIVE_UCHAR, alen, ablob)) {
 		ret = rfx_error(err, RFX_EIO, "cannot write '%s'", path);
 		goto out;
 	}
+	for (K = 0; K < s->nsweeps; K++)
+		if (put_sweep(f, K, &s->sweeps[K])) {
+			ret = rfx_error(err, RFX_EIO, "cannot write '%s'", path);
+			goto out;
+		}
 	ret = rfx_h5out_commit(o, err);
 	o = NULL;
 out:
@@ -102,24 +141,29 @@ out:
 	return ret;
 }
 
-/* A string attribute of the root group, malloc'ed; NULL if absent. */
-static char *get_attr(hid_t f, const char *name)
+/* A string attribute of object at, malloc'ed; NULL if absent. */
+static char *get_attr_at(hid_t f, const char *at, const char *name)
 {
 	hsize_t dims = 0;
 	H5T_class_t cls;
 	size_t size = 0;
 	char *v;
 
-	if (H5Aexists(f, name) <= 0 ||
-	    H5LTget_attribute_info(f, "/", name, &dims, &cls, &size) < 0 ||
+	if (H5Aexists_by_name(f, at, name, H5P_DEFAULT) <= 0 ||
+	    H5LTget_attribute_info(f, at, name, &dims, &cls, &size) < 0 ||
 	    cls != H5T_STRING)
 		return NULL;
 	v = calloc(size + 1, 1);
-	if (v && H5LTget_attribute_string(f, "/", name, v) < 0) {
+	if (v && H5LTget_attribute_string(f, at, name, v) < 0) {
 		free(v);
 		return NULL;
 	}
 	return v;
+}
+
+static char *get_attr(hid_t f, const char *name)
+{
+	return get_attr_at(f, "/", name);
 }
 
 /* A 1-D dataset of n elements of type t into a new buffer. */
@@ -158,12 +202,41 @@ static int parse_u64(const char *s, uint64_t *v)
 	return *end ? -1 : 0;
 }
 
+/* Group /sweepK into w; -1 when missing or inconsistent. */
+static int get_sweep(hid_t f, int K, struct rfx_shard_sweep *w)
+{
+	char g[32], d1[48], d2[48];
+	char *nc, *cs;
+	size_t ndata = 0, k;
+	int bad;
+
+	snprintf(g, sizeof(g), "/sweep%d", K);
+	snprintf(d1, sizeof(d1), "%s/cells", g);
+	snprintf(d2, sizeof(d2), "%s/data", g);
+	if (H5Lexists(f, g, H5P_DEFAULT) <= 0)
+		return -1;
+	w->experiment = get_attr_at(f, g, "experiment");
+	nc = get_attr_at(f, g, "ncells");
+	cs = get_attr_at(f, g, "cell_size");
+	w->cells = get_data(f, d1, H5T_NATIVE_UINT64, sizeof(uint64_t), &w->nown);
+	w->data = get_data(f, d2, H5T_NATIVE_UCHAR, 1, &ndata);
+	bad = !w->experiment || !nc || !cs || !w->cells || !w->data ||
+	      parse_u64(nc, &w->ncells) || parse_u64(cs, &w->cell_size) ||
+	      (w->nown && w->cell_size && ndata / w->nown != w->cell_size) ||
+	      ndata != w->nown * (size_t)w->cell_size;
+	for (k = 0; !bad && k < w->nown; k++)
+		bad = w->cells[k] >= w->ncells || (k && w->cells[k] <= w->cells[k - 1]);
+	free(nc);
+	free(cs);
+	return bad ? -1 : 0;
+}
+
 int rfx_shard_read(const char *path, struct rfx_shard *s, struct rfx_err *err)
 {
 	hid_t f;
-	char *fmt = NULL, *sh = NULL, *nc = NULL, *cs = NULL, *ablob = NULL;
-	size_t alen = 0, ndata = 0, k;
-	int ret = RFX_EFORMAT, a;
+	char *fmt = NULL, *sh = NULL, *ns = NULL, *ablob = NULL;
+	size_t alen = 0, k;
+	int ret = RFX_EFORMAT, a, K;
 
 	memset(s, 0, sizeof(*s));
 	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -180,27 +253,24 @@ int rfx_shard_read(const char *path, struct rfx_shard *s, struct rfx_err *err)
 	s->commit = get_attr(f, "commit");
 	s->seed = get_attr(f, "seed");
 	s->rng = get_attr(f, "rng");
-	s->experiment = get_attr(f, "experiment");
 	sh = get_attr(f, "shard");
-	nc = get_attr(f, "ncells");
-	cs = get_attr(f, "cell_size");
+	ns = get_attr(f, "sweeps");
 	ablob = get_data(f, "argv", H5T_NATIVE_UCHAR, 1, &alen);
-	s->cells = get_data(f, "cells", H5T_NATIVE_UINT64, sizeof(uint64_t),
-			    &s->nown);
-	s->data = get_data(f, "data", H5T_NATIVE_UCHAR, 1, &ndata);
 	if (!s->command || !s->version || !s->commit || !s->seed || !s->rng ||
-	    !s->experiment || !sh || !nc || !cs || !ablob || !s->cells ||
-	    !s->data || sscanf(sh, "%d/%d", &s->index, &s->count) != 2 ||
-	    parse_u64(nc, &s->ncells) || parse_u64(cs, &s->cell_size) ||
-	    s->count < 1 || s->index < 0 || s->index >= s->count ||
-	    (s->nown && s->cell_size && ndata / s->nown != s->cell_size) ||
-	    ndata != s->nown * (size_t)s->cell_size || alen == 0 ||
-	    ablob[alen - 1] != '\0') {
+	    !sh || !ns || !ablob || sscanf(sh, "%d/%d", &s->index, &s->count) != 2 ||
+	    sscanf(ns, "%d", &s->nsweeps) != 1 || s->nsweeps < 0 ||
+	    s->nsweeps > 100000 || s->count < 1 || s->index < 0 ||
+	    s->index >= s->count || alen == 0 || ablob[alen - 1] != '\0') {
 		rfx_error(err, RFX_EFORMAT, "damaged rfx shard file '%s'", path);
 		goto out;
 	}
-	for (k = 0; k < s->nown; k++)
-		if (s->cells[k] >= s->ncells || (k && s->cells[k] <= s->cells[k - 1])) {
+	s->sweeps = calloc((size_t)s->nsweeps + 1, sizeof(*s->sweeps));
+	if (!s->sweeps) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (K = 0; K < s->nsweeps; K++)
+		if (get_sweep(f, K, &s->sweeps[K])) {
 			rfx_error(err, RFX_EFORMAT, "damaged rfx shard file '%s'", path);
 			goto out;
 		}
@@ -224,8 +294,7 @@ out:
 	H5Fclose(f);
 	free(fmt);
 	free(sh);
-	free(nc);
-	free(cs);
+	free(ns);
 	free(ablob);
 	return ret;
 }
@@ -243,8 +312,12 @@ void rfx_shard_release(struct rfx_shard *s)
 	free(s->commit);
 	free(s->seed);
 	free(s->rng);
-	free(s->experiment);
-	free(s->cells);
-	free(s->data);
+	if (s->sweeps)
+		for (a = 0; a < s->nsweeps; a++) {
+			free(s->sweeps[a].experiment);
+			free(s->sweeps[a].cells);
+			free(s->sweeps[a].data);
+		}
+	free(s->sweeps);
 	memset(s, 0, sizeof(*s));
 }

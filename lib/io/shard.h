@@ -7,10 +7,12 @@
  * object times off). Root attributes, all strings: rfx_shard ("1", the
  * format), version, commit, command_line (the serial command line: the
  * shard's own without --shard), seed ("none" for a command that draws
- * nothing), rng, shard ("i/N"), experiment (the sweep's name, "" for a
- * command that has none), ncells and cell_size. Datasets: /argv (the
- * serial argv, each argument NUL-terminated, uint8), /cells (the indices
- * of the cells this shard computed, increasing, uint64) and /data (their
+ * nothing), rng, shard ("i/N") and sweeps (how many follow; 0 for a
+ * command without cells). Dataset /argv: the serial argv, each argument
+ * NUL-terminated (uint8). Group /sweepK for each sweep K of the command
+ * the shard computed a share of, with string attributes experiment (the
+ * sweep's name), ncells and cell_size, and datasets cells (the indices of
+ * the cells this shard computed, increasing, uint64) and data (their
  * results, cell_size bytes each in that order, uint8).
  */
 #ifndef RFX_SHARD_H
@@ -21,6 +23,16 @@
 
 #include "base/err.h"
 
+/* One sweep's share. */
+struct rfx_shard_sweep {
+	char *experiment;        /* sweep name */
+	uint64_t ncells;         /* cells of the whole sweep */
+	uint64_t cell_size;      /* bytes of one cell's result */
+	size_t nown;             /* cells in this shard */
+	uint64_t *cells;         /* their indices, increasing */
+	unsigned char *data;     /* nown * cell_size bytes */
+};
+
 struct rfx_shard {
 	int index, count;        /* shard index of count, 0 <= index < count */
 	char *command;           /* serial command line, shell-quoted */
@@ -29,12 +41,8 @@ struct rfx_shard {
 	char *version, *commit;  /* of the rfx that wrote it */
 	char *seed;              /* decimal, or "none" */
 	char *rng;               /* generator name */
-	char *experiment;        /* sweep name, "" when none */
-	uint64_t ncells;         /* cells of the whole sweep */
-	uint64_t cell_size;      /* bytes of one cell's result */
-	size_t nown;             /* cells in this shard */
-	uint64_t *cells;         /* their indices, increasing */
-	unsigned char *data;     /* nown * cell_size bytes */
+	int nsweeps;             /* sweeps recorded, in the command's order */
+	struct rfx_shard_sweep *sweeps;
 };
 
 /*
