@@ -156,7 +156,7 @@ BENCH_BINS += bench/bin/runstat
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
-.PHONY: all check test deps figures figures-build bench bench-run clean FORCE \
+.PHONY: all check check-mpi test deps figures figures-build bench bench-run clean FORCE \
 	regress regress-update valgrind valgrind-run fuzz install
 
 all: rfx
@@ -235,6 +235,14 @@ check: deps
 
 test: rfx $(TEST_BINS)
 	@$(TEST_ENV) RFX=$(CURDIR)/rfx RFX_TOP=$(CURDIR) $(PROVE) -e '' $(TEST_BINS)
+
+# The MPI build and its tests (tests/t_mpi.sh: serial = mpirun -n 1, 2, 3,
+# byte for byte, for every experiment command; errors and signals). In
+# plain make check the same test skips itself. As root, Open MPI wants
+# OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (.ci/run).
+check-mpi: deps
+	@$(MAKE) --no-print-directory MPI=1 rfx tests/bin/t_mpi
+	@RFX=$(CURDIR)/rfx RFX_TOP=$(CURDIR) $(PROVE) -e '' tests/bin/t_mpi
 
 # The replay of the fuzz corpora includes the option parser from cli/.
 tests/bin/t_fuzz: CPPFLAGS += -Icli

@@ -17,6 +17,9 @@
 #ifdef RFX_MPI
 #include <mpi.h>
 #endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "base/cancel.h"
 #include "base/cells.h"
@@ -301,6 +304,50 @@ static int replay_run(void *rctx, const struct rfx_cells *c, struct rfx_err *err
 
 #ifdef RFX_MPI
 /*
+ * This rank's cells, in rounds of one cell per thread. A rank that
+ * fails (or is interrupted) raises a flag in every other rank's window,
+ * and they stop after their current round instead of finishing their
+ * share: the run ends about one cell after the failure, not one share.
+ */
+static int compute_share(const struct rfx_cells *c, const size_t *list,
+			 size_t nown, struct rfx_err *err)
+{
+	struct rfx_cells part = *c;
+	size_t round = 1, pos;
+	int *flag = NULL, one = 1, r, ret = RFX_OK;
+	MPI_Win win;
+
+#ifdef _OPENMP
+	round *= (size_t)omp_get_max_threads();
+#endif
+	part.progress = NULL;
+	MPI_Win_allocate((MPI_Aint)sizeof(int), (int)sizeof(int), MPI_INFO_NULL,
+			 MPI_COMM_WORLD, &flag, &win);
+	*flag = 0;
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+	for (pos = 0; pos < nown && !ret; pos += round) {
+		size_t n = nown - pos < round ? nown - pos : round;
+
+		MPI_Win_sync(win);
+		if (*(volatile int *)flag)
+			break;
+		ret = rfx_cells_compute(&part, list + pos, n, err);
+		if (ret) {
+			for (r = 0; r < D.size; r++)
+				if (r != D.rank)
+					MPI_Put(&one, 1, MPI_INT, r, 0, 1, MPI_INT, win);
+			MPI_Win_flush_all(win);
+		} else if (c->progress) {
+			c->progress(c->progress_ctx, (int)(pos + n), (int)nown);
+		}
+	}
+	MPI_Win_unlock_all(win);
+	MPI_Win_free(&win);
+	return ret;
+}
+
+/*
  * mpirun: this rank's cells, then one agreement on failure (the lowest
  * failing rank's error, on every rank) and one all-gather of the results.
  */
@@ -317,7 +364,7 @@ static int mpi_run(void *rctx, const struct rfx_cells *c, struct rfx_err *err)
 	(void)rctx;
 	D.sweeps++;
 	list = owned(c, D.size, D.rank, &owner, &nown, err);
-	ret = list ? rfx_cells_compute(c, list, nown, err) : err->code;
+	ret = list ? compute_share(c, list, nown, err) : err->code;
 	t1 = MPI_Wtime();
 	fail = ret ? D.rank : D.size;
 	MPI_Allreduce(&fail, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
