@@ -244,6 +244,9 @@ check-mpi: deps
 	@$(MAKE) --no-print-directory MPI=1 rfx tests/bin/t_mpi
 	@RFX=$(CURDIR)/rfx RFX_TOP=$(CURDIR) $(PROVE) -e '' tests/bin/t_mpi
 
+# t_est_hyb evaluates its references in binary128 (libquadmath, GCC's).
+tests/bin/t_est_hyb: LDLIBS += -lquadmath
+
 # The replay of the fuzz corpora includes the option parser from cli/.
 tests/bin/t_fuzz: CPPFLAGS += -Icli
 tests/bin/t_fuzz: cli/opt.c $(wildcard tests/fuzz/*.[ch])
