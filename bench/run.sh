@@ -120,4 +120,12 @@ timed "Tables 6.2-6.3: ./rfx uci-classify --method all --projection both --seeds
 	"8 datasets x 15 method variants x 10 gammas x 50 seeds, $cores threads" \
 	./rfx uci-classify --method all --projection both --seeds 50
 
+echo "## MPI: mpirun -n 2 against the serial run (bench/mpi.sh)"
+if [ "$quick" -eq 1 ]; then
+	echo "skipped (--quick)"
+else
+	bench/mpi.sh || status=1
+fi
+echo
+
 exit $status
