@@ -918,16 +918,17 @@ int rfx_cl_run(struct rfx_cl_state *st, struct rfx_cl_rep_row *reps,
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu tasks", ntask);
 		goto out;
 	}
-	memset(&cells, 0, sizeof(cells));
-	cells.name = "clustered";
-	cells.n = ntask;
-	cells.size = sizeof(*res);
-	cells.out = res;
-	cells.ctx = st;
-	cells.cost = cl_cost;
-	cells.compute = cl_cell;
-	cells.progress = c->progress;
-	cells.progress_ctx = c->progress_ctx;
+	cells = (struct rfx_cells){
+		.name = "clustered",
+		.n = ntask,
+		.size = sizeof(*res),
+		.out = res,
+		.ctx = st,
+		.cost = cl_cost,
+		.compute = cl_cell,
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
 	saved = rfx_blas_single_begin();
 	ret = rfx_cells_run(&cells, err);
 	rfx_blas_single_end(saved);

@@ -755,16 +755,17 @@ int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu cells", nc);
 		goto out;
 	}
-	memset(&cells, 0, sizeof(cells));
-	cells.name = "mse-table";
-	cells.n = ntask;
-	cells.size = 3 * sw.nres * sizeof(double);
-	cells.out = res;
-	cells.ctx = &sw;
-	cells.cost = mse_cost;
-	cells.compute = mse_cell;
-	cells.progress = c->progress;
-	cells.progress_ctx = c->progress_ctx;
+	cells = (struct rfx_cells){
+		.name = "mse-table",
+		.n = ntask,
+		.size = 3 * sw.nres * sizeof(double),
+		.out = res,
+		.ctx = &sw,
+		.cost = mse_cost,
+		.compute = mse_cell,
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
 	saved = rfx_blas_single_begin();
 	ret = rfx_cells_run(&cells, err);
 	rfx_blas_single_end(saved);

@@ -259,16 +259,17 @@ static int run_tasks(const struct rfx_pw_config *c, const char *name,
 
 	if (!buf)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
-	memset(&cells, 0, sizeof(cells));
-	cells.name = name;
-	cells.n = ntask;
-	cells.size = per * rowsize;
-	cells.out = buf;
-	cells.ctx = &sw;
-	cells.compute = pw_cell;
-	cells.inner_parallel = inner;
-	cells.progress = c->progress;
-	cells.progress_ctx = c->progress_ctx;
+	cells = (struct rfx_cells){
+		.name = name,
+		.n = ntask,
+		.size = per * rowsize,
+		.out = buf,
+		.ctx = &sw,
+		.compute = pw_cell,
+		.inner_parallel = inner,
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
 	saved = rfx_blas_single_begin();
 	ret = rfx_cells_run(&cells, err);
 	rfx_blas_single_end(saved);

@@ -468,18 +468,19 @@ int rfx_svmexp_run(const struct rfx_svmexp_config *c,
 	sw.c = c;
 	sw.Xtr = Xtr;
 	sw.Xte = Xte;
-	memset(&cells, 0, sizeof(cells));
-	cells.name = "svm-classify";
-	cells.n = ncell;
-	cells.size = sizeof(*res);
-	cells.out = res;
-	cells.ctx = &sw;
-	cells.cost = svm_cost;
-	cells.compute = svm_cell;
-	cells.standalone = !c->picked;
-	cells.inner_parallel = 1; /* a draw's classes run in parallel */
-	cells.progress = c->progress;
-	cells.progress_ctx = c->progress_ctx;
+	cells = (struct rfx_cells){
+		.name = "svm-classify",
+		.n = ncell,
+		.size = sizeof(*res),
+		.out = res,
+		.ctx = &sw,
+		.cost = svm_cost,
+		.compute = svm_cell,
+		.standalone = !c->picked,
+		.inner_parallel = 1, /* a draw's classes run in parallel */
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
 	ret = rfx_cells_run(&cells, err);
 	for (q = 0; q < c->nratio && !ret; q++) {
 		int D = c->ratio[q] * Dd->d;

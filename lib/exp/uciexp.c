@@ -487,18 +487,19 @@ int rfx_uciexp_run(const struct rfx_uciexp_config *c,
 
 		if (!res)
 			ret = rfx_error(err, RFX_ENOMEM, "out of memory");
-		memset(&cells, 0, sizeof(cells));
-		cells.name = "uci-classify";
-		cells.n = (size_t)ntask;
-		cells.size = sizeof(*res);
-		cells.out = res;
-		cells.ctx = &sw;
-		cells.ws_alloc = uci_ws_alloc;
-		cells.ws_free = uci_ws_free;
-		cells.compute = uci_cell;
-		cells.standalone = 1; /* each dataset's sweep stands alone */
-		cells.progress = c->progress;
-		cells.progress_ctx = c->progress_ctx;
+		cells = (struct rfx_cells){
+			.name = "uci-classify",
+			.n = (size_t)ntask,
+			.size = sizeof(*res),
+			.out = res,
+			.ctx = &sw,
+			.ws_alloc = uci_ws_alloc,
+			.ws_free = uci_ws_free,
+			.compute = uci_cell,
+			.standalone = 1, /* each dataset's sweep stands alone */
+			.progress = c->progress,
+			.progress_ctx = c->progress_ctx,
+		};
 		if (!ret)
 			ret = rfx_cells_run(&cells, err);
 		for (t = 0; !ret && t < ntask; t++) {

@@ -558,17 +558,18 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 	blas_saved = rfx_blas_single_begin();
 	sw.c = c;
 	sw.blk = blk;
-	memset(&cells, 0, sizeof(cells));
-	cells.name = "variance";
-	cells.n = (size_t)ntask;
-	cells.size = (size_t)nm * sizeof(*outs);
-	cells.out = outs;
-	cells.ctx = &sw;
-	cells.ws_alloc = sweep_ws_alloc;
-	cells.ws_free = sweep_ws_free;
-	cells.compute = sweep_cell;
-	cells.progress = c->progress;
-	cells.progress_ctx = c->progress_ctx;
+	cells = (struct rfx_cells){
+		.name = "variance",
+		.n = (size_t)ntask,
+		.size = (size_t)nm * sizeof(*outs),
+		.out = outs,
+		.ctx = &sw,
+		.ws_alloc = sweep_ws_alloc,
+		.ws_free = sweep_ws_free,
+		.compute = sweep_cell,
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
 	ret = rfx_cells_run(&cells, err);
 	if (!ret) {
 		int ri, gi, m, s;

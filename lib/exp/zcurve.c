@@ -277,16 +277,17 @@ int rfx_zc_run(const struct rfx_zc_config *c, struct rfx_zc_row *rows,
 	buf = calloc((size_t)total * nz, sizeof(*buf));
 	if (!buf)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
-	memset(&cells, 0, sizeof(cells));
-	cells.name = "mse-table-vs-z";
-	cells.n = (size_t)total;
-	cells.size = nz * sizeof(*buf);
-	cells.out = buf;
-	cells.ctx = (void *)c;
-	cells.compute = zc_cell;
-	cells.inner_parallel = 1; /* each cell's chunks run in parallel */
-	cells.progress = c->progress;
-	cells.progress_ctx = c->progress_ctx;
+	cells = (struct rfx_cells){
+		.name = "mse-table-vs-z",
+		.n = (size_t)total,
+		.size = nz * sizeof(*buf),
+		.out = buf,
+		.ctx = (void *)c,
+		.compute = zc_cell,
+		.inner_parallel = 1, /* each cell's chunks run in parallel */
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
 	saved = rfx_blas_single_begin();
 	ret = rfx_cells_run(&cells, err);
 	n = 0;
