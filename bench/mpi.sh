@@ -55,7 +55,7 @@ echo "# (the load average above: other jobs on the machine lower the efficiency)
 # 10^4 cells: 4 regimes x 50 gammas x 50 samples, small sets, so the
 # gather is as large a part of the run as it gets.
 G=$(awk 'BEGIN { for (k = 1; k <= 50; k++) printf "%s%.2f", (k > 1 ? "," : ""), k / 50 }')
-ARGS="variance --method trig,pos,oprf --regime all --gamma $G --samples 50 --L 32 --d 8 --mc 0"
+ARGS="variance --method trig,pos,oprf --regime all --gamma $G --samples 50 --L 32 --d 16 --mc 0"
 # shellcheck disable=SC2086
 t=$(RFX_DIST_STATS=1 wall mpirun --bind-to none -n 2 "$RFX" $ARGS) || exit 1
 echo "# 10^4 cells: $ARGS"
