@@ -156,7 +156,7 @@ BENCH_BINS += bench/bin/runstat
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
-.PHONY: all check check-mpi test deps figures figures-build bench bench-run clean FORCE \
+.PHONY: all check check-mpi figures-large test deps figures figures-build bench bench-run clean FORCE \
 	regress regress-update valgrind valgrind-run fuzz install
 
 all: rfx
@@ -319,6 +319,21 @@ regress-update: rfx
 	@RFX=./rfx experiments/regress.sh update
 
 include experiments/figures.mk
+
+# make figures-large (optional, not in make figures): thesis Fig 6.4 at
+# d = 1024 and L = 65536 per set, every method analytic, into
+# results/fig64_d1024.h5 and plots/fig6_4_d1024_*. About 380 core-hours
+# (docs/PARALLEL.md, "A large study"): a cluster job. LARGE_RUN puts a
+# launcher in front (make MPI=1 figures-large LARGE_RUN='mpirun -n 150');
+# LARGE_L=4096 rehearses it in about 1.5 core-hours.
+LARGE_L = 65536
+LARGE_RUN =
+figures-large: rfx
+	@mkdir -p results plots
+	$(LARGE_RUN) ./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ \
+		--regime normal,sphere,heterogen --d 1024 --L $(LARGE_L) --mc 0 \
+		-o results/fig64_d1024.h5 > results/fig64_d1024.tsv
+	$(GNUPLOT) -e "rfx='./rfx'; in='results/fig64_d1024.h5'; out='plots/fig6_4_d1024'; regimes='normal sphere heterogen'; d=1024; mc_panel=0" plots/fig6_4.gp
 
 bench: deps
 	@$(MAKE) --no-print-directory bench-run
