@@ -448,10 +448,12 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 	}
 	rfx_cli_data_dir(o->data, cli, dir, sizeof(dir));
 	for (k = 0; k < nd; k++) {
-		/* a user's file: a stream key past the catalogue's */
+		/* a user's file: an id past the catalogue's (entries group by id) */
 		int id = rfx_dataset_index(dnames[k]) >= 0 ? rfx_dataset_index(dnames[k])
 							   : 100 + k;
 		struct rfx_dataset *raw;
+		char key[24] = "";  /* a user file's streams: its rows, not its name */
+		uint64_t h;
 
 		if (id >= 100) {
 			struct rfx_matrix m;
@@ -467,6 +469,10 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 				return RFX_EIO;
 			}
 			snprintf(name, sizeof(name), "%.15s", base ? base + 1 : dnames[k]);
+			h = rfx_rng_hash_bytes(0, &m.rows, sizeof(m.rows));
+			h = rfx_rng_hash_bytes(h, &m.cols, sizeof(m.cols));
+			h = rfx_rng_hash_bytes(h, m.x, m.rows * m.cols * sizeof(double));
+			snprintf(key, sizeof(key), "rows-%016llx", (unsigned long long)h);
 			raw = rfx_dataset_from(name, m.x, m.rows, m.cols, err);
 			rfx_matrix_release(&m);
 		} else {
@@ -499,7 +505,7 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 							       &(struct rfx_rng_key){
 								       .exp = "mse-table",
 								       .what = "sigma",
-								       .name = { ds->name } });
+								       .name = { key[0] ? key : ds->name } });
 
 				ret = r ? rfx_dataset_nn_sigma(ds, o->nn_k,
 							       (size_t)o->nn_sample, r,
@@ -527,6 +533,7 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 				dd->norm = rfx_norm_name(norms[j]);
 				dd->sigma = base * scale[q];
 				dd->id = id;
+				snprintf(dd->key, sizeof(dd->key), "%s", key);
 			}
 		}
 		rfx_dataset_free(raw);

@@ -138,6 +138,20 @@ uint64_t rfx_rng_key_hash(const struct rfx_rng_key *k)
 	return h;
 }
 
+uint64_t rfx_rng_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t k;
+
+	if (!h)
+		h = 0xcbf29ce484222325ULL;
+	for (k = 0; k < n; k++) {
+		h ^= b[k];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
 uint64_t rfx_rng_bits(double x)
 {
 	uint64_t u;

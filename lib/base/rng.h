@@ -45,6 +45,13 @@ struct rfx_rng_key {
 /* 64-bit FNV-1a hash of the key's strings, each ended by a 0xff byte. */
 uint64_t rfx_rng_key_hash(const struct rfx_rng_key *k);
 
+/*
+ * FNV-1a of n bytes continuing from h (start from 0 for a fresh hash):
+ * a name for data that has none but its content (a user's file, keyed by
+ * its rows rather than by its file name or its place on the command line).
+ */
+uint64_t rfx_rng_hash_bytes(uint64_t h, const void *p, size_t n);
+
 /* The bits of a double as a cell index (gamma, r, ...). */
 uint64_t rfx_rng_bits(double x);
 

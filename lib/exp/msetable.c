@@ -285,12 +285,18 @@ static int iid_mse(const struct rfx_mse_method *m, const struct rfx_params *p,
 	return ret;
 }
 
+/* The name the data's streams are keyed by (msetable.h). */
+static const char *data_key(const struct rfx_mse_data *dd)
+{
+	return dd->key[0] ? dd->key : dd->ds->name;
+}
+
 /* The stream of a repetition's pairs, shared by every method (msetable.h). */
 static gsl_rng *pair_stream(const struct rfx_mse_config *c,
 			    const struct rfx_mse_data *dd, long rep)
 {
 	return rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
-		.exp = "mse-table", .what = "pairs", .name = { dd->ds->name },
+		.exp = "mse-table", .what = "pairs", .name = { data_key(dd) },
 		.i = (uint64_t)rep });
 }
 
@@ -301,7 +307,7 @@ static gsl_rng *draw_stream(const struct rfx_mse_config *c,
 {
 	return rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
 		.exp = "mse-table", .what = "draws",
-		.name = { dd->ds->name, m->e->name, rfx_proj_name(m->proj) },
+		.name = { data_key(dd), m->e->name, rfx_proj_name(m->proj) },
 		.i = (uint64_t)rep, .j = (uint64_t)B });
 }
 

@@ -97,6 +97,9 @@ struct rfx_mse_data {
 	const char *norm;             /* the normalisation's name, for the rows */
 	double sigma;                 /* inputs are used as x / sigma */
 	int id;                       /* entries of one ds and id are run together */
+	char key[24];                 /* streams' name for the data: "" for the
+				       * catalogue name, "rows-<hash>" for a
+				       * user's file (its rows, not its name) */
 };
 
 struct rfx_mse_config {
