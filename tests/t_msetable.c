@@ -106,7 +106,7 @@ static void config(struct rfx_mse_config *c, const struct rfx_mse_data *data,
 static void test_plan(void)
 {
 	struct rfx_dataset *ds = synthetic("wine", 40, 13, 1.0);
-	struct rfx_mse_data data = { ds, "none", 1.0, 0 };
+	struct rfx_mse_data data = { ds, "none", 1.0, 0, "" };
 	struct rfx_mse_method m[2];
 	struct rfx_mse_config c;
 	struct rfx_mse_row rows[4];
@@ -172,7 +172,7 @@ static void run(const struct rfx_mse_config *c, struct rfx_mse_row *rows)
 static void test_closed_form(void)
 {
 	struct rfx_dataset *ds = synthetic("syn", 200, 6, 0.4);
-	struct rfx_mse_data data = { ds, "none", 1.0, 90 };
+	struct rfx_mse_data data = { ds, "none", 1.0, 90, "" };
 	struct rfx_mse_method m[2];
 	struct rfx_mse_config c;
 	struct rfx_mse_row rows[4];
@@ -221,7 +221,7 @@ static void test_softmax_pair(void)
 {
 	static const double X[6] = { 0.3, -0.2, 0.5, 0.1, 0.4, -0.25 };
 	struct rfx_dataset *ds = rfx_dataset_from("two", X, 2, 3, NULL);
-	struct rfx_mse_data data = { ds, "none", 1.0, 92 };
+	struct rfx_mse_data data = { ds, "none", 1.0, 92, "" };
 	struct rfx_mse_method m;
 	struct rfx_mse_config c;
 	struct rfx_mse_row row;
@@ -246,7 +246,7 @@ static void test_softmax_pair(void)
 static void test_reproducible(void)
 {
 	struct rfx_dataset *ds = synthetic("syn", 100, 8, 0.5);
-	struct rfx_mse_data data = { ds, "none", 1.3, 91 };
+	struct rfx_mse_data data = { ds, "none", 1.3, 91, "" };
 	struct rfx_mse_method m[2];
 	struct rfx_mse_config c;
 	struct rfx_mse_row a[4], b[4], one[2];
@@ -300,8 +300,8 @@ static void run_trig(const struct rfx_estimator_type *e,
 static void test_family(void)
 {
 	struct rfx_dataset *ds = synthetic("syn", 120, 8, 0.6);
-	struct rfx_mse_data two[2] = { { ds, "none", 1.0, 93 },
-				       { ds, "none", 2.5, 93 } };
+	struct rfx_mse_data two[2] = { { ds, "none", 1.0, 93, "" },
+				       { ds, "none", 2.5, 93, "" } };
 	struct rfx_estimator_type plain = rfx_est_trig;
 	struct rfx_mse_row fam[4], gen[4], one[2];
 	int features[2] = { 5, 24 }, k;
