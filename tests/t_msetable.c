@@ -337,7 +337,8 @@ static void test_family(void)
 /*
  * rfx_mse_inputs_load: one copy per dataset and normalisation, one entry
  * per bandwidth factor sharing it, padding to a power of 2, the nn
- * bandwidth from the stream (seed, 3000 + id), and a missing directory.
+ * bandwidth from the stream keyed (mse-table, sigma, dataset name), and a
+ * missing directory.
  */
 #define RFX_EFAIL_TEST (-1) /* a setup step of the test failed */
 
@@ -402,15 +403,15 @@ static void test_inputs(void)
 	ok(rfx_mse_inputs_load(&c, &in, &err) == RFX_OK && in.ndata == 1,
 	   "nearest-neighbour bandwidth (%s)", err.msg);
 	{
-		gsl_rng *r = rfx_rng_alloc_stream(2385, 3000 + (uint64_t)rfx_dataset_index("wine"),
-						  0, 0);
+		gsl_rng *r = rfx_rng_alloc_key(2385, &(struct rfx_rng_key){
+			.exp = "mse-table", .what = "sigma", .name = { "wine" } });
 
 		int ret = in.ndata == 1 && r
 				  ? rfx_dataset_nn_sigma(in.data[0].ds, 5, 20, r, &nn, &err)
 				  : RFX_EFAIL_TEST;
 
 		ok(!ret && 0.5 * nn == in.data[0].sigma && nn > 0.0,
-		   "it is the 5-nn estimate on the stream (seed, 3000 + id) times the factor 0.5: %g (%s)",
+		   "it is the 5-nn estimate on the stream (mse-table, sigma, wine) times the factor 0.5: %g (%s)",
 		   ret ? 0.0 : nn, ret ? err.msg : "ok");
 		if (r)
 			gsl_rng_free(r);
