@@ -45,6 +45,19 @@ LDFLAGS += -fsanitize=address,undefined
 TEST_ENV = ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
 endif
 
+# make MPI=1: the rfx binary for mpirun, with Debian's Open MPI (cli/dist.c
+# is the only MPI code: lib/ and every other object stay MPI-free, so
+# switching rebuilds one object and the link).
+MPI = 0
+MPICC = mpicc
+ifeq ($(MPI),1)
+DIST_CC = $(MPICC)
+DIST_CPPFLAGS = -DRFX_MPI
+else
+DIST_CC = $(CC)
+DIST_CPPFLAGS =
+endif
+
 PKG_CONFIG = pkg-config
 HDF5_CFLAGS = $(shell $(PKG_CONFIG) --cflags hdf5 2>/dev/null)
 HDF5_LIBS = $(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)
@@ -83,6 +96,7 @@ endif
 # (tests/t_layers.sh).
 LAYERS = base num io proj data est eval exp api
 LIB_OBJS += lib/base/cancel.o
+LIB_OBJS += lib/base/cells.o
 LIB_OBJS += lib/base/err.o
 LIB_OBJS += lib/base/rng.o
 LIB_OBJS += lib/base/sha256.o
@@ -98,6 +112,7 @@ LIB_OBJS += lib/num/setstats.o
 LIB_OBJS += lib/num/vmath.o
 LIB_OBJS += lib/num/vmath_avx512.o
 LIB_OBJS += lib/io/regress.o
+LIB_OBJS += lib/io/shard.o
 LIB_OBJS += lib/io/table.o
 LIB_OBJS += lib/proj/proj.o
 LIB_OBJS += lib/proj/wht.o
@@ -138,7 +153,9 @@ LIB_OBJS += lib/exp/zcurve.o
 LIB_OBJS += lib/api/rfx.o
 
 CLI_OBJS += cli/clustered.o
+CLI_OBJS += cli/dist.o
 CLI_OBJS += cli/dump.o
+CLI_OBJS += cli/merge.o
 CLI_OBJS += cli/estimators.o
 CLI_OBJS += cli/features.o
 CLI_OBJS += cli/mse_table.o
@@ -173,7 +190,7 @@ SHLIB = librfx.so.$(VERSION)
 SONAME = librfx.so.$(SOVERSION)
 PIC_OBJS = $(patsubst %.o,build/pic/%.o,$(LIB_OBJS))
 
-.PHONY: all check test deps figures figures-build bench bench-run clean FORCE \
+.PHONY: all check check-mpi figures-large test deps figures figures-build bench bench-run clean FORCE \
 	regress regress-update valgrind valgrind-run fuzz install uninstall lib
 
 all: rfx
@@ -218,6 +235,26 @@ cli/%.o: cli/%.c
 
 cli/rfx.o: build/version.h
 
+# Whether the MPI runner is in: only cli/dist.o and the link depend on it.
+build/mpiflags: FORCE
+	@mkdir -p build
+	@$(TMP_TRAP) echo '$(MPI) $(DIST_CC) $(DIST_CPPFLAGS)' > $@.tmp; \
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+cli/dist.o: cli/dist.c build/mpiflags
+	$(QUIET_CC)$(DIST_CC) $(CPPFLAGS) $(DIST_CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The MPI build beside the ordinary one, whatever MPI says: make check-mpi
+# and make bench use it without relinking ./rfx. It reads the datasets
+# through RFX_DATA (there is no data/ next to it).
+build/dist-mpi.o: cli/dist.c Makefile build/flags
+	@mkdir -p build
+	$(QUIET_CC)$(MPICC) $(CPPFLAGS) -DRFX_MPI $(CFLAGS) -c -o $@ $<
+
+build/rfx-mpi: $(filter-out cli/dist.o,$(CLI_OBJS)) build/dist-mpi.o librfx.a
+	$(QUIET_LINK)$(MPICC) $(LDFLAGS) -o $@ $(filter-out cli/dist.o,$(CLI_OBJS)) \
+		build/dist-mpi.o librfx.a $(LDLIBS)
+
 librfx.a: $(LIB_OBJS)
 	$(QUIET_AR)rm -f $@ && ar rcs $@ $^
 
@@ -231,8 +268,8 @@ $(SONAME) librfx.so: $(SHLIB)
 
 lib: librfx.a $(SHLIB) $(SONAME) librfx.so
 
-rfx: $(CLI_OBJS) librfx.a
-	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) librfx.a $(LDLIBS)
+rfx: $(CLI_OBJS) librfx.a build/mpiflags
+	$(QUIET_LINK)$(DIST_CC) $(LDFLAGS) -o $@ $(CLI_OBJS) librfx.a $(LDLIBS)
 
 # The commit and version of the build, regenerated only when they change.
 build/version.h: FORCE
@@ -265,6 +302,15 @@ check: deps
 
 test: rfx lib $(TEST_BINS)
 	@$(TEST_ENV) RFX=$(CURDIR)/rfx RFX_TOP=$(CURDIR) $(PROVE) -e '' $(TEST_BINS)
+
+# The MPI build and its tests (tests/t_mpi.sh: serial = mpirun -n 1, 2, 3,
+# byte for byte, for every experiment command; errors and signals). In
+# plain make check the same test skips itself. As root, Open MPI wants
+# OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (.ci/run).
+check-mpi: deps
+	@$(MAKE) --no-print-directory build/rfx-mpi tests/bin/t_mpi
+	@RFX=$(CURDIR)/build/rfx-mpi RFX_DATA=$(CURDIR)/data RFX_TOP=$(CURDIR) \
+		$(PROVE) -e '' tests/bin/t_mpi
 
 # t_est_hyb evaluates its references in binary128 (libquadmath, GCC's).
 tests/bin/t_est_hyb: LDLIBS += -lquadmath
@@ -330,11 +376,26 @@ regress-update: rfx
 
 include experiments/figures.mk
 
+# make figures-large (optional, not in make figures): thesis Fig 6.4 at
+# d = 1024 and L = 65536 per set, every method analytic, into
+# results/fig64_d1024.h5 and plots/fig6_4_d1024_*. About 380 core-hours
+# (docs/PARALLEL.md, "A large study"): a cluster job. LARGE_RUN puts a
+# launcher in front (make MPI=1 figures-large LARGE_RUN='mpirun -n 150');
+# LARGE_L=4096 rehearses it in about 1.5 core-hours.
+LARGE_L = 65536
+LARGE_RUN =
+figures-large: rfx
+	@mkdir -p results plots
+	$(LARGE_RUN) ./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ \
+		--regime normal,sphere,heterogen --d 1024 --L $(LARGE_L) --mc 0 \
+		-o results/fig64_d1024.h5 > results/fig64_d1024.tsv
+	$(GNUPLOT) -e "rfx='./rfx'; in='results/fig64_d1024.h5'; out='plots/fig6_4_d1024_nonpositive'; out2='plots/fig6_4_d1024_positive'; out3='plots/fig6_4_d1024_mc'; regimes='normal sphere heterogen'; d=1024; mc_panel=0" plots/fig6_4.gp
+
 bench:
 	@tools/deps.sh --bench
 	@$(MAKE) --no-print-directory bench-run
 
-bench-run: rfx lib $(BENCH_BINS)
+bench-run: rfx lib $(BENCH_BINS) build/rfx-mpi
 	@bench/run.sh
 
 PY_FILES = $(wildcard python/rfx/*.py)
@@ -368,5 +429,5 @@ clean:
 	rm -f rfx librfx.a librfx.so librfx.so.* lib/*/*.o lib/*/*.d cli/*.o cli/*.d
 	rm -rf tests/bin bench/bin build
 
--include $(ALL_OBJS:.o=.d) $(PIC_OBJS:.o=.d)
+-include $(ALL_OBJS:.o=.d) $(PIC_OBJS:.o=.d) build/dist-mpi.d
 -include $(wildcard build/fuzz/*.d build/fuzz/*/*.d)

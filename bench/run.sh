@@ -111,18 +111,25 @@ timed() {
 	echo
 }
 
+# script TITLE CMD...: a benchmark script's report under TITLE (unless --quick).
+script() {
+	echo "## $1"
+	shift
+	if [ "$quick" -eq 1 ]; then
+		echo "skipped (--quick)"
+	else
+		"$@" || status=1
+	fi
+	echo
+}
+
 timed "Fig 6.4: ./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0 (defaults, analytic)" \
 	"$FIG64_TARGET" \
 	"4 regimes x 10 gammas x 5 samples x L = 1024 (1024^2 pairs each) x 9 methods, $cores threads" \
 	./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0
 
-echo "## Your own sets: rfx variance --x-file X --y-file Y against Fig 6.4 (bench/userdata.sh)"
-if [ "$quick" -eq 1 ]; then
-	echo "skipped (--quick)"
-else
-	bench/userdata.sh || status=1
-fi
-echo
+script "Your own sets: rfx variance --x-file X --y-file Y against Fig 6.4 (bench/userdata.sh)" \
+	bench/userdata.sh
 
 timed "HRF Figs 2 and 5: ./rfx pointwise (defaults)" "$HRF25_TARGET" \
 	"3 lengths x 33 angles x 6 methods x s = 10000 estimates at d = 64, m = 128 or FLOP-matched; $cores threads" \
@@ -135,5 +142,7 @@ timed "HRF Fig 6: ./rfx clustered (defaults)" "$FIG6_TARGET" \
 timed "Tables 6.2-6.3: ./rfx uci-classify --method all --projection both --seeds 50" "$UCI_TARGET" \
 	"8 datasets x 15 method variants x 10 gammas x 50 seeds, $cores threads" \
 	./rfx uci-classify --method all --projection both --seeds 50
+
+script "MPI: mpirun -n 2 against the serial run (bench/mpi.sh)" bench/mpi.sh
 
 exit $status

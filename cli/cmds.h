@@ -14,7 +14,10 @@
 #define RFX_EXIT_USAGE 2
 
 struct rfx_cli {
-	const char *command_line; /* the full command line, shell-quoted */
+	const char *command_line; /* the full command line, shell-quoted (the
+				   * serial one: without --shard) */
+	int argc;                 /* that command line's arguments */
+	char **argv;
 	const char *version;      /* rfx version */
 	const char *commit;       /* git commit of the build */
 	const char *exe_dir;      /* directory of the rfx binary */
@@ -32,5 +35,13 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_optis(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_features(int argc, char **argv, const struct rfx_cli *cli);
+int cmd_merge(int argc, char **argv, const struct rfx_cli *cli);
+
+/*
+ * Runs the command argv[0] of the table in cli/rfx.c with its arguments
+ * (rfx merge replays a command through it). Returns its exit status;
+ * RFX_EXIT_USAGE after reporting an unknown command.
+ */
+int rfx_cli_dispatch(int argc, char **argv, const struct rfx_cli *cli);
 
 #endif

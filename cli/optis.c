@@ -161,7 +161,7 @@ out:
 int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 {
 	struct optis_row rows[NREGIMES * NMETHODS];
-	const char *x_file = NULL, *y_file = NULL;
+	const char *x_file = NULL, *y_file = NULL, *output = NULL;
 	int attention = 0;
 	/* --kernel's choices, in the order of enum rfx_optis_kernel */
 	static const char *const kernels[] = { "gauss", "softmax", NULL };
@@ -191,10 +191,11 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 		{ "attention-scale", 0, RFX_OPT_FLAG, &attention, NULL,
 		  "files: scale by d^-1/4 so that x.y is q.k/sqrt(d) (default off)", 0 },
 		RFX_OPTION_SEED(&seed),
+		RFX_OPTION_OUTPUT(&output, "the table"),
 		RFX_OPTION_END
 	};
+	struct rfx_out out = { NULL };
 
-	(void)cli;
 	ret = rfx_cli_parse("optis", usage_line, summary, opts, argc, argv, NULL,
 			    0, &npos, &help);
 	if (ret || help)
@@ -213,13 +214,15 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 		return run_files(kern, gamma, same, attention, x_file, y_file);
 	rfx_seed_note(seed);
 	X = malloc(2 * (size_t)L * d * sizeof(*X));
-	r = rfx_rng_alloc_stream(seed, 0, 0, 0);
+	r = gsl_rng_alloc(rfx_rng_type());
 	if (!X || !r) {
 		ret = rfx_error(&err, RFX_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (g = 0; g < NREGIMES; g++) {
-		rfx_rng_set_stream(r, seed, (uint64_t)g, 0, 0);
+		rfx_rng_set_key(r, seed, &(struct rfx_rng_key){
+			.exp = "optis", .what = "sets",
+			.name = { rfx_regime_name((enum rfx_regime)g) } });
 		ret = rfx_regime_sample(r, (enum rfx_regime)g, gamma, d, (size_t)L,
 					NULL, X, X + (size_t)L * d, &err);
 		if (!ret)
@@ -232,7 +235,16 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 		if (ret)
 			goto out;
 	}
-	rfx_tsv_print(&optis_schema, rows, NREGIMES * NMETHODS, stdout);
+	ret = rfx_out_open(&out, output, &err);
+	if (!ret)
+		ret = rfx_out_provenance(&out, cli, seed, &err);
+	if (!ret)
+		ret = rfx_out_table(&out, &optis_schema, rows, NREGIMES * NMETHODS,
+				    stdout, &err);
+	if (!ret)
+		ret = rfx_out_commit(&out, &err);
+	if (ret)
+		rfx_out_abort(&out);
 out:
 	gsl_rng_free(r);
 	free(X);

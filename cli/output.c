@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/cancel.h"
+#include "dist.h"
 #include "base/rng.h"
 
 const char *volatile rfx_cli_tmpfile;
@@ -85,6 +86,8 @@ int rfx_cli_check_modes(const struct rfx_opt *opts,
 int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err)
 {
 	o->h5 = NULL;
+	/* one writer per run (MPI rank 0; a shard writes its own file) */
+	path = rfx_dist_writer() ? rfx_dist_output(path) : NULL;
 	if (!path)
 		return RFX_OK;
 	o->h5 = rfx_h5out_open(path, err);
@@ -314,6 +317,12 @@ void rfx_seed_note(uint64_t seed)
 {
 	seed_noted = 1;
 	noted_seed = seed;
+}
+
+int rfx_seed_noted(uint64_t *seed)
+{
+	*seed = noted_seed;
+	return seed_noted;
 }
 
 void rfx_seed_flush(void)

@@ -127,6 +127,9 @@ void rfx_tsv_print(const struct rfx_schema *s, const void *rows, size_t n,
 void rfx_seed_note(uint64_t seed);
 void rfx_seed_flush(void);
 
+/* Whether a seed was noted, and which (for shard files). */
+int rfx_seed_noted(uint64_t *seed);
+
 /*
  * The data directory a command reads: --data when given (opt not NULL),
  * else $RFX_DATA, else the build's default (cli->data_dir), into buf.

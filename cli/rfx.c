@@ -4,6 +4,7 @@
  * that turn Ctrl-C into a clean cancellation, and dispatches to the
  * subcommand from the table below; the exit status is the command's (0 ok,
  * 1 run-time failure, 2 usage error, 128 + signal when interrupted).
+ * Around the command, cli/dist.c sets up mpirun and --shard runs.
  */
 #include <hdf5.h>
 #include <limits.h>
@@ -18,6 +19,7 @@
 #include "base/cancel.h"
 #include "base/suggest.h"
 #include "cmds.h"
+#include "dist.h"
 #include "estimators.h"
 #include "exp/clustered.h"
 #include "output.h"
@@ -64,6 +66,8 @@ static const struct rfx_cmd commands[] = {
 	  every_estimator },
 	{ "svm-classify", cmd_svm_classify,
 	  "linear SVM on RFF, ORF and SORF features (ORF Table 2)" },
+	{ "merge", cmd_merge,
+	  "merge the shard files of a run made with --shard i/N into its output" },
 	{ "help", cmd_help,
 	  "show help for rfx or for a command; 'rfx help estimators' lists the estimators" },
 	{ "version", cmd_version, "print the version and build commit" },
@@ -259,6 +263,16 @@ static int cmd_version(int argc, char **argv, const struct rfx_cli *cli)
 	return RFX_EXIT_OK;
 }
 
+int rfx_cli_dispatch(int argc, char **argv, const struct rfx_cli *cli)
+{
+	const struct rfx_cmd *c = argc > 0 ? find_cmd(argv[0]) : NULL;
+
+	if (!c)
+		return rfx_cli_fail(RFX_EXIT_USAGE, "unknown command '%s'",
+				    argc > 0 ? argv[0] : "");
+	return c->fn(argc, argv, cli);
+}
+
 int main(int argc, char **argv)
 {
 	const struct rfx_cmd *c;
@@ -282,6 +296,10 @@ int main(int argc, char **argv)
 	c = find_cmd(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);
+	/* --shard leaves argv first: files record the serial command line */
+	ret = rfx_dist_args(argv[1], &argc, argv);
+	if (ret)
+		return ret;
 	line = join_command_line(argc, argv);
 	dir = exe_dir();
 	data = dir ? data_dir(dir) : NULL;
@@ -296,9 +314,14 @@ int main(int argc, char **argv)
 	cli.commit = RFX_GIT_COMMIT;
 	cli.exe_dir = dir;
 	cli.data_dir = data;
-	ret = c->fn(argc - 1, argv + 1, &cli);
+	cli.argc = argc;
+	cli.argv = argv;
+	ret = rfx_dist_start(&cli);
+	if (!ret)
+		ret = c->fn(argc - 1, argv + 1, &cli);
 	if (caught_signal && ret != RFX_EXIT_USAGE)
 		ret = 128 + caught_signal;
+	ret = rfx_dist_finish(ret);
 	if (fflush(stdout) || ferror(stdout)) {
 		if (!ret)
 			ret = rfx_cli_fail(RFX_EXIT_FAIL, "cannot write to standard output");

@@ -292,6 +292,7 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 				fail(RFX_EXIT_FAIL, &err);
 				goto out;
 			}
+			c[k].picked = 1;
 			for (q = 0; q < nc; q++) {
 				struct rfx_svmexp_cost_row *r = &crows[ncrows++];
 

@@ -5,7 +5,9 @@
 load "plots/common.gp"
 set style fill transparent solid 0.18 noborder
 
-regimes = "normal sphere heterogen mnist"
+# make figures-large passes its own regimes and d (no mnist at d = 1024)
+if (!exists("regimes")) regimes = "normal sphere heterogen mnist"
+if (!exists("d")) d = 64
 groups = "nonpositive positive"
 methods_nonpositive = "trig hyb gerf pois geom"
 methods_positive = "pos oprf pois+ geom+"
@@ -15,7 +17,7 @@ do for [g in groups] {
 	do for [t in "png pdf"] {
 		eval(t eq "png" ? png_term : pdf_term)
 		set output (g eq "positive" ? out2 : out).".".t
-		set multiplot layout 2,2 title "log-variance of ".g." estimators (thesis Fig 6.4), d = 64, mean +- std over L x L pairs"
+		set multiplot layout 2,2 title "log-variance of ".g." estimators (thesis Fig 6.4), d = ".d.", mean +- std over L x L pairs"
 		do for [r in regimes] {
 			set title sprintf("%s", r)
 			set xlabel "gamma"
@@ -37,7 +39,8 @@ do for [g in groups] {
 # by rare events the sample variance of a feasible number of draws falls
 # far below it: the estimator looks better than it is.
 mc_methods = "trig pos oprf gerf geom+"
-do for [t in "png pdf"] {
+if (!exists("mc_panel")) mc_panel = 1  # make figures-large runs without Monte Carlo
+if (mc_panel) do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
 	set output out3.".".t
 	set multiplot layout 2,2 title "closed form (lines) vs Monte Carlo (points) on the same pairs: they agree where the variance is moderate;\npoints far below a line are Monte Carlo missing the rare huge draws that dominate a heavy-tailed variance (the closed form is right)"

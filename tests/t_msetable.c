@@ -108,7 +108,7 @@ static void config(struct rfx_mse_config *c, const struct rfx_mse_data *data,
 static void test_plan(void)
 {
 	struct rfx_dataset *ds = synthetic("wine", 40, 13, 1.0);
-	struct rfx_mse_data data = { ds, "none", 1.0, 0 };
+	struct rfx_mse_data data = { ds, "none", 1.0, 0, "" };
 	struct rfx_mse_method m[2];
 	struct rfx_mse_config c;
 	struct rfx_mse_row rows[4];
@@ -174,7 +174,7 @@ static void run(const struct rfx_mse_config *c, struct rfx_mse_row *rows)
 static void test_closed_form(void)
 {
 	struct rfx_dataset *ds = synthetic("syn", 200, 6, 0.4);
-	struct rfx_mse_data data = { ds, "none", 1.0, 90 };
+	struct rfx_mse_data data = { ds, "none", 1.0, 90, "" };
 	struct rfx_mse_method m[2];
 	struct rfx_mse_config c;
 	struct rfx_mse_row rows[4];
@@ -223,7 +223,7 @@ static void test_softmax_pair(void)
 {
 	static const double X[6] = { 0.3, -0.2, 0.5, 0.1, 0.4, -0.25 };
 	struct rfx_dataset *ds = rfx_dataset_from("two", X, 2, 3, NULL);
-	struct rfx_mse_data data = { ds, "none", 1.0, 92 };
+	struct rfx_mse_data data = { ds, "none", 1.0, 92, "" };
 	struct rfx_mse_method m;
 	struct rfx_mse_config c;
 	struct rfx_mse_row row;
@@ -248,7 +248,7 @@ static void test_softmax_pair(void)
 static void test_reproducible(void)
 {
 	struct rfx_dataset *ds = synthetic("syn", 100, 8, 0.5);
-	struct rfx_mse_data data = { ds, "none", 1.3, 91 };
+	struct rfx_mse_data data = { ds, "none", 1.3, 91, "" };
 	struct rfx_mse_method m[2];
 	struct rfx_mse_config c;
 	struct rfx_mse_row a[4], b[4], one[2];
@@ -302,8 +302,8 @@ static void run_trig(const struct rfx_estimator_type *e,
 static void test_family(void)
 {
 	struct rfx_dataset *ds = synthetic("syn", 120, 8, 0.6);
-	struct rfx_mse_data two[2] = { { ds, "none", 1.0, 93 },
-				       { ds, "none", 2.5, 93 } };
+	struct rfx_mse_data two[2] = { { ds, "none", 1.0, 93, "" },
+				       { ds, "none", 2.5, 93, "" } };
 	struct rfx_estimator_type plain = rfx_est_trig;
 	struct rfx_mse_row fam[4], gen[4], one[2];
 	int features[2] = { 5, 24 }, k;
@@ -337,7 +337,8 @@ static void test_family(void)
 /*
  * rfx_mse_inputs_load: one copy per dataset and normalisation, one entry
  * per bandwidth factor sharing it, padding to a power of 2, the nn
- * bandwidth from the stream (seed, 3000 + id), and a missing directory.
+ * bandwidth from the stream keyed (mse-table, sigma, dataset name), and a
+ * missing directory.
  */
 #define RFX_EFAIL_TEST (-1) /* a setup step of the test failed */
 
@@ -402,15 +403,15 @@ static void test_inputs(void)
 	ok(rfx_mse_inputs_load(&c, &in, &err) == RFX_OK && in.ndata == 1,
 	   "nearest-neighbour bandwidth (%s)", err.msg);
 	{
-		gsl_rng *r = rfx_rng_alloc_stream(2385, 3000 + (uint64_t)rfx_dataset_index("wine"),
-						  0, 0);
+		gsl_rng *r = rfx_rng_alloc_key(2385, &(struct rfx_rng_key){
+			.exp = "mse-table", .what = "sigma", .name = { "wine" } });
 
 		int ret = in.ndata == 1 && r
 				  ? rfx_dataset_nn_sigma(in.data[0].ds, 5, 20, r, &nn, &err)
 				  : RFX_EFAIL_TEST;
 
 		ok(!ret && 0.5 * nn == in.data[0].sigma && nn > 0.0,
-		   "it is the 5-nn estimate on the stream (seed, 3000 + id) times the factor 0.5: %g (%s)",
+		   "it is the 5-nn estimate on the stream (mse-table, sigma, wine) times the factor 0.5: %g (%s)",
 		   ret ? 0.0 : nn, ret ? err.msg : "ok");
 		if (r)
 			gsl_rng_free(r);

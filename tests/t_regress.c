@@ -192,6 +192,7 @@ static struct rfx_tsv *table(const struct rfx_estimator_type *trig,
 	data.norm = "unit";
 	data.sigma = 1.0;
 	data.id = rfx_dataset_index("wine");
+	data.key[0] = '\0';  /* keyed by the catalogue name */
 	rfx_mse_method_parse("ORF-reg=trig:ort", &m[0], NULL);
 	rfx_mse_method_parse("HRF-iid=ang:iid", &m[1], NULL);
 	m[0].e = trig;

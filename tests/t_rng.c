@@ -156,6 +156,46 @@ static void test_uniformity(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * Named keys: the hash is 64-bit FNV-1a over each string and a 0xff
+ * terminator (the expected values computed independently with Python's
+ * integers), names cannot slide across their boundaries or swap places,
+ * and a key's stream is the numeric stream (seed, hash, i, j).
+ */
+static void test_named_keys(void)
+{
+	const struct rfx_rng_key sets = { "variance", "sets", { "normal" }, 0, 0 };
+	const struct rfx_rng_key none = { NULL, NULL, { NULL }, 0, 0 };
+	const struct rfx_rng_key ab_c = { "x", "y", { "ab", "c" }, 1, 2 };
+	const struct rfx_rng_key a_bc = { "x", "y", { "a", "bc" }, 1, 2 };
+	const struct rfx_rng_key c_ab = { "x", "y", { "c", "ab" }, 1, 2 };
+	const struct rfx_rng_key ab_c_j = { "x", "y", { "ab", "c" }, 1, 3 };
+	gsl_rng *a = rfx_rng_alloc_key(RFX_DEFAULT_SEED, &ab_c);
+	gsl_rng *b = rfx_rng_alloc_stream(RFX_DEFAULT_SEED,
+					  rfx_rng_key_hash(&ab_c), 1, 2);
+	int k, same = 1;
+
+	ok(rfx_rng_key_hash(&sets) == 0xaca2abe4e86580ffULL,
+	   "hash of (variance, sets, normal) is FNV-1a with 0xff terminators");
+	ok(rfx_rng_key_hash(&none) == 0xac3fdc08a1c002aaULL,
+	   "an all-NULL key hashes five terminators");
+	ok(rfx_rng_key_hash(&ab_c) != rfx_rng_key_hash(&a_bc) &&
+		   rfx_rng_key_hash(&ab_c) != rfx_rng_key_hash(&c_ab),
+	   "names neither slide across boundaries nor commute");
+	for (k = 0; k < 100 && a && b; k++)
+		if (gsl_rng_get(a) != gsl_rng_get(b))
+			same = 0;
+	ok(a && b && same, "a key's stream is (seed, hash, i, j)");
+	rfx_rng_set_key(b, RFX_DEFAULT_SEED, &ab_c_j);
+	rfx_rng_set_key(a, RFX_DEFAULT_SEED, &ab_c);
+	ok(gsl_rng_get(a) != gsl_rng_get(b), "the cell index j enters the stream");
+	ok(rfx_rng_bits(-0.0) == rfx_rng_bits(0.0) &&
+		   rfx_rng_bits(0.5) == 0x3fe0000000000000ULL,
+	   "a double's bits index a cell, -0 and +0 alike");
+	gsl_rng_free(a);
+	gsl_rng_free(b);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -163,5 +203,6 @@ int main(void)
 	test_deterministic();
 	test_distinct();
 	test_uniformity();
+	test_named_keys();
 	return done_testing();
 }

@@ -252,7 +252,7 @@ static void test_ovr(void)
 #ifdef _OPENMP
 	omp_set_num_threads(1);
 #endif
-	ok(rfx_svm_train_ovr(X, N, D, y, K, &p, SEED, 7, 1, W1, st, &err) == RFX_OK,
+	ok(rfx_svm_train_ovr(X, N, D, y, K, &p, SEED, &(struct rfx_rng_key){ .exp = "t_svm", .i = 7 }, W1, st, &err) == RFX_OK,
 	   "one-vs-rest trains");
 	ok(st[0].converged && st[1].converged && st[2].converged,
 	   "every class converges");
@@ -264,7 +264,7 @@ static void test_ovr(void)
 #ifdef _OPENMP
 	omp_set_num_threads(2);
 #endif
-	ok(rfx_svm_train_ovr(X, N, D, y, K, &p, SEED, 7, 1, W2, NULL, &err) ==
+	ok(rfx_svm_train_ovr(X, N, D, y, K, &p, SEED, &(struct rfx_rng_key){ .exp = "t_svm", .i = 7 }, W2, NULL, &err) ==
 			   RFX_OK &&
 		   !memcmp(W1, W2, sizeof(W1)),
 	   "one-vs-rest: same weights on 1 and 2 threads");
@@ -318,7 +318,7 @@ static void test_errors(void)
 	ok(rfx_svm_train(r, X, 4, 1, y, &p, w, ws, NULL, &err) == RFX_EINVAL &&
 		   strstr(err.msg, "point 2"),
 	   "a NaN feature is an error naming the point: %s", err.msg);
-	ok(rfx_svm_train_ovr(X, 4, 1, yk, 3, &p, SEED, 0, 0, W, NULL, &err) ==
+	ok(rfx_svm_train_ovr(X, 4, 1, yk, 3, &p, SEED, &(struct rfx_rng_key){ .exp = "t_svm" }, W, NULL, &err) ==
 		   RFX_EINVAL, "one-vs-rest refuses a NaN feature too");
 	X[2] = INFINITY;
 	ok(rfx_svm_train(r, X, 4, 1, y, &p, w, ws, NULL, &err) == RFX_EINVAL,
@@ -332,9 +332,9 @@ static void test_errors(void)
 	   "a workspace too small is an error");
 	ok(rfx_svm_train(NULL, X, 4, 1, y, &p, w, ws, NULL, &err) == RFX_EINVAL,
 	   "a missing generator is an error");
-	ok(rfx_svm_train_ovr(X, 4, 1, yk, 1, &p, SEED, 0, 0, W, NULL, &err) ==
+	ok(rfx_svm_train_ovr(X, 4, 1, yk, 1, &p, SEED, &(struct rfx_rng_key){ .exp = "t_svm" }, W, NULL, &err) ==
 		   RFX_EINVAL, "one-vs-rest with K = 1 is an error");
-	ok(rfx_svm_train_ovr(X, 4, 1, yk, 2, &p, SEED, 0, 0, W, NULL, &err) ==
+	ok(rfx_svm_train_ovr(X, 4, 1, yk, 2, &p, SEED, &(struct rfx_rng_key){ .exp = "t_svm" }, W, NULL, &err) ==
 		   RFX_EINVAL, "one-vs-rest with a label >= K is an error: %s",
 	   err.msg);
 	ok(rfx_svm_ws_alloc(0) == NULL, "a workspace for 0 points is NULL");

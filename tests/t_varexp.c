@@ -303,8 +303,10 @@ static void test_independent_rows(const struct run *big)
 				for (s = 0; s < 2; s++) {
 					struct rfx_err err;
 
-					rfx_rng_set_stream(r, 20240611, 1, (uint64_t)regimes[ri],
-							   bits(gammas[gi]) ^ (uint64_t)s);
+					rfx_rng_set_key(r, 20240611, &(struct rfx_rng_key){
+						.exp = "variance", .what = "sets",
+						.name = { rfx_regime_name(regimes[ri]) },
+						.i = bits(gammas[gi]), .j = (uint64_t)s });
 					rfx_regime_sample(r, regimes[ri], gammas[gi], d, L, NULL,
 							  X, Y, &err);
 					for (i = 0; i < L; i++)
@@ -331,8 +333,10 @@ static void test_independent_rows(const struct run *big)
 				for (s = 0; s < 2; s++) {
 					struct rfx_err err;
 
-					rfx_rng_set_stream(r, 20240611, 1, (uint64_t)regimes[ri],
-							   bits(gammas[gi]) ^ (uint64_t)s);
+					rfx_rng_set_key(r, 20240611, &(struct rfx_rng_key){
+						.exp = "variance", .what = "sets",
+						.name = { rfx_regime_name(regimes[ri]) },
+						.i = bits(gammas[gi]), .j = (uint64_t)s });
 					rfx_regime_sample(r, regimes[ri], gammas[gi], d, L, NULL,
 							  X, Y, &err);
 					for (i = 0; i < L; i++)

@@ -105,12 +105,14 @@ static void test_same_as_experiment(double *X, double *Y)
 	rfx_err_clear(&err);
 	ok(rfx_varexp_run(&c, er, ep, &enp, &err) == RFX_OK,
 	   "the Fig 6.4 experiment on normal, gamma 0.5, L = %d (%s)", NL, err.msg);
-	/* the experiment's sets: its stream (seed, 1, regime, bits(gamma) ^ 0) */
+	/* the experiment's sets: its stream ("variance", "sets", regime, bits(gamma), 0) */
 	{
 		uint64_t bits;
 
 		memcpy(&bits, &gamma, sizeof(bits));
-		rfx_rng_set_stream(r, c.seed, 1, (uint64_t)g, bits);
+		rfx_rng_set_key(r, c.seed, &(struct rfx_rng_key){
+			.exp = "variance", .what = "sets",
+			.name = { rfx_regime_name(g) }, .i = bits, .j = 0 });
 		rfx_regime_sample(r, g, gamma, D, NL, NULL, X, Y, &err);
 	}
 	base_config(&c, &one, 1);

@@ -5,6 +5,8 @@
  * 2021) wrapped as a GSL generator type. GSL's own generators take 32-bit
  * seeds (mt19937 folds longer ones), which makes two of n streams coincide
  * with probability ~n^2/2^33; 64-bit seeds push that to ~n^2/2^65.
+ * A named key enters the chain as the FNV-1a hash of its strings (Fowler,
+ * Noll & Vo), then its two cell indices.
  */
 #include "base/rng.h"
 
@@ -110,4 +112,62 @@ gsl_rng *rfx_rng_alloc_stream(uint64_t seed, uint64_t i0, uint64_t i1,
 		return NULL;
 	rfx_rng_set_stream(r, seed, i0, i1, i2);
 	return r;
+}
+
+/* FNV-1a over s, then the 0xff terminator (no string byte of a name). */
+static uint64_t fnv_string(uint64_t h, const char *s)
+{
+	if (s)
+		for (; *s; s++) {
+			h ^= (unsigned char)*s;
+			h *= 0x100000001b3ULL;
+		}
+	h ^= 0xffu;
+	return h * 0x100000001b3ULL;
+}
+
+uint64_t rfx_rng_key_hash(const struct rfx_rng_key *k)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int q;
+
+	h = fnv_string(h, k->exp);
+	h = fnv_string(h, k->what);
+	for (q = 0; q < 3; q++)
+		h = fnv_string(h, k->name[q]);
+	return h;
+}
+
+uint64_t rfx_rng_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t k;
+
+	if (!h)
+		h = 0xcbf29ce484222325ULL;
+	for (k = 0; k < n; k++) {
+		h ^= b[k];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+uint64_t rfx_rng_bits(double x)
+{
+	uint64_t u;
+
+	if (x == 0.0)
+		x = 0.0; /* -0 and +0 are one cell */
+	memcpy(&u, &x, sizeof(u));
+	return u;
+}
+
+void rfx_rng_set_key(gsl_rng *r, uint64_t seed, const struct rfx_rng_key *k)
+{
+	rfx_rng_set_stream(r, seed, rfx_rng_key_hash(k), k->i, k->j);
+}
+
+gsl_rng *rfx_rng_alloc_key(uint64_t seed, const struct rfx_rng_key *k)
+{
+	return rfx_rng_alloc_stream(seed, rfx_rng_key_hash(k), k->i, k->j);
 }

@@ -612,6 +612,13 @@ static double kth_smallest(const double *row, size_t n, size_t self, int k,
 	return best[k - 1];
 }
 
+static int cmp_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 int rfx_dataset_nn_sigma(const struct rfx_dataset *ds, int k, size_t nsample,
 			 const gsl_rng *r, double *sigma, struct rfx_err *err)
 {
@@ -653,6 +660,12 @@ int rfx_dataset_nn_sigma(const struct rfx_dataset *ds, int k, size_t nsample,
 		all[j] = t;
 		pick[i] = all[i];
 	}
+	/*
+	 * In row order: the sum then depends on which rows were drawn, not
+	 * on the order they were drawn in, so a sample of every row gives
+	 * the same bandwidth from any stream (a user's copy of a shipped set).
+	 */
+	qsort(pick, ns, sizeof(size_t), cmp_index);
 	nb = (ns + NN_BLOCK - 1) / NN_BLOCK;
 	saved = rfx_blas_single_begin();
 	for (b = 0; b < nb; b++) {

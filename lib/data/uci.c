@@ -19,7 +19,6 @@
 
 #define MAX_FIELDS 16     /* more than any format has */
 #define MAX_LEVELS 16     /* levels of one categorical column */
-#define STREAM_TAG 0x5543490000ULL /* "UCI" */
 
 /* Abalone (Nash et al. 1994): sex is nominal (M, F, I = infant). */
 static const struct rfx_uci_column abalone_cols[] = {
@@ -666,7 +665,7 @@ int rfx_uci_split(const struct rfx_uci_data *D, uint64_t seed, int standardize,
 		  struct rfx_uci_split *S, struct rfx_err *err)
 {
 	size_t n = D->n, k, i, nt, nv, ne;
-	int d = D->d, l, idx = rfx_uci_index(D->spec);
+	int d = D->d, l;
 	gsl_rng *r;
 
 	memset(S, 0, sizeof(*S));
@@ -689,8 +688,8 @@ int rfx_uci_split(const struct rfx_uci_data *D, uint64_t seed, int standardize,
 	S->yte = malloc(ne * sizeof(int));
 	S->mean = calloc((size_t)d, sizeof(double));
 	S->scale = malloc((size_t)d * sizeof(double));
-	r = rfx_rng_alloc_stream(seed, STREAM_TAG + (uint64_t)(idx < 0 ? 255 : idx),
-				 0, 0);
+	r = rfx_rng_alloc_key(seed, &(struct rfx_rng_key){
+		.exp = "uci", .what = "split", .name = { D->spec->name } });
 	if (!S->perm || !S->Xtr || !S->Xva || !S->Xte || !S->ytr || !S->yva ||
 	    !S->yte || !S->mean || !S->scale || !r) {
 		if (r)

@@ -129,8 +129,8 @@ struct rfx_uci_split {
 };
 
 /*
- * Splits D with a random permutation from stream (seed, 0x5543490000 +
- * dataset index, 0, 0) of lib/base/rng.h (so the split depends only on the
+ * Splits D with a random permutation from the stream keyed ("uci",
+ * "split", dataset name) of lib/base/rng.h (so the split depends only on the
  * seed and the dataset) and, when standardize is non-zero, rescales every
  * column to mean 0 and standard deviation 1 (population form) over the
  * training rows, applying the same map to the validation and test rows; a

@@ -28,7 +28,8 @@ int rfx_cost_of(const struct rfx_estimator_type *e, const struct rfx_params *p,
 		 * column count does not depend on its values.
 		 */
 		struct rfx_draw *w = rfx_draw_alloc(p->d, D > M ? D : M);
-		gsl_rng *r = rfx_rng_alloc_stream(0, 0, 0, 0);
+		gsl_rng *r = rfx_rng_alloc_key(0, &(struct rfx_rng_key){
+			.exp = "cost", .what = "columns" });
 
 		if (!w || !r)
 			ret = rfx_error(err, RFX_ENOMEM, "out of memory");

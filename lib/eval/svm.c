@@ -265,7 +265,7 @@ int rfx_svm_train(const gsl_rng *r, const float *X, size_t n, int d,
 
 int rfx_svm_train_ovr(const float *X, size_t n, int d, const int *y, int K,
 		      const struct rfx_svm_params *p, uint64_t seed,
-		      uint64_t i0, uint64_t i1, double *W,
+		      const struct rfx_rng_key *key, double *W,
 		      struct rfx_svm_stats *stats, struct rfx_err *err)
 {
 	size_t i;
@@ -285,7 +285,11 @@ int rfx_svm_train_ovr(const float *X, size_t n, int d, const int *y, int K,
 #pragma omp parallel for schedule(dynamic) reduction(| : nomem)
 	for (k = 0; k < K; k++) {
 		struct rfx_svm_ws *ws = rfx_svm_ws_alloc(n);
-		gsl_rng *r = rfx_rng_alloc_stream(seed, i0, i1, (uint64_t)k);
+		struct rfx_rng_key kk = *key;
+		gsl_rng *r;
+
+		kk.j = (uint64_t)k;
+		r = rfx_rng_alloc_key(seed, &kk);
 		struct rfx_svm_stats st;
 		size_t q;
 

@@ -36,6 +36,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "base/err.h"
+#include "base/rng.h"
 
 struct rfx_svm_params {
 	double C;      /* cost of a margin violation, > 0 */
@@ -83,7 +84,7 @@ int rfx_svm_train(const gsl_rng *r, const float *X, size_t n, int d,
 /*
  * One-vs-rest on labels y in 0..K-1 (K >= 2): W becomes K x (d + 1), row
  * k the binary SVM of class k against the rest, trained with the
- * generator of stream (seed, i0, i1, k) of lib/base/rng.h. Classes run in
+ * generator of stream key with j = k (lib/base/rng.h). Classes run in
  * parallel over the OpenMP threads; each is sequential, so W does not
  * depend on the thread count. stats (K entries) may be NULL. Errors as
  * rfx_svm_train, plus RFX_EINVAL for K < 2 or a label out of range,
@@ -91,7 +92,7 @@ int rfx_svm_train(const gsl_rng *r, const float *X, size_t n, int d,
  */
 int rfx_svm_train_ovr(const float *X, size_t n, int d, const int *y, int K,
 		      const struct rfx_svm_params *p, uint64_t seed,
-		      uint64_t i0, uint64_t i1, double *W,
+		      const struct rfx_rng_key *key, double *W,
 		      struct rfx_svm_stats *stats, struct rfx_err *err);
 
 /*

@@ -269,7 +269,8 @@ int rfx_clusdata_make(const struct rfx_clusdata_config *c,
 	b = calloc(2 * dd, sizeof(double));
 	pat = malloc(dd * sizeof(int));
 	ws = rfx_proj_ws_alloc(d);
-	r = rfx_rng_alloc_stream(c->seed, RFX_CLUSDATA_STREAM, (uint64_t)c->id, 0);
+	r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "clustered", .what = "data", .i = (uint64_t)c->id });
 	if (!D->X || !D->Y || !D->mu || !D->nu || !X0 || !Y0 || !O || !a ||
 	    !b || !pat || !ws || !r) {
 		ret = rfx_error(err, RFX_ENOMEM,
@@ -320,8 +321,9 @@ int rfx_clusdata_make(const struct rfx_clusdata_config *c,
 		double *out = i < 2 ? D->X + (size_t)i * c->points * dd
 				    : D->Y + (size_t)(i - 2) * c->points * dd;
 
-		rfx_rng_set_stream(r, c->seed, RFX_CLUSDATA_STREAM, (uint64_t)c->id,
-				   1 + (uint64_t)i);
+		rfx_rng_set_key(r, c->seed, &(struct rfx_rng_key){
+			.exp = "clustered", .what = "data", .i = (uint64_t)c->id,
+			.j = 1 + (uint64_t)i });
 		cluster_points(r, c, m, i < 2 ? D->cx : D->cy, out);
 	}
 	ret = RFX_OK;

@@ -24,8 +24,9 @@
  *
  * Pairs are ordered (1,1), (1,2), (2,1), (2,2), as the paper lists s.
  *
- * Randomness: stream (seed, RFX_CLUSDATA_STREAM, id, 0) draws X0, Y0,
- * the four rotations and the sign search's starts, streams (seed, RFX_CLUSDATA_STREAM, id, 1 + c) the
+ * Randomness: the stream keyed ("clustered", "data", id, 0) draws X0, Y0,
+ * the four rotations and the sign search's starts, the streams keyed
+ * ("clustered", "data", id, 1 + c) the
  * points of cluster c (x1, x2, y1, y2), so a configuration's data depend
  * on its id and settings only.
  */
@@ -38,8 +39,6 @@
 #include <gsl/gsl_rng.h>
 
 #include "base/err.h"
-
-#define RFX_CLUSDATA_STREAM 0x6c75ULL
 
 enum rfx_clusdata_scaling {
 	RFX_CLUSDATA_MEAN,   /* one factor per side: E|x|^2 = r^2 */

@@ -18,6 +18,7 @@
 #include "num/blas.h"
 #include "num/block.h"
 #include "base/cancel.h"
+#include "base/cells.h"
 #include "num/kmeans.h"
 #include "num/logmath.h"
 #include "base/rng.h"
@@ -265,8 +266,9 @@ static int cluster_side(const struct rfx_cl_config *c, int id, int side,
 			double *centres, size_t off[3], struct rfx_err *err)
 {
 	struct rfx_kmeans *km = rfx_kmeans_alloc(n, d, 2);
-	gsl_rng *r = rfx_rng_alloc_stream(c->seed, RFX_CL_KMEANS_STREAM,
-					  (uint64_t)id, (uint64_t)side);
+	gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "clustered", .what = "kmeans", .i = (uint64_t)id,
+		.j = (uint64_t)side });
 	size_t i, pos[2];
 	int ret;
 
@@ -581,9 +583,9 @@ static double row_log_sse(const double *val, const double *cf, double rs,
 static gsl_rng *task_stream(const struct rfx_cl_config *c, int s, int k, int m,
 			    int rep)
 {
-	return rfx_rng_alloc_stream(c->seed, RFX_CL_STREAM + (uint64_t)c->sets[s].id,
-				    (uint64_t)c->methods[k].code,
-				    ((uint64_t)m << 32) | (uint64_t)rep);
+	return rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "clustered", .what = "draws", .name = { c->methods[k].name },
+		.i = (uint64_t)c->sets[s].id, .j = ((uint64_t)m << 32) | (uint64_t)rep });
 }
 
 /* The empirical log MSE of (set s, method k, m, rep). */
@@ -854,6 +856,66 @@ static void fill_sums(const struct rfx_cl_config *c, const double *lm,
 			}
 }
 
+/* A cell's result: a log MSE (Monte Carlo) or log mean variance (exact). */
+struct cl_cell {
+	double v;
+	int has; /* the closed form exists */
+};
+
+/* Cells: the closed forms (set, method) first, then (set, method, m, rep). */
+static int cl_cell(void *ctx, void *ws, size_t id, void *out,
+		   struct rfx_err *err)
+{
+	const struct rfx_cl_state *st = ctx;
+	const struct rfx_cl_config *c = st->c;
+	size_t nexa = c->exact ? (size_t)c->nsets * (size_t)c->nmethods : 0;
+	struct cl_cell *o = out;
+
+	(void)ws;
+	if (id < nexa)
+		return task_exact(st, (int)(id / (size_t)c->nmethods),
+				  (int)(id % (size_t)c->nmethods), &o->v, &o->has,
+				  err);
+	{
+		size_t r = id - nexa;
+		int rep = (int)(r % (size_t)c->reps);
+		int mi = (int)(r / (size_t)c->reps % (size_t)c->nm);
+		int k = (int)(r / ((size_t)c->reps * (size_t)c->nm) %
+			      (size_t)c->nmethods);
+		int si = (int)(r / ((size_t)c->reps * (size_t)c->nm *
+				    (size_t)c->nmethods));
+
+		return task_mse(st, si, k, c->m[mi], rep, &o->v, err);
+	}
+}
+
+/*
+ * Features times pairs; a closed form counts as the largest m, so the
+ * long cells start first and spread first.
+ */
+static double cl_cost(void *ctx, size_t id)
+{
+	const struct rfx_cl_state *st = ctx;
+	const struct rfx_cl_config *c = st->c;
+	size_t nexa = c->exact ? (size_t)c->nsets * (size_t)c->nmethods : 0;
+	int si, mi, mmax = 1, i;
+
+	for (i = 0; i < c->nm; i++)
+		mmax = c->m[i] > mmax ? c->m[i] : mmax;
+	if (id < nexa) {
+		si = (int)(id / (size_t)c->nmethods);
+		mi = -1;
+	} else {
+		size_t r = id - nexa;
+
+		mi = (int)(r / (size_t)c->reps % (size_t)c->nm);
+		si = (int)(r / ((size_t)c->reps * (size_t)c->nm *
+				(size_t)c->nmethods));
+	}
+	return (mi < 0 ? (double)mmax : (double)c->m[mi]) *
+	       (double)st->sets[si].nx * (double)st->sets[si].ny;
+}
+
 int rfx_cl_run(struct rfx_cl_state *st, struct rfx_cl_rep_row *reps,
 	       struct rfx_cl_sum_row *sums, struct rfx_cl_exact_row *exact,
 	       size_t *nexact, struct rfx_cl_cluster_row *clusters,
@@ -861,82 +923,41 @@ int rfx_cl_run(struct rfx_cl_state *st, struct rfx_cl_rep_row *reps,
 {
 	const struct rfx_cl_config *c = st->c;
 	size_t nrep = rfx_cl_rep_nrows(c), nsm = (size_t)c->nsets * (size_t)c->nmethods;
-	size_t nexa = c->exact ? nsm : 0, ntask = nexa + nrep, t, *order = NULL;
-	double *lm = malloc(nrep * sizeof(double)), *lc = calloc(nsm, sizeof(double));
-	int *has = calloc(nsm, sizeof(int)), *rets = calloc(ntask, sizeof(int));
-	struct rfx_err *errs = calloc(ntask, sizeof(*errs));
+	size_t nexa = c->exact ? nsm : 0, ntask = nexa + nrep, t;
+	struct cl_cell *res = calloc(ntask ? ntask : 1, sizeof(*res));
+	double *lm = malloc((nrep ? nrep : 1) * sizeof(double));
+	double *lc = calloc(nsm ? nsm : 1, sizeof(double));
+	int *has = calloc(nsm ? nsm : 1, sizeof(int));
 	double *buf = malloc((size_t)c->reps * sizeof(double));
-	int ret = RFX_OK, done = 0, saved, s;
-	long tt;
+	int ret = RFX_OK, saved, s;
+	struct rfx_cells cells;
 
-	order = malloc(ntask * sizeof(size_t));
-	if (!lm || !lc || !has || !rets || !errs || !buf || !order) {
+	if (!res || !lm || !lc || !has || !buf) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu tasks", ntask);
 		goto out;
 	}
-	/*
-	 * The long tasks first (closed forms, then large m) so that the
-	 * threads finish together; results go by index, not by order.
-	 */
-	for (t = 0; t < nexa; t++)
-		order[t] = t;
-	{
-		size_t a = nexa;
-		int *mo = malloc((size_t)c->nm * sizeof(int)), i, j;
-
-		if (!mo) {
-			ret = rfx_error(err, RFX_ENOMEM, "out of memory");
-			goto out;
-		}
-		/* m indices by decreasing m (insertion sort; nm is small) */
-		for (i = 0; i < c->nm; i++) {
-			for (j = i; j > 0 && c->m[mo[j - 1]] < c->m[i]; j--)
-				mo[j] = mo[j - 1];
-			mo[j] = i;
-		}
-		for (i = 0; i < c->nm; i++)
-			for (t = 0; t < nrep; t++)
-				if ((int)(t / (size_t)c->reps % (size_t)c->nm) == mo[i])
-					order[a++] = nexa + t;
-		free(mo);
-	}
+	cells = (struct rfx_cells){
+		.name = "clustered",
+		.n = ntask,
+		.size = sizeof(*res),
+		.out = res,
+		.ctx = st,
+		.cost = cl_cost,
+		.compute = cl_cell,
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
 	saved = rfx_blas_single_begin();
-#pragma omp parallel for schedule(dynamic)
-	for (tt = 0; tt < (long)ntask; tt++) {
-		size_t id = order[tt];
-
-		if (rfx_cancel_requested()) {
-			rets[id] = rfx_error(&errs[id], RFX_EINTR, "interrupted");
-			continue;
-		}
-		if (id < nexa) {
-			rets[id] = task_exact(st, (int)(id / (size_t)c->nmethods),
-					      (int)(id % (size_t)c->nmethods), &lc[id],
-					      &has[id], &errs[id]);
-		} else {
-			size_t r = id - nexa;
-			int rep = (int)(r % (size_t)c->reps);
-			int mi = (int)(r / (size_t)c->reps % (size_t)c->nm);
-			int k = (int)(r / ((size_t)c->reps * (size_t)c->nm) %
-				      (size_t)c->nmethods);
-			int si = (int)(r / ((size_t)c->reps * (size_t)c->nm *
-					    (size_t)c->nmethods));
-
-			rets[id] = task_mse(st, si, k, c->m[mi], rep, &lm[r], &errs[id]);
-		}
-		if (c->progress) {
-#pragma omp critical(rfx_cl_progress)
-			c->progress(c->progress_ctx, ++done, (int)ntask);
-		}
-	}
+	ret = rfx_cells_run(&cells, err);
 	rfx_blas_single_end(saved);
-	for (t = 0; t < ntask && !ret; t++)
-		if (rets[t]) {
-			ret = rets[t];
-			*err = errs[t];
-		}
 	if (ret)
 		goto out;
+	for (t = 0; t < nexa; t++) {
+		lc[t] = res[t].v;
+		has[t] = res[t].has;
+	}
+	for (t = 0; t < nrep; t++)
+		lm[t] = res[nexa + t].v;
 	for (t = 0; t < nrep; t++) {
 		struct rfx_cl_rep_row *row = &reps[t];
 		int rep = (int)(t % (size_t)c->reps);
@@ -976,12 +997,10 @@ int rfx_cl_run(struct rfx_cl_state *st, struct rfx_cl_rep_row *reps,
 	for (s = 0; s < c->nsets; s++)
 		fill_clusters(st, s, clusters + 4 * (size_t)s);
 out:
+	free(res);
 	free(lm);
 	free(lc);
 	free(has);
-	free(rets);
-	free(errs);
 	free(buf);
-	free(order);
 	return ret;
 }

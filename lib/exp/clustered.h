@@ -19,10 +19,9 @@
  * features"); the hybrids have m per base estimator.
  *
  * Randomness: the data from their own streams (lib/exp/clusdata.h); k-means
- * of set id from streams (seed, RFX_CL_KMEANS_STREAM, id, side); the draw
- * of (method, m, repetition) from stream (seed, RFX_CL_STREAM + id, code
- * of the method, m << 32 | rep), code the registry index or 1000 +
- * hybrid kind. Tasks run in parallel and each writes its own row, so the
+ * of set id from the stream keyed ("clustered", "kmeans", id, side); the
+ * draw of (method, m, repetition) from the stream keyed ("clustered",
+ * "draws", method name, id, m << 32 | rep) (lib/base/rng.h). Tasks run in parallel and each writes its own row, so the
  * output does not depend on the thread count, nor on which other methods,
  * m or sets are in the run.
  *
@@ -44,8 +43,6 @@
 #include "est/estimator.h"
 #include "io/table.h"
 
-#define RFX_CL_STREAM 0x636c0000ULL
-#define RFX_CL_KMEANS_STREAM 0x6b6dULL
 #define RFX_CL_MAX_M 100000
 #define RFX_CL_NAME_LEN 16
 
@@ -53,7 +50,7 @@ struct rfx_cl_method {
 	const char *name;                    /* "hyb-cluster", "hyb-gmix" or a registry name */
 	const struct rfx_estimator_type *e;  /* registry estimator; NULL for the hybrids */
 	enum rfx_clushyb_kind kind;          /* the hybrids' */
-	int code;                            /* stream index */
+	int code;                            /* identity, to refuse duplicates */
 };
 
 /*

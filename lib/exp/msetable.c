@@ -15,6 +15,7 @@
 #include "num/blas.h"
 #include "num/block.h"
 #include "base/cancel.h"
+#include "base/cells.h"
 #include "eval/cost.h"
 #include "num/gemm.h"
 #include "num/logmath.h"
@@ -102,7 +103,7 @@ void rfx_mse_inputs_release(struct rfx_mse_inputs *in)
 
 /* The bandwidth of ds: c->sigma, or the mean nn distance (ORF sec. 5). */
 static int bandwidth(const struct rfx_mse_inputs_config *c,
-		     const struct rfx_dataset *ds, int id, double *sigma,
+		     const struct rfx_dataset *ds, const char *key, double *sigma,
 		     struct rfx_err *err)
 {
 	gsl_rng *r;
@@ -116,7 +117,8 @@ static int bandwidth(const struct rfx_mse_inputs_config *c,
 		*sigma = c->sigma;
 		return RFX_OK;
 	}
-	r = rfx_rng_alloc_stream(c->seed, 3000 + (uint64_t)id, 0, 0);
+	r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "mse-table", .what = "sigma", .name = { key[0] ? key : ds->name } });
 	if (!r)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	ret = rfx_dataset_nn_sigma(ds, c->nn_k, c->nn_sample, r, sigma, err);
@@ -140,8 +142,17 @@ int rfx_mse_inputs_load(const struct rfx_mse_inputs_config *c,
 	}
 	for (k = 0; k < c->ndatasets; k++) {
 		const struct rfx_matrix *m = c->files ? c->files[k] : NULL;
-		/* a user's file: a stream key past the catalogue's */
+		/* a user's file: an id past the catalogue's (entries group by id) */
 		int id = m ? 100 + k : rfx_dataset_index(c->datasets[k]);
+		char key[24] = ""; /* a user file's streams: its rows, not its name */
+
+		if (m) {
+			uint64_t h = rfx_rng_hash_bytes(0, &m->rows, sizeof(m->rows));
+
+			h = rfx_rng_hash_bytes(h, &m->cols, sizeof(m->cols));
+			h = rfx_rng_hash_bytes(h, m->x, m->rows * m->cols * sizeof(double));
+			snprintf(key, sizeof(key), "rows-%016llx", (unsigned long long)h);
+		}
 
 		raw = m ? rfx_dataset_from(c->datasets[k], m->x, m->rows, m->cols, err)
 			: rfx_dataset_load(c->datasets[k], c->dir, err);
@@ -165,7 +176,7 @@ int rfx_mse_inputs_load(const struct rfx_mse_inputs_config *c,
 							err)
 				      : RFX_OK;
 			if (!ret)
-				ret = bandwidth(c, ds, id, &base, err);
+				ret = bandwidth(c, ds, key, &base, err);
 			if (ret)
 				goto out;
 			for (q = 0; q < c->nscales; q++) {
@@ -175,6 +186,7 @@ int rfx_mse_inputs_load(const struct rfx_mse_inputs_config *c,
 				dd->norm = rfx_norm_name(c->norms[j]);
 				dd->sigma = base * c->scales[q];
 				dd->id = id;
+				snprintf(dd->key, sizeof(dd->key), "%s", key);
 			}
 		}
 		rfx_dataset_free(raw);
@@ -351,18 +363,6 @@ int rfx_mse_plan(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 	return RFX_OK;
 }
 
-/* FNV-1a: a stable stream key from an estimator's name. */
-static uint64_t name_key(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /*
  * The closed-form variance of the fitted estimator on iid projections for
  * each pair (X[k], Y[k]), times fac[k]^2, averaged, for each of the nb
@@ -401,14 +401,30 @@ static int iid_mse(const struct rfx_mse_method *m, const struct rfx_params *p,
 	return ret;
 }
 
-/* The stream of a cell's draws: rep << 32 | B for budget B (see msetable.h). */
+/* The name the data's streams are keyed by (msetable.h). */
+static const char *data_key(const struct rfx_mse_data *dd)
+{
+	return dd->key[0] ? dd->key : dd->ds->name;
+}
+
+/* The stream of a repetition's pairs, shared by every method (msetable.h). */
+static gsl_rng *pair_stream(const struct rfx_mse_config *c,
+			    const struct rfx_mse_data *dd, long rep)
+{
+	return rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "mse-table", .what = "pairs", .name = { data_key(dd) },
+		.i = (uint64_t)rep });
+}
+
+/* The stream of a cell's draws at budget B (see msetable.h). */
 static gsl_rng *draw_stream(const struct rfx_mse_config *c,
 			    const struct rfx_mse_data *dd,
 			    const struct rfx_mse_method *m, long rep, int B)
 {
-	return rfx_rng_alloc_stream(c->seed, 2000 + (uint64_t)dd->id,
-				    name_key(m->e->name) ^ ((uint64_t)m->proj << 56),
-				    (uint64_t)rep << 32 | (uint64_t)B);
+	return rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "mse-table", .what = "draws",
+		.name = { data_key(dd), m->e->name, rfx_proj_name(m->proj) },
+		.i = (uint64_t)rep, .j = (uint64_t)B });
 }
 
 /*
@@ -481,7 +497,7 @@ static int one_rep(const struct rfx_mse_config *c, const struct rfx_mse_data *dd
 	struct rfx_params p;
 
 	rfx_params_init(&p, d);
-	rp = rfx_rng_alloc_stream(c->seed, 1000 + (uint64_t)dd->id, (uint64_t)rep, 0);
+	rp = pair_stream(c, dd, rep);
 	rd = draw_stream(c, dd, m, rep, row->B);
 	if (!X || !Y || !K || !F || !labs || !I || !sg || !rp || !rd) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu pairs", P);
@@ -624,7 +640,7 @@ static int family_rep(const struct rfx_mse_config *c,
 	cw = FAMILY_CHUNK_ELEMS / (P ? P : 1);
 	cw = cw < 64 ? 64 : cw;
 	U = malloc(P * cw * sizeof(double));
-	rp = rfx_rng_alloc_stream(c->seed, 1000 + (uint64_t)dd[0].id, (uint64_t)rep, 0);
+	rp = pair_stream(c, &dd[0], rep);
 	rd = draw_stream(c, &dd[0], m, rep, Bmax);
 	w = rfx_draw_alloc((int)d, Mmax);
 	if (!X || !Y || !Z || !K || !F || !sum || !sq || !U || !I || !Ms || !Mb ||
@@ -789,101 +805,111 @@ static struct unit *plan_units(const struct rfx_mse_config *c, size_t *n)
 	return U;
 }
 
+/* The sweep: its cells are the units. */
+struct mse_sweep {
+	const struct rfx_mse_config *c;
+	const struct rfx_mse_row *rows;
+	const struct unit *units;
+	size_t nres;  /* (entry, budget) results per cell, at most */
+};
+
+/* Results of a unit: one for a cell, every (entry, budget) for a family. */
+static size_t unit_results(const struct rfx_mse_config *c, const struct unit *u)
+{
+	return u->b >= 0 ? 1 : (size_t)u->nk * (size_t)c->nbudget;
+}
+
+static double mse_cost(void *ctx, size_t t)
+{
+	const struct mse_sweep *sw = ctx;
+
+	return (double)unit_results(sw->c, &sw->units[t]);
+}
+
+/*
+ * Unit t into out: n mse values, then n closed-form iid MSEs, then n
+ * kernel means, n = unit_results (a family's (entry, budget) in order).
+ */
+static int mse_cell(void *ctx, void *ws, size_t t, void *out,
+		    struct rfx_err *err)
+{
+	const struct mse_sweep *sw = ctx;
+	const struct rfx_mse_config *c = sw->c;
+	const struct unit *u = &sw->units[t];
+	const struct rfx_mse_method *m = &c->methods[u->m];
+	size_t per = (size_t)c->nmethods * (size_t)c->nbudget;
+	size_t cell0 = (size_t)u->k0 * per + (size_t)u->m * (size_t)c->nbudget;
+	size_t n = unit_results(c, u);
+	double *v = out;
+
+	(void)ws;
+	if (u->b >= 0)
+		return one_rep(c, &c->data[u->k0], m, &sw->rows[cell0 + (size_t)u->b],
+			       u->rep, &v[0], &v[1], &v[2], err);
+	return family_rep(c, &c->data[u->k0], u->nk, m, &sw->rows[cell0], u->rep,
+			  v, v + n, v + 2 * n, err);
+}
+
 int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 		    struct rfx_err *err)
 {
-	size_t nc = rfx_mse_nrows(c), R = (size_t)c->reps, ntask, t;
+	size_t nc = rfx_mse_nrows(c), R = (size_t)c->reps, ntask = 0, t, i;
 	size_t per = (size_t)c->nmethods * (size_t)c->nbudget, nb = (size_t)c->nbudget;
-	double *mse = NULL, *km = NULL, *mi = NULL;
-	int *rets = NULL, *left = NULL, done = 0, ret, saved;
-	struct rfx_err *errs = NULL;
+	double *mse = NULL, *km = NULL, *mi = NULL, *res = NULL;
+	int ret, saved;
 	struct unit *units = NULL;
+	struct mse_sweep sw;
+	struct rfx_cells cells;
 
 	mse = malloc(nc * R * sizeof(double));
 	km = malloc(nc * R * sizeof(double));
 	mi = malloc(nc * R * sizeof(double));
 	units = plan_units(c, &ntask);
-	rets = units ? calloc(ntask, sizeof(int)) : NULL;
-	errs = units ? calloc(ntask, sizeof(*errs)) : NULL;
-	left = malloc(nc * sizeof(int));
-	if (!mse || !km || !mi || !units || !rets || !errs || !left) {
+	sw.c = c;
+	sw.rows = rows;
+	sw.units = units;
+	sw.nres = 1;
+	for (t = 0; units && t < ntask; t++)
+		if (unit_results(c, &units[t]) > sw.nres)
+			sw.nres = unit_results(c, &units[t]);
+	res = units ? calloc(ntask ? ntask : 1, 3 * sw.nres * sizeof(double)) : NULL;
+	if (!mse || !km || !mi || !units || !res) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory for %zu cells", nc);
 		goto out;
 	}
-	for (t = 0; t < nc; t++)
-		left[t] = (int)R;
+	cells = (struct rfx_cells){
+		.name = "mse-table",
+		.n = ntask,
+		.size = 3 * sw.nres * sizeof(double),
+		.out = res,
+		.ctx = &sw,
+		.cost = mse_cost,
+		.compute = mse_cell,
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
 	saved = rfx_blas_single_begin();
-#pragma omp parallel
-	{
-		/* a family's results, (entry, budget) in order, before scattering */
-		double *fm = malloc(3 * (size_t)c->ndata * nb * sizeof(double));
-
-#pragma omp for schedule(dynamic)
-		for (t = 0; t < ntask; t++) {
-			const struct unit *u = &units[t];
-			const struct rfx_mse_method *m = &c->methods[u->m];
-			size_t cell0 = (size_t)u->k0 * per + (size_t)u->m * nb, i, n;
-
-			if (rfx_cancel_requested()) {
-				rets[t] = rfx_error(&errs[t], RFX_EINTR, "interrupted");
-				continue;
-			}
-			if (u->b >= 0) {
-				size_t cell = cell0 + (size_t)u->b, at = cell * R + (size_t)u->rep;
-
-				rets[t] = one_rep(c, &c->data[u->k0], m, &rows[cell], u->rep,
-						  &mse[at], &mi[at], &km[at], &errs[t]);
-				n = 1;
-				cell0 = cell;
-			} else if (!fm) {
-				rets[t] = rfx_error(&errs[t], RFX_ENOMEM, "out of memory");
-				continue;
-			} else {
-				size_t nr = (size_t)u->nk * nb;
-
-				rets[t] = family_rep(c, &c->data[u->k0], u->nk, m,
-						     &rows[cell0], u->rep, fm,
-						     fm + nr, fm + 2 * nr, &errs[t]);
-				for (i = 0; !rets[t] && i < nr; i++) {
-					size_t cell = cell0 + i / nb * per + i % nb;
-					size_t at = cell * R + (size_t)u->rep;
-
-					mse[at] = fm[i];
-					mi[at] = fm[nr + i];
-					km[at] = fm[2 * nr + i];
-				}
-				n = nr;
-			}
-			for (i = 0; i < n; i++) {
-				size_t cell = u->b >= 0 ? cell0 : cell0 + i / nb * per + i % nb;
-				int last;
-
-#pragma omp atomic capture
-				last = --left[cell];
-				if (last == 0 && c->progress) {
-#pragma omp critical(rfx_mse_progress)
-					c->progress(c->progress_ctx, ++done, (int)nc);
-				}
-			}
-		}
-		free(fm);
-	}
+	ret = rfx_cells_run(&cells, err);
 	rfx_blas_single_end(saved);
-	for (t = 0; t < ntask; t++)
-		if (rets[t]) {
-			/* an interruption wins over the errors it may have caused */
-			size_t u;
+	if (ret)
+		goto out;
+	/* scatter each unit's results to its cells' repetition slots */
+	for (t = 0; t < ntask; t++) {
+		const struct unit *u = &units[t];
+		const double *v = res + t * 3 * sw.nres;
+		size_t n = unit_results(c, u);
+		size_t cell0 = (size_t)u->k0 * per + (size_t)u->m * nb;
 
-			ret = rets[t];
-			*err = errs[t];
-			for (u = 0; u < ntask; u++)
-				if (rets[u] == RFX_EINTR) {
-					ret = RFX_EINTR;
-					*err = errs[u];
-					break;
-				}
-			goto out;
+		for (i = 0; i < n; i++) {
+			size_t cell = u->b >= 0 ? cell0 + (size_t)u->b
+						: cell0 + i / nb * per + i % nb;
+			size_t at = cell * R + (size_t)u->rep;
+
+			mse[at] = v[i];
+			mi[at] = v[n + i];
+			km[at] = v[2 * n + i];
 		}
+	}
 	for (t = 0; t < nc; t++) {
 		const double *v = mse + t * R;
 		double mean = 0.0, ss = 0.0, kmean = 0.0, iid = 0.0;
@@ -908,9 +934,7 @@ out:
 	free(mse);
 	free(km);
 	free(mi);
+	free(res);
 	free(units);
-	free(rets);
-	free(errs);
-	free(left);
 	return ret;
 }

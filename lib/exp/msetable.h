@@ -32,13 +32,13 @@
  *
  * Randomness, so that a row depends only on its cell, repetition and the
  * seed, never on the thread count or the other methods of the run: the
- * pairs of (dataset, repetition) come from stream (seed, 1000 + dataset
- * id, rep, 0), shared by every method and budget (common random numbers);
- * the draws of a cell's repetition from stream (seed, 2000 + dataset id,
- * hash(estimator name) ^ projection, rep << 32 | B). The dataset id is its
- * catalogue index (lib/data/dataset.h); datasets made by callers pass their own.
- * Entries of the same dataset and id (the bandwidths of --sigma-scale)
- * therefore share pairs and draws.
+ * pairs of (dataset, repetition) come from the stream keyed ("mse-table",
+ * "pairs", dataset name, rep), shared by every method and budget (common
+ * random numbers); the draws of a cell's repetition from the stream keyed
+ * ("mse-table", "draws", dataset, estimator and projection names, rep, B)
+ * (lib/base/rng.h). Entries of the same dataset (the bandwidths of
+ * --sigma-scale, the normalisations of --norm) therefore share pairs and
+ * draws.
  *
  * TrigRF's budgets share draws as well (common random numbers across
  * budgets): each repetition draws the largest budget Bmax's projections
@@ -97,7 +97,10 @@ struct rfx_mse_data {
 	const struct rfx_dataset *ds; /* normalised, padded; borrowed */
 	const char *norm;             /* the normalisation's name, for the rows */
 	double sigma;                 /* inputs are used as x / sigma */
-	int id;                       /* stream key (catalogue index) */
+	int id;                       /* entries of one ds and id are run together */
+	char key[24];                 /* streams' name for the data: "" for the
+				       * catalogue name, "rows-<hash>" for a
+				       * user's file (its rows, not its name) */
 };
 
 /*

@@ -16,7 +16,7 @@
 
 #include "num/blas.h"
 #include "num/block.h"
-#include "base/cancel.h"
+#include "base/cells.h"
 #include "num/logmath.h"
 #include "eval/montecarlo.h"
 #include "base/rng.h"
@@ -228,46 +228,73 @@ static void fill_head(const struct rfx_pw_method *m, const struct rfx_params *p,
 }
 
 /*
- * Runs task(c, i, k, ...) for every (method i, length k) on OpenMP threads,
- * OpenBLAS single-threaded; the first failure in task order wins.
+ * The task of (method i, length k), writing its rows from out on (see
+ * run_tasks for how many).
  */
 typedef int (*pw_task)(const struct rfx_pw_config *c, int i, int k,
-		       void *rows, struct rfx_err *err);
+		       void *out, struct rfx_err *err);
 
-static int run_tasks(const struct rfx_pw_config *c, pw_task task, void *rows,
-		     struct rfx_err *err)
+struct pw_sweep {
+	const struct rfx_pw_config *c;
+	pw_task task;
+};
+
+static int pw_cell(void *ctx, void *ws, size_t t, void *out,
+		   struct rfx_err *err)
 {
-	int ntask = c->nmethods * c->nr, t, done = 0, ret = RFX_OK;
-	struct rfx_err *errs = calloc((size_t)ntask, sizeof(*errs));
-	int *rets = calloc((size_t)ntask, sizeof(int));
-	int saved;
+	const struct pw_sweep *sw = ctx;
+	int nr = sw->c->nr;
 
-	if (!errs || !rets) {
-		free(errs);
-		free(rets);
+	(void)ws;
+	return sw->task(sw->c, (int)(t / (size_t)nr), (int)(t % (size_t)nr), out,
+			err);
+}
+
+/*
+ * Runs task(c, i, k, ...) for every (method i, length k) as the cells of
+ * sweep name (lib/base/cells.h), OpenBLAS single-threaded; the first
+ * failure in task order wins. A task writes at most per rows of rowsize
+ * bytes into its cell. Without offset the cells are the consecutive
+ * per-row blocks of rows; with it the task's rows are copied to row
+ * offset(c, i, k), count(c, i, k) of them. inner: the cells run one at a
+ * time, each parallel inside (memory stays at one cell's).
+ */
+static int run_tasks(const struct rfx_pw_config *c, const char *name,
+		     pw_task task, void *rows, size_t rowsize, size_t per,
+		     size_t (*offset)(const struct rfx_pw_config *, int, int),
+		     int (*count)(const struct rfx_pw_config *, int, int),
+		     int inner, struct rfx_err *err)
+{
+	size_t ntask = (size_t)c->nmethods * (size_t)c->nr, t;
+	struct pw_sweep sw = { c, task };
+	struct rfx_cells cells;
+	char *buf = offset ? calloc(ntask ? ntask * per : 1, rowsize) : rows;
+	int saved, ret;
+
+	if (!buf)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
-	}
+	cells = (struct rfx_cells){
+		.name = name,
+		.n = ntask,
+		.size = per * rowsize,
+		.out = buf,
+		.ctx = &sw,
+		.compute = pw_cell,
+		.inner_parallel = inner,
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
 	saved = rfx_blas_single_begin();
-#pragma omp parallel for schedule(dynamic)
-	for (t = 0; t < ntask; t++) {
-		if (rfx_cancel_requested()) {
-			rets[t] = rfx_error(&errs[t], RFX_EINTR, "interrupted");
-			continue;
-		}
-		rets[t] = task(c, t / c->nr, t % c->nr, rows, &errs[t]);
-		if (c->progress) {
-#pragma omp critical(rfx_pw_progress)
-			c->progress(c->progress_ctx, ++done, ntask);
-		}
-	}
+	ret = rfx_cells_run(&cells, err);
 	rfx_blas_single_end(saved);
-	for (t = 0; t < ntask && !ret; t++)
-		if (rets[t]) {
-			ret = rets[t];
-			*err = errs[t];
-		}
-	free(errs);
-	free(rets);
+	for (t = 0; offset && !ret && t < ntask; t++) {
+		int i = (int)(t / (size_t)c->nr), k = (int)(t % (size_t)c->nr);
+
+		memcpy((char *)rows + offset(c, i, k) * rowsize,
+		       buf + t * per * rowsize, (size_t)count(c, i, k) * rowsize);
+	}
+	if (offset)
+		free(buf);
 	return ret;
 }
 
@@ -307,9 +334,7 @@ static int map_task(const struct rfx_pw_config *c, int i, int k, void *rows,
 		    struct rfx_err *err)
 {
 	const struct rfx_pw_method *m = &c->methods[i];
-	struct rfx_pw_map_row *out =
-		(struct rfx_pw_map_row *)rows +
-		((size_t)i * (size_t)c->nr + (size_t)k) * (size_t)c->ntheta;
+	struct rfx_pw_map_row *out = rows;
 	struct pw_scratch s;
 	struct rfx_params p;
 	double r = c->r[k];
@@ -356,7 +381,9 @@ int rfx_pw_map_run(const struct rfx_pw_config *c, struct rfx_pw_map_row *rows,
 {
 	int ret = check_config(c, RFX_PW_R_MAX, 1, err);
 
-	return ret ? ret : run_tasks(c, map_task, rows, err);
+	return ret ? ret
+		   : run_tasks(c, "pointwise-map", map_task, rows, sizeof(*rows),
+			       (size_t)c->ntheta, NULL, NULL, 0, err);
 }
 
 /* ---- estimates ---------------------------------------------------- */
@@ -431,7 +458,6 @@ static int est_mc(const struct rfx_pw_config *c, const struct rfx_pw_method *m,
 	struct rfx_err *errs = calloc((size_t)nchunk, sizeof(*errs));
 	int *rets = calloc((size_t)nchunk, sizeof(int));
 	int bad = 0;
-	uint64_t rbits;
 
 	if (!X || !labs || !sg || !errs || !rets) {
 		ret = rfx_error(err, RFX_ENOMEM,
@@ -441,15 +467,13 @@ static int est_mc(const struct rfx_pw_config *c, const struct rfx_pw_method *m,
 	}
 	for (ri = 0; ri < (size_t)n; ri++)
 		memcpy(X + ri * (size_t)c->d, s->x, (size_t)c->d * sizeof(double));
-	memcpy(&rbits, &c->r[k], sizeof(rbits));
-	for (ri = 0; rfx_estimator_list()[ri] != m->e; ri++)
-		;
 #pragma omp parallel for schedule(dynamic)
 	for (ch = 0; ch < nchunk; ch++) {
 		long q0 = ch * RFX_PW_CHUNK;
 		long cnt = c->s - q0 < RFX_PW_CHUNK ? c->s - q0 : RFX_PW_CHUNK;
-		gsl_rng *r = rfx_rng_alloc_stream(c->seed, 2 + ri, rbits,
-						  (uint64_t)ch);
+		gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+			.exp = "pointwise", .what = "draws", .name = { m->e->name },
+			.i = rfx_rng_bits(c->r[k]), .j = (uint64_t)ch });
 
 		if (!r) {
 			rets[ch] = rfx_error(&errs[ch], RFX_ENOMEM, "out of memory");
@@ -504,12 +528,11 @@ out:
 	return ret;
 }
 
-static int est_one(const struct rfx_pw_config *c, int i, int k,
-		   struct rfx_pw_est_row *rows, struct rfx_err *err)
+static int est_one(const struct rfx_pw_config *c, int i, int k, void *rows,
+		   struct rfx_err *err)
 {
 	const struct rfx_pw_method *m = &c->methods[i];
-	struct rfx_pw_est_row *out =
-		rows + ((size_t)i * (size_t)c->nr + (size_t)k) * (size_t)c->ntheta;
+	struct rfx_pw_est_row *out = rows;
 	struct pw_scratch s;
 	struct rfx_params p;
 	double r = c->r[k];
@@ -557,8 +580,7 @@ static int est_one(const struct rfx_pw_config *c, int i, int k,
 int rfx_pw_est_run(const struct rfx_pw_config *c, struct rfx_pw_est_row *rows,
 		   struct rfx_err *err)
 {
-	int ret = check_config(c, RFX_PW_R_MAX_MC, 2, err), i, k, done = 0;
-	int saved;
+	int ret = check_config(c, RFX_PW_R_MAX_MC, 2, err);
 
 	if (ret)
 		return ret;
@@ -570,19 +592,8 @@ int rfx_pw_est_run(const struct rfx_pw_config *c, struct rfx_pw_est_row *rows,
 	 * (method, r) one after another, each one's chunks and angles in
 	 * parallel: memory stays at one point set's estimates.
 	 */
-	saved = rfx_blas_single_begin();
-	for (i = 0; i < c->nmethods && !ret; i++)
-		for (k = 0; k < c->nr && !ret; k++) {
-			if (rfx_cancel_requested())
-				ret = rfx_error(err, RFX_EINTR, "interrupted");
-			else
-				ret = est_one(c, i, k, rows, err);
-			if (!ret && c->progress)
-				c->progress(c->progress_ctx, ++done,
-					    c->nmethods * c->nr);
-		}
-	rfx_blas_single_end(saved);
-	return ret;
+	return run_tasks(c, "pointwise", est_one, rows, sizeof(*rows),
+			 (size_t)c->ntheta, NULL, NULL, 1, err);
 }
 
 /* ---- maxerr ------------------------------------------------------- */
@@ -601,6 +612,12 @@ size_t rfx_pw_max_nrows(const struct rfx_pw_config *c)
 		for (k = 0; k < c->nr; k++)
 			n += (size_t)curves_of(c->methods[i].e, c->r[k]);
 	return n;
+}
+
+/* Rows of (method i, length k) in the maxerr table (at most 4). */
+static int max_count(const struct rfx_pw_config *c, int i, int k)
+{
+	return curves_of(c->methods[i].e, c->r[k]);
 }
 
 /* Row offset of (method i, length k) in the maxerr table. */
@@ -633,8 +650,7 @@ static int max_task(const struct rfx_pw_config *c, int i, int k, void *rows,
 		    struct rfx_err *err)
 {
 	const struct rfx_pw_method *m = &c->methods[i];
-	struct rfx_pw_max_row *out =
-		(struct rfx_pw_max_row *)rows + max_offset(c, i, k);
+	struct rfx_pw_max_row *out = rows;
 	struct pw_scratch s;
 	struct rfx_params p;
 	double r = c->r[k], best = -INFINITY, bt = 0.0, *y1 = NULL;
@@ -748,5 +764,7 @@ int rfx_pw_max_run(const struct rfx_pw_config *c, struct rfx_pw_max_row *rows,
 {
 	int ret = check_config(c, RFX_PW_R_MAX, 3, err);
 
-	return ret ? ret : run_tasks(c, max_task, rows, err);
+	return ret ? ret
+		   : run_tasks(c, "pointwise-max", max_task, rows, sizeof(*rows),
+			       4, max_offset, max_count, 0, err);
 }

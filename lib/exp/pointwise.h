@@ -23,8 +23,8 @@
  * computations (logs throughout).
  *
  * Randomness: the draws of method e at length r come in chunks of
- * RFX_PW_CHUNK draws; chunk c uses stream (seed, 2 + registry index of e,
- * bits(r), c). Chunks run in parallel, so the output does not depend on
+ * RFX_PW_CHUNK draws; chunk c uses the stream keyed ("pointwise", "draws",
+ * name of e, bits(r), c) (lib/base/rng.h). Chunks run in parallel, so the output does not depend on
  * the thread count, nor on which other methods or lengths are in the run.
  */
 #ifndef RFX_POINTWISE_H

@@ -17,12 +17,8 @@
 #include "base/cancel.h"
 #include "data/dataset.h"
 #include "est/featmap.h"
+#include "base/cells.h"
 #include "base/rng.h"
-
-#define TAG_PROJ 0x53564d0000ULL  /* "SVM": the projections */
-#define TAG_SVM 0x53564d1000ULL   /* the SVMs' visit orders */
-#define TAG_SIGMA 0x53564d2000ULL /* the bandwidth's sample */
-#define TAG_USER_SPLIT 0x53564d3000ULL /* the shuffle of a user's rows */
 
 /* Feature-map rows per block: about 2^20 doubles of each featmat array. */
 #define BLOCK_ENTRIES (1u << 20)
@@ -190,7 +186,8 @@ static int split_finish(struct rfx_dataset *tr, struct rfx_dataset *te,
 	view = *tr;
 	view.X = out->Xtr;
 	view.n = out->n_train;
-	r = rfx_rng_alloc_stream(seed, TAG_SIGMA + (uint64_t)out->id, 0, 0);
+	r = rfx_rng_alloc_key(seed, &(struct rfx_rng_key){
+		.exp = "svm-classify", .what = "sigma", .name = { out->name } });
 	if (!r)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	ret = rfx_dataset_nn_sigma(&view, nn_k, nn_sample, r, &out->sigma, err);
@@ -267,7 +264,8 @@ int rfx_svmexp_from(const char *name, int id, const double *X, const int *y,
 		return err->code;
 	perm = malloc(n * sizeof(size_t));
 	tr->y = malloc(n * sizeof(int));
-	r = rfx_rng_alloc_stream(seed, TAG_USER_SPLIT + (uint64_t)id, 0, 0);
+	r = rfx_rng_alloc_key(seed, &(struct rfx_rng_key){
+		.exp = "svm-classify", .what = "user-split", .name = { name } });
 	if (!perm || !tr->y || !r) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory splitting '%s'", name);
 		goto out;
@@ -434,9 +432,10 @@ static int one_draw(const struct rfx_svmexp_config *c, const double *Xtr,
 {
 	const struct rfx_svmexp_data *Dd = c->data;
 	const int n2 = 2 * D;
-	gsl_rng *r = rfx_rng_alloc_stream(c->seed, TAG_PROJ + (uint64_t)Dd->id,
-					  (uint64_t)proj << 32 | (uint64_t)D,
-					  (uint64_t)s);
+	gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "svm-classify", .what = "projections",
+		.name = { Dd->name, rfx_proj_name(proj) }, .i = (uint64_t)D,
+		.j = (uint64_t)s });
 	size_t i0, correct = 0, i;
 	int ret, k;
 
@@ -448,8 +447,10 @@ static int one_draw(const struct rfx_svmexp_config *c, const double *Xtr,
 		return ret;
 	features(b->F, b->BR, b->w, Xtr, Dd->n_train, Dd->d, D, b->Z);
 	ret = rfx_svm_train_ovr(b->Z, Dd->n_train, n2, Dd->ytr, Dd->nclass, &c->svm,
-				c->seed, TAG_SVM + (uint64_t)Dd->id,
-				(uint64_t)proj << 40 | (uint64_t)D << 16 | (uint64_t)s,
+				c->seed, &(struct rfx_rng_key){
+					.exp = "svm-classify", .what = "visits",
+					.name = { Dd->name, rfx_proj_name(proj) },
+					.i = (uint64_t)D << 32 | (uint64_t)s },
 				b->W, b->st, err);
 	if (ret)
 		return ret;
@@ -471,32 +472,97 @@ static int one_draw(const struct rfx_svmexp_config *c, const double *Xtr,
 	return RFX_OK;
 }
 
+/* The sweep: cells (ratio q, method m, draw s), draw fastest. */
+struct svm_sweep {
+	const struct rfx_svmexp_config *c;
+	const double *Xtr, *Xte;  /* scaled by sigma */
+};
+
+/* A draw's result: its accuracy and its SVMs' convergence. */
+struct svm_cell {
+	double acc;
+	int unconverged, max_epochs;
+};
+
+static double svm_cost(void *ctx, size_t t)
+{
+	const struct svm_sweep *sw = ctx;
+	const struct rfx_svmexp_config *c = sw->c;
+
+	return (double)c->ratio[t / ((size_t)c->nmethods * (size_t)c->seeds)];
+}
+
+static int svm_cell(void *ctx, void *ws, size_t t, void *out,
+		    struct rfx_err *err)
+{
+	const struct svm_sweep *sw = ctx;
+	const struct rfx_svmexp_config *c = sw->c;
+	const struct rfx_svmexp_data *Dd = c->data;
+	size_t ms = (size_t)c->nmethods * (size_t)c->seeds;
+	int q = (int)(t / ms), m = (int)(t / (size_t)c->seeds % (size_t)c->nmethods);
+	int s = (int)(t % (size_t)c->seeds), D = c->ratio[q] * Dd->d, ret;
+	struct svm_cell *o = out;
+	struct rfx_svmexp_row row;
+	struct cell_ws b;
+
+	(void)ws;
+	if (cell_ws_alloc(&b, Dd, D, c->seeds))
+		return rfx_error(err, RFX_ENOMEM, "out of memory for %s at D = %d",
+				 Dd->name, D);
+	memset(&row, 0, sizeof(row));
+	ret = one_draw(c, sw->Xtr, sw->Xte, c->proj[m], D, s, &b, &row, &o->acc,
+		       err);
+	o->unconverged = row.unconverged;
+	o->max_epochs = row.max_epochs;
+	cell_ws_free(&b);
+	return ret;
+}
+
 int rfx_svmexp_run(const struct rfx_svmexp_config *c,
 		   struct rfx_svmexp_row *rows, struct rfx_err *err)
 {
 	const struct rfx_svmexp_data *Dd = c->data;
 	double *Xtr = NULL, *Xte = NULL;
-	int q, m, s, ret, done = 0, total = c->nratio * c->nmethods * c->seeds;
+	int q, m, s, ret;
+	struct svm_cell *res = NULL;
+	struct svm_sweep sw;
+	struct rfx_cells cells;
+	size_t ncell = (size_t)c->nratio * (size_t)c->nmethods * (size_t)c->seeds;
 
 	if ((ret = rfx_svmexp_plan(c, err)))
 		return ret;
 	Xtr = scaled(Dd->Xtr, Dd->n_train, Dd->d, Dd->sigma);
 	Xte = scaled(Dd->Xte, Dd->n_test, Dd->d, Dd->sigma);
-	if (!Xtr || !Xte) {
+	res = calloc(ncell ? ncell : 1, sizeof(*res));
+	if (!Xtr || !Xte || !res) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (q = 0; q < c->nratio; q++) {
+	sw.c = c;
+	sw.Xtr = Xtr;
+	sw.Xte = Xte;
+	cells = (struct rfx_cells){
+		.name = "svm-classify",
+		.n = ncell,
+		.size = sizeof(*res),
+		.out = res,
+		.ctx = &sw,
+		.cost = svm_cost,
+		.compute = svm_cell,
+		.standalone = !c->picked,
+		.inner_parallel = 1, /* a draw's classes run in parallel */
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
+	ret = rfx_cells_run(&cells, err);
+	for (q = 0; q < c->nratio && !ret; q++) {
 		int D = c->ratio[q] * Dd->d;
-		struct cell_ws b;
 
-		if (cell_ws_alloc(&b, Dd, D, c->seeds)) {
-			ret = rfx_error(err, RFX_ENOMEM,
-					"out of memory for %s at D = %d", Dd->name, D);
-			goto out;
-		}
-		for (m = 0; m < c->nmethods && !ret; m++) {
+		for (m = 0; m < c->nmethods; m++) {
 			struct rfx_svmexp_row *row = &rows[q * c->nmethods + m];
+			const struct svm_cell *r =
+				&res[((size_t)q * (size_t)c->nmethods + (size_t)m) *
+				     (size_t)c->seeds];
 			double mean = 0.0, ss = 0.0;
 
 			memset(row, 0, sizeof(*row));
@@ -513,30 +579,23 @@ int rfx_svmexp_run(const struct rfx_svmexp_config *c,
 			row->n_train = (long)Dd->n_train;
 			row->n_test = (long)Dd->n_test;
 			row->seeds = c->seeds;
-			for (s = 0; s < c->seeds && !ret; s++) {
-				ret = one_draw(c, Xtr, Xte, c->proj[m], D, s, &b, row,
-					       &b.acc[s], err);
-				if (!ret && rfx_cancel_requested())
-					ret = rfx_error(err, RFX_EINTR, "interrupted");
-				if (!ret && c->progress)
-					c->progress(c->progress_ctx, ++done, total);
+			for (s = 0; s < c->seeds; s++) {
+				row->unconverged += r[s].unconverged;
+				if (r[s].max_epochs > row->max_epochs)
+					row->max_epochs = r[s].max_epochs;
 			}
-			if (ret)
-				break;
 			/* two passes: the mean, then squares about it */
 			for (s = 0; s < c->seeds; s++)
-				mean += b.acc[s];
+				mean += r[s].acc;
 			mean /= c->seeds;
 			for (s = 0; s < c->seeds; s++)
-				ss += (b.acc[s] - mean) * (b.acc[s] - mean);
+				ss += (r[s].acc - mean) * (r[s].acc - mean);
 			row->acc_pct = mean;
 			row->acc_pct_sd = c->seeds > 1 ? sqrt(ss / (c->seeds - 1)) : 0.0;
 		}
-		cell_ws_free(&b);
-		if (ret)
-			goto out;
 	}
 out:
+	free(res);
 	free(Xtr);
 	free(Xte);
 	return ret;

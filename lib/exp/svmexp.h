@@ -27,10 +27,10 @@
  * feature matrix of the whole set ever exists.
  *
  * Randomness: the projections of (dataset, method, D, seed index s) come
- * from stream (seed, 0x53564d0000 + dataset index, proj << 32 | D, s); the
- * SVM of class k from (seed, 0x53564d1000 + dataset index, proj << 40 |
- * D << 16 | s, k); the bandwidth's sample from (seed, 0x53564d2000 +
- * dataset index, 0, 0). Feature maps and one-vs-rest are bit-identical
+ * from the stream keyed ("svm-classify", "projections", dataset and
+ * projection names, D, s); the SVM of class k from ("svm-classify",
+ * "visits", the same names, D << 32 | s, k); the bandwidth's sample from
+ * ("svm-classify", "sigma", dataset name) (lib/base/rng.h). Feature maps and one-vs-rest are bit-identical
  * for any thread count (lib/est/featmap.h, lib/eval/svm.h), so the table is too.
  */
 #ifndef RFX_SVMEXP_H
@@ -50,7 +50,7 @@
 /* A dataset split into training and test rows, padded, with its sigma. */
 struct rfx_svmexp_data {
 	char name[16];
-	int id;                 /* catalogue index (lib/data/dataset.h), stream tag */
+	int id;                 /* catalogue index (lib/data/dataset.h) */
 	int d0, d;              /* dimension as shipped, padded */
 	int nclass;
 	size_t n_train, n_test;
@@ -103,6 +103,10 @@ struct rfx_svmexp_config {
 	uint64_t seed;
 	size_t max_bytes;          /* refuse a cell whose float training
 				    * features exceed this (0: no limit) */
+	int picked;                /* the settings came from the results of
+				    * earlier runs (rfx_svmexp_pick_cost): a
+				    * shard stops before this run (lib/base/
+				    * cells.h, standalone) */
 	/* Called after each finished draw; may be NULL. */
 	void (*progress)(void *ctx, int done, int total);
 	void *progress_ctx;

@@ -18,10 +18,10 @@
 
 #include "num/blas.h"
 #include "base/cancel.h"
+#include "base/cells.h"
 #include "eval/kreg.h"
 #include "base/rng.h"
 
-#define STREAM_TAG 0x5543490100ULL /* "UCI" + 1: the draws (0: the split) */
 
 #define COL(field, type)                                                       \
 	{ #field, type, offsetof(struct rfx_uciexp_gamma_row, field),          \
@@ -71,17 +71,6 @@ const char *rfx_uciexp_projection(const struct rfx_uciexp_method *m)
 	if (m->e->flags & RFX_EST_DISCRETE)
 		return "discrete";
 	return rfx_proj_name(m->proj);
-}
-
-static int registry_index(const struct rfx_estimator_type *e)
-{
-	const struct rfx_estimator_type *const *all = rfx_estimator_list();
-	int i;
-
-	for (i = 0; all[i]; i++)
-		if (all[i] == e)
-			return i;
-	return 999;
 }
 
 static int check_config(const struct rfx_uciexp_config *c, struct rfx_err *err)
@@ -221,9 +210,10 @@ static int run_task(const struct rfx_uciexp_config *c, struct run *R,
 	if (ret)
 		return ret;
 	pi = (me->e->flags & RFX_EST_DISCRETE) ? 0 : me->proj == RFX_PROJ_ORT;
-	rfx_rng_set_stream(rng, c->seed, STREAM_TAG + (uint64_t)c->dataset_index,
-			   2 * (uint64_t)registry_index(me->e) + (uint64_t)pi,
-			   (uint64_t)g * 65536 + (uint64_t)s);
+	rfx_rng_set_key(rng, c->seed, &(struct rfx_rng_key){
+		.exp = "uci-classify", .what = "draws",
+		.name = { c->dataset, me->e->name, pi ? "ort" : "iid" },
+		.i = rfx_rng_bits(c->gammas[g]), .j = (uint64_t)s });
 	ret = rfx_kreg_rf_train(kr[m], rng, me->proj, scaled_train(R, g),
 				S->ytr, R->L, err);
 	if (!ret)
@@ -366,6 +356,83 @@ static int summarise(const struct rfx_uciexp_config *c, const struct run *R,
 	return RFX_OK;
 }
 
+/* The random-feature sweep: cells (method, gamma, seed). */
+struct uci_sweep {
+	const struct rfx_uciexp_config *c;
+	struct run *R;
+	const int *rfidx;  /* the methods with an estimator */
+};
+
+/* A thread's classifiers (made on first use), generator and predictions. */
+struct uci_ws {
+	struct rfx_kreg_rf **kr;
+	gsl_rng *rng;
+	int *pred;
+	int nm;
+};
+
+static void uci_ws_free(void *p)
+{
+	struct uci_ws *w = p;
+	int k;
+
+	if (!w)
+		return;
+	if (w->kr)
+		for (k = 0; k < w->nm; k++)
+			rfx_kreg_rf_free(w->kr[k]);
+	free(w->kr);
+	if (w->rng)
+		gsl_rng_free(w->rng);
+	free(w->pred);
+	free(w);
+}
+
+static void *uci_ws_alloc(void *ctx)
+{
+	const struct uci_sweep *sw = ctx;
+	struct uci_ws *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->nm = sw->R->nm;
+	w->kr = calloc((size_t)w->nm, sizeof(*w->kr));
+	w->rng = gsl_rng_alloc(rfx_rng_type());
+	w->pred = malloc(sw->R->nq * sizeof(int));
+	if (!w->kr || !w->rng || !w->pred) {
+		uci_ws_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Cell t into out: the correct validation and test predictions. */
+static int uci_cell(void *ctx, void *ws, size_t t, void *out,
+		    struct rfx_err *err)
+{
+	const struct uci_sweep *sw = ctx;
+	const struct rfx_uciexp_config *c = sw->c;
+	struct run *R = sw->R;
+	struct uci_ws *w = ws;
+	int ti = (int)t, mi = sw->rfidx[ti / (R->ng * R->ns)];
+	int g = (ti / R->ns) % R->ng, s = ti % R->ns, ret;
+	size_t slot = ((size_t)mi * R->ng + g) * R->ns + s, *o = out;
+	struct rfx_err e;
+
+	rfx_err_clear(&e);
+	ret = run_task(c, R, w->kr, w->rng, w->pred, mi, g, s, &e);
+	if (ret)
+		return ret == RFX_EINTR
+			       ? rfx_error(err, RFX_EINTR, "interrupted")
+			       : rfx_error(err, ret, "%s, %s (%s) at gamma %g: %s",
+					   c->dataset, c->methods[mi].e->name,
+					   rfx_uciexp_projection(&c->methods[mi]),
+					   c->gammas[g], e.msg);
+	o[0] = R->ok_val[slot];
+	o[1] = R->ok_test[slot];
+	return RFX_OK;
+}
+
 int rfx_uciexp_run(const struct rfx_uciexp_config *c,
 		   struct rfx_uciexp_gamma_row *grows,
 		   struct rfx_uciexp_row *rows, struct rfx_err *err)
@@ -425,60 +492,36 @@ int rfx_uciexp_run(const struct rfx_uciexp_config *c,
 			c->progress(c->progress_ctx, ++done, total);
 	}
 	if (!ret && ntask > 0) {
-		memset(R.status, 0, (size_t)ntask * sizeof(int));
-#pragma omp parallel
-		{
-			struct rfx_kreg_rf **kr = calloc((size_t)R.nm, sizeof(*kr));
-			gsl_rng *rng = gsl_rng_alloc(rfx_rng_type());
-			int *pred = malloc(R.nq * sizeof(int));
-			int ok = kr && rng && pred, k;
+		struct uci_sweep sw = { c, &R, rfidx };
+		struct rfx_cells cells;
+		size_t (*res)[2] = calloc((size_t)ntask, sizeof(*res));
 
-#pragma omp for schedule(dynamic, 1)
-			for (t = 0; t < ntask; t++) {
-				int mi = rfidx[t / (R.ng * R.ns)];
-				int g = (t / R.ns) % R.ng, s = t % R.ns;
+		if (!res)
+			ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		cells = (struct rfx_cells){
+			.name = "uci-classify",
+			.n = (size_t)ntask,
+			.size = sizeof(*res),
+			.out = res,
+			.ctx = &sw,
+			.ws_alloc = uci_ws_alloc,
+			.ws_free = uci_ws_free,
+			.compute = uci_cell,
+			.standalone = 1, /* each dataset's sweep stands alone */
+			.progress = c->progress,
+			.progress_ctx = c->progress_ctx,
+		};
+		if (!ret)
+			ret = rfx_cells_run(&cells, err);
+		for (t = 0; !ret && t < ntask; t++) {
+			int mi = rfidx[t / (R.ng * R.ns)];
+			int g = (t / R.ns) % R.ng, s = t % R.ns;
+			size_t slot = ((size_t)mi * R.ng + g) * R.ns + s;
 
-				if (!ok) {
-					R.status[t] = rfx_error(&R.errs[t], RFX_ENOMEM,
-								"out of memory");
-					continue;
-				}
-				if (rfx_cancel_requested()) {
-					R.status[t] = rfx_error(&R.errs[t], RFX_EINTR,
-								"interrupted");
-					continue;
-				}
-				R.status[t] = run_task(c, &R, kr, rng, pred, mi, g, s,
-						       &R.errs[t]);
-#pragma omp critical(rfx_uciexp_progress)
-				{
-					done++;
-					if (c->progress)
-						c->progress(c->progress_ctx, done, total);
-				}
-			}
-			if (kr)
-				for (k = 0; k < R.nm; k++)
-					rfx_kreg_rf_free(kr[k]);
-			free(kr);
-			if (rng)
-				gsl_rng_free(rng);
-			free(pred);
+			R.ok_val[slot] = res[t][0];
+			R.ok_test[slot] = res[t][1];
 		}
-		for (t = 0; t < ntask && !ret; t++)
-			if (R.status[t]) {
-				int mi = rfidx[t / (R.ng * R.ns)];
-
-				ret = R.status[t] == RFX_EINTR
-					      ? rfx_error(err, RFX_EINTR, "interrupted")
-					      : rfx_error(err, R.status[t],
-							  "%s, %s (%s) at gamma %g: %s",
-							  c->dataset,
-							  c->methods[mi].e->name,
-							  rfx_uciexp_projection(&c->methods[mi]),
-							  c->gammas[(t / R.ns) % R.ng],
-							  R.errs[t].msg);
-			}
+		free(res);
 	}
 	rfx_blas_single_end(blas_saved);
 	if (!ret)

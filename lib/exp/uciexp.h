@@ -15,9 +15,9 @@
  * only reported for the gamma the validation picked (ties: the smallest
  * gamma), so it never influences the choice.
  *
- * Randomness: the draw of (method, gamma index g, seed index s) comes from
- * the stream (seed, 0x5543490100 + dataset index, 2 * registry index of
- * the estimator + (1 for ort), g * 65536 + s) of lib/base/rng.h. Tasks
+ * Randomness: the draw of (method, gamma, seed index s) comes from the
+ * stream keyed ("uci-classify", "draws", dataset, estimator and projection
+ * ("iid" or "ort") names, bits(gamma), s) of lib/base/rng.h. Tasks
  * (method, gamma, seed) run in parallel with OpenMP, OpenBLAS single-
  * threaded, each task's counts land in its own slot and are summed in a
  * fixed order: the results are bit-identical for any thread count.
@@ -45,7 +45,7 @@ struct rfx_uciexp_method {
 
 struct rfx_uciexp_config {
 	const char *dataset;       /* name written to the rows */
-	int dataset_index;         /* stream tag (rfx_uci_index) */
+	int dataset_index;         /* rfx_uci_index of the dataset */
 	const struct rfx_uci_split *split;
 	int nmethods;
 	const struct rfx_uciexp_method *methods;

@@ -20,6 +20,7 @@
 #include "num/blas.h"
 #include "num/block.h"
 #include "base/cancel.h"
+#include "base/cells.h"
 #include "eval/montecarlo.h"
 #include "num/logmath.h"
 #include "base/rng.h"
@@ -237,25 +238,6 @@ static int worker_init(struct worker *w, const struct rfx_varexp_config *c,
 	return 0;
 }
 
-static int registry_index(const struct rfx_estimator_type *e)
-{
-	const struct rfx_estimator_type *const *all = rfx_estimator_list();
-	int i;
-
-	for (i = 0; all[i]; i++)
-		if (all[i] == e)
-			return i;
-	return 99;
-}
-
-static uint64_t gamma_bits(double g)
-{
-	uint64_t u;
-
-	memcpy(&u, &g, sizeof(u));
-	return u;
-}
-
 static int method_features(const struct rfx_varexp_config *c,
 			   const struct rfx_estimator_type *e)
 {
@@ -277,8 +259,10 @@ static int task_mc(const struct rfx_varexp_config *c, struct worker *w,
 							   : c->proj;
 	int ret, nmc = 0;
 
-	rfx_rng_set_stream(w->rng, c->seed, 2 + (uint64_t)registry_index(e),
-			   (uint64_t)g, gamma_bits(gamma) ^ (uint64_t)s);
+	rfx_rng_set_key(w->rng, c->seed, &(struct rfx_rng_key){
+		.exp = "variance", .what = "mc",
+		.name = { e->name, rfx_regime_name(g) ? rfx_regime_name(g) : "file" },
+		.i = rfx_rng_bits(gamma), .j = (uint64_t)s });
 	ret = rfx_mc_pairs(e, &o->params, proj, M, w->X, w->Y, P, c->mc_R,
 			   w->rng, w->mcres, err);
 	if (ret)
@@ -390,8 +374,9 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 	size_t L = c->L, i0, j0;
 	int m, ret, base_need2 = 0, shift_need2 = 0;
 
-	rfx_rng_set_stream(w->rng, c->seed, 1, (uint64_t)g,
-			   gamma_bits(gamma) ^ (uint64_t)s);
+	rfx_rng_set_key(w->rng, c->seed, &(struct rfx_rng_key){
+		.exp = "variance", .what = "sets", .name = { rfx_regime_name(g) },
+		.i = rfx_rng_bits(gamma), .j = (uint64_t)s });
 	ret = rfx_regime_sample(w->rng, g, gamma, c->d, L, c->images, w->X,
 				w->Y, err);
 	if (ret)
@@ -579,15 +564,64 @@ static void fill_row(struct rfx_varexp_row *row,
 	}
 }
 
+/* The sweep's context: cells are (regime, gamma, sample) tasks. */
+struct sweep {
+	const struct rfx_varexp_config *c;
+	size_t blk;
+};
+
+static void *sweep_ws_alloc(void *ctx)
+{
+	const struct sweep *sw = ctx;
+	struct worker *w = malloc(sizeof(*w));
+
+	if (w && worker_init(w, sw->c, sw->c->L, sw->blk)) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static void sweep_ws_free(void *ws)
+{
+	if (ws) {
+		worker_free(ws);
+		free(ws);
+	}
+}
+
+/*
+ * Cell t into out[0..nmethods-1]: the task's summaries, and its fitted
+ * parameters as plain values (the owned vectors are freed here, so the
+ * buffer has no pointers and can travel between processes).
+ */
+static int sweep_cell(void *ctx, void *ws, size_t t, void *cell,
+		      struct rfx_err *err)
+{
+	const struct sweep *sw = ctx;
+	const struct rfx_varexp_config *c = sw->c;
+	struct task_out *out = cell;
+	int s = (int)(t % (size_t)c->samples);
+	int gi = (int)(t / (size_t)c->samples % (size_t)c->ngammas);
+	int ri = (int)(t / ((size_t)c->samples * (size_t)c->ngammas));
+	int ret, m;
+
+	ret = run_task(c, ws, c->regimes[ri], c->gammas[gi], s, sw->blk, out,
+		       err);
+	for (m = 0; m < c->nmethods; m++)
+		rfx_params_release(&out[m].params);
+	return ret;
+}
+
 int rfx_varexp_run(const struct rfx_varexp_config *c,
 		   struct rfx_varexp_row *rows, struct rfx_varexp_param *params,
 		   size_t *nparams, struct rfx_err *err)
 {
-	int ntask, nm = c->nmethods, t, done = 0, ret, blas_saved;
+	int ntask, nm = c->nmethods, ret, blas_saved;
 	size_t blk = c->block ? c->block : DEFAULT_BLOCK;
 	struct task_out *outs;
-	int *status;
-	struct rfx_err *errs;
+	struct sweep sw;
+	struct rfx_cells cells;
 
 	*nparams = 0;
 	ret = check_config(c, err);
@@ -597,57 +631,25 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 		blk = c->L;
 	ntask = c->nregimes * c->ngammas * c->samples;
 	outs = calloc((size_t)ntask * (size_t)nm, sizeof(*outs));
-	status = calloc((size_t)ntask, sizeof(*status));
-	errs = calloc((size_t)ntask, sizeof(*errs));
-	if (!outs || !status || !errs) {
-		free(outs);
-		free(status);
-		free(errs);
+	if (!outs)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
-	}
 	/* Tasks are the parallel unit; one BLAS thread keeps results fixed. */
 	blas_saved = rfx_blas_single_begin();
-
-#pragma omp parallel
-	{
-		struct worker w;
-		int ok = worker_init(&w, c, c->L, blk) == 0;
-
-#pragma omp for schedule(dynamic, 1)
-		for (t = 0; t < ntask; t++) {
-			int s = t % c->samples;
-			int gi = (t / c->samples) % c->ngammas;
-			int ri = t / (c->samples * c->ngammas);
-
-			if (!ok) {
-				status[t] = rfx_error(&errs[t], RFX_ENOMEM,
-						      "out of memory for L = %zu, d = %d",
-						      c->L, c->d);
-				continue;
-			}
-			if (rfx_cancel_requested()) {
-				status[t] = rfx_error(&errs[t], RFX_EINTR,
-						      "interrupted");
-				continue;
-			}
-			status[t] = run_task(c, &w, c->regimes[ri], c->gammas[gi],
-					     s, blk, &outs[(size_t)t * nm],
-					     &errs[t]);
-#pragma omp critical(rfx_varexp_progress)
-			{
-				done++;
-				if (c->progress)
-					c->progress(c->progress_ctx, done, ntask);
-			}
-		}
-		if (ok)
-			worker_free(&w);
-	}
-
-	ret = RFX_OK;
-	for (t = 0; t < ntask && !ret; t++)
-		if (status[t])
-			ret = rfx_error(err, status[t], "%s", errs[t].msg);
+	sw.c = c;
+	sw.blk = blk;
+	cells = (struct rfx_cells){
+		.name = "variance",
+		.n = (size_t)ntask,
+		.size = (size_t)nm * sizeof(*outs),
+		.out = outs,
+		.ctx = &sw,
+		.ws_alloc = sweep_ws_alloc,
+		.ws_free = sweep_ws_free,
+		.compute = sweep_cell,
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
+	ret = rfx_cells_run(&cells, err);
 	if (!ret) {
 		int ri, gi, m, s;
 		size_t r = 0;
@@ -682,11 +684,7 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 				}
 	}
 	rfx_blas_single_end(blas_saved);
-	for (t = 0; t < ntask * nm; t++)
-		rfx_params_release(&outs[t].params);
 	free(outs);
-	free(status);
-	free(errs);
 	return ret;
 }
 
@@ -710,7 +708,8 @@ static void chunk_pairs(const struct rfx_varexp_config *c,
 {
 	size_t k;
 
-	rfx_rng_set_stream(r, c->seed, 1, RFX_REGIME_COUNT, (uint64_t)t);
+	rfx_rng_set_key(r, c->seed, &(struct rfx_rng_key){
+		.exp = "variance", .what = "file-pairs", .i = (uint64_t)t });
 	for (k = 0; k < n; k++) {
 		ii[k] = (size_t)gsl_rng_uniform_int(r, s->nx);
 		jj[k] = (size_t)gsl_rng_uniform_int(r, s->ny);
@@ -785,7 +784,8 @@ static int sets_mc(const struct rfx_varexp_config *c,
 	size_t P = c->mc_pairs, k, l, d = (size_t)c->d;
 	int m, ret;
 
-	rfx_rng_set_stream(w->rng, c->seed, 1, RFX_REGIME_COUNT, UINT64_C(1) << 63);
+	rfx_rng_set_key(w->rng, c->seed, &(struct rfx_rng_key){
+		.exp = "variance", .what = "file-mc-pairs" });
 	for (k = 0; k < P; k++) {
 		size_t i = (size_t)gsl_rng_uniform_int(w->rng, s->nx);
 		size_t j = (size_t)gsl_rng_uniform_int(w->rng, s->ny);

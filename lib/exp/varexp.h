@@ -7,8 +7,9 @@
  * pairs.
  *
  * Randomness: the inputs of (regime g, gamma, sample s) come from the
- * stream (seed, 1, g, bits(gamma) ^ s) and the Monte Carlo draws of
- * estimator e from (seed, 2 + registry index of e, g, bits(gamma) ^ s), so a
+ * stream keyed ("variance", "sets", name of g, bits(gamma), s) and the
+ * Monte Carlo draws of estimator e from ("variance", "mc", names of e and
+ * g, bits(gamma), s) (lib/base/rng.h), so a
  * row does not depend on which other regimes, gammas or methods are in the
  * run, nor on the thread count. Tasks (regime, gamma, sample) run in
  * parallel with OpenMP; each is single-threaded (OpenBLAS is set to one
@@ -112,7 +113,8 @@ struct rfx_varexp_sets {
 	 * 0: all nx * ny pairs, walked in blocks of the config's block edge
 	 * (memory O((nx + ny) d + threads * block^2), never O(nx ny)).
 	 * N > 0: N pairs (i, j) drawn uniformly with replacement, from the
-	 * stream (seed, 1, RFX_REGIME_COUNT, chunk) for each chunk of 65536.
+	 * stream keyed ("variance", "file-pairs", chunk) for each chunk of
+	 * 65536 (lib/base/rng.h).
 	 */
 	size_t pairs;
 	/*
@@ -129,8 +131,8 @@ struct rfx_varexp_sets {
  * ngammas * nmethods rows) and params (at most that times 4, *nparams
  * set). The config's regimes, nregimes, samples, L and images are not
  * used. Monte Carlo (mc_R > 0) checks mc_pairs pairs drawn uniformly from
- * the stream (seed, 1, RFX_REGIME_COUNT, 2^63) with the draws of method e
- * from (seed, 2 + registry index of e, RFX_REGIME_COUNT, bits(gamma)).
+ * the stream keyed ("variance", "file-mc-pairs") with the draws of method
+ * e from ("variance", "mc", names of e and "file", bits(gamma), 0).
  * Blocks of rows run in parallel and merge in a fixed order, so the
  * output is bit-identical for any thread count. RFX_EINVAL for a bad
  * configuration, RFX_EINTR, RFX_ENUMERIC, RFX_ENOMEM.

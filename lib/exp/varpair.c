@@ -164,7 +164,8 @@ int rfx_varpair_run(const struct rfx_varpair_config *c,
 				ret = rfx_error(err, RFX_ENOMEM, "out of memory");
 				goto out;
 			}
-			rfx_rng_set_stream(rng, c->seed, 3, (uint64_t)m, 0);
+			rfx_rng_set_key(rng, c->seed, &(struct rfx_rng_key){
+				.exp = "variance", .what = "pair", .name = { e->name } });
 			ret = rfx_mc_pairs(e, &ps[m], c->proj, M, c->x, c->y, 1,
 					   c->mc_R, rng, &mc, err);
 			if (ret)

@@ -13,7 +13,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "num/blas.h"
-#include "base/cancel.h"
+#include "base/cells.h"
 #include "est/estimator.h"
 #include "eval/montecarlo.h"
 #include "est/orfvar.h"
@@ -94,7 +94,8 @@ static int check(const struct rfx_zc_config *c, struct rfx_err *err)
 static int make_pairs(const struct rfx_zc_config *c, int d, double *X,
 		      double *Y, struct rfx_err *err)
 {
-	gsl_rng *r = rfx_rng_alloc_stream(c->seed, 5000, (uint64_t)d, 0);
+	gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "zcurve", .what = "pairs", .i = (uint64_t)d });
 	double n = 0.0, *u = malloc((size_t)d * sizeof(double));
 	int k, l;
 
@@ -144,9 +145,9 @@ static int mc_rows(const struct rfx_zc_config *c, enum rfx_proj p, int d,
 	for (ch = 0; ch < nchunk; ch++) {
 		long q0 = ch * RFX_ZC_CHUNK;
 		long cnt = c->R - q0 < RFX_ZC_CHUNK ? c->R - q0 : RFX_ZC_CHUNK;
-		gsl_rng *r = rfx_rng_alloc_stream(c->seed, 5001,
-						  (uint64_t)p << 32 | (uint64_t)d,
-						  (uint64_t)ch);
+		gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+			.exp = "zcurve", .what = "draws", .name = { rfx_proj_name(p) },
+			.i = (uint64_t)d, .j = (uint64_t)ch });
 
 		if (!r) {
 			rets[ch] = rfx_error(&errs[ch], RFX_ENOMEM, "out of memory");
@@ -233,11 +234,24 @@ static void limit_row(int d, double z, struct rfx_zc_row *row)
 	row->var = d > 0 ? row->ratio * rfx_orfvar_rff(z, d) : 0.0;
 }
 
+/* Cell t of the Monte Carlo sweep: dimension t / nproj, projection t % nproj. */
+static int zc_cell(void *ctx, void *ws, size_t t, void *out,
+		   struct rfx_err *err)
+{
+	const struct rfx_zc_config *c = ctx;
+
+	(void)ws;
+	return mc_rows(c, c->proj[t % (size_t)c->nproj],
+		       c->d[t / (size_t)c->nproj], out, err);
+}
+
 int rfx_zc_run(const struct rfx_zc_config *c, struct rfx_zc_row *rows,
 	       struct rfx_err *err)
 {
 	size_t nz = (size_t)c->nz, n = 0, k;
-	int i, j, ret, saved, done = 0, total = c->nd * c->nproj;
+	int i, j, ret, saved, total = c->nd * c->nproj;
+	struct rfx_zc_row *buf;
+	struct rfx_cells cells;
 
 	ret = check(c, err);
 	if (ret)
@@ -260,21 +274,31 @@ int rfx_zc_run(const struct rfx_zc_config *c, struct rfx_zc_row *rows,
 	}
 	for (k = 0; k < nz; k++)
 		limit_row(0, c->z[k], &rows[n++]);
+	buf = calloc((size_t)total * nz, sizeof(*buf));
+	if (!buf)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	cells = (struct rfx_cells){
+		.name = "mse-table-vs-z",
+		.n = (size_t)total,
+		.size = nz * sizeof(*buf),
+		.out = buf,
+		.ctx = (void *)c,
+		.compute = zc_cell,
+		.inner_parallel = 1, /* each cell's chunks run in parallel */
+		.progress = c->progress,
+		.progress_ctx = c->progress_ctx,
+	};
 	saved = rfx_blas_single_begin();
+	ret = rfx_cells_run(&cells, err);
 	n = 0;
 	for (j = 0; j < c->nd && !ret; j++) {
-		for (i = 0; i < c->nproj && !ret; i++) {
-			if (rfx_cancel_requested()) {
-				ret = rfx_error(err, RFX_EINTR, "interrupted");
-				break;
-			}
-			ret = mc_rows(c, c->proj[i], c->d[j], &rows[n + (size_t)i * nz],
-				      err);
-			if (!ret && c->progress)
-				c->progress(c->progress_ctx, ++done, total);
-		}
+		for (i = 0; i < c->nproj; i++)
+			memcpy(&rows[n + (size_t)i * nz],
+			       &buf[((size_t)j * (size_t)c->nproj + (size_t)i) * nz],
+			       nz * sizeof(*buf));
 		n += (size_t)(c->nproj + nexact(c) + 1) * nz;
 	}
+	free(buf);
 	rfx_blas_single_end(saved);
 	return ret;
 }

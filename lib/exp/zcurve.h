@@ -5,12 +5,12 @@
  * the closed forms of lib/est/orfvar.h.
  *
  * For each dimension d the pairs are x = 0, y = z u for a unit vector u
- * drawn once per d (stream (seed, 5000, d, 0)), one pair per z of the
+ * drawn once per d (stream keyed ("zcurve", "pairs", d)), one pair per z of the
  * grid; so the kernel is e^{-z^2/2}. For iid, ort and orf-prime only |x - y|
  * matters; for the Hadamard kinds the direction does too, and a fixed
  * random one stands for "two fixed points with distance z" (Fig 3's
  * caption). Each (projection, d) draws R estimators in chunks of
- * RFX_ZC_CHUNK, chunk c from stream (seed, 5001, projection << 32 | d, c),
+ * RFX_ZC_CHUNK, chunk c from the stream keyed ("zcurve", "draws", projection name, d, c),
  * every draw evaluated on every z (correlated across z, each z exact in
  * law); chunks run in parallel.
  *

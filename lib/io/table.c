@@ -197,6 +197,11 @@ out:
 	return ret;
 }
 
+int64_t rfx_h5out_hid(const struct rfx_h5out *o)
+{
+	return (int64_t)o->file;
+}
+
 const char *rfx_h5out_tmpname(const struct rfx_h5out *o)
 {
 	return o ? o->tmp : NULL;

@@ -130,6 +130,12 @@ int rfx_h5out_table(struct rfx_h5out *o, const struct rfx_schema *s,
  */
 int rfx_h5out_commit(struct rfx_h5out *o, struct rfx_err *err);
 
+/*
+ * The open temporary file's HDF5 handle, for writers of objects other than
+ * tables (lib/io/shard.c); still owned by o.
+ */
+int64_t rfx_h5out_hid(const struct rfx_h5out *o);
+
 /* Closes and removes the temporary file; frees o. NULL is a no-op. */
 void rfx_h5out_abort(struct rfx_h5out *o);
 
