@@ -104,6 +104,7 @@ LIB_OBJS += lib/eval/cost.o
 LIB_OBJS += lib/eval/kreg.o
 LIB_OBJS += lib/eval/montecarlo.o
 LIB_OBJS += lib/eval/svm.o
+LIB_OBJS += lib/exp/attention.o
 LIB_OBJS += lib/exp/clusdata.o
 LIB_OBJS += lib/exp/clustered.o
 LIB_OBJS += lib/exp/msetable.o
