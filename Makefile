@@ -105,6 +105,7 @@ LIB_OBJS += lib/eval/kreg.o
 LIB_OBJS += lib/eval/montecarlo.o
 LIB_OBJS += lib/eval/svm.o
 LIB_OBJS += lib/exp/attention.o
+LIB_OBJS += lib/exp/attexp.o
 LIB_OBJS += lib/exp/clusdata.o
 LIB_OBJS += lib/exp/clustered.o
 LIB_OBJS += lib/exp/msetable.o
@@ -116,6 +117,7 @@ LIB_OBJS += lib/exp/varexp.o
 LIB_OBJS += lib/exp/varmap.o
 LIB_OBJS += lib/exp/zcurve.o
 
+CLI_OBJS += cli/attention.o
 CLI_OBJS += cli/clustered.o
 CLI_OBJS += cli/dump.o
 CLI_OBJS += cli/mse_table.o

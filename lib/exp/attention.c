@@ -509,19 +509,24 @@ int rfx_attention_apply(struct rfx_att_ws *ws, const double *V,
 }
 
 void rfx_attention_rows(const struct rfx_att_ws *ws, const size_t *rows,
-			size_t ns, int causal, double *G)
+			size_t ns, int causal, double *G, double *work)
 {
 	size_t a, j, nk = ws->nk;
-	int dv1 = ws->dv + 1;
+	int dv1 = ws->dv + 1, Dr = ws->Dr;
 
+	if (ns == 0)
+		return;
+	for (a = 0; a < ns; a++)
+		memcpy(work + a * (size_t)Dr, ws->A1 + rows[a] * (size_t)Dr,
+		       (size_t)Dr * sizeof(double));
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)ns, (int)nk, Dr,
+		    1.0, work, Dr, ws->A2, Dr, 0.0, G, (int)nk);
 	for (a = 0; a < ns; a++) {
-		size_t i = rows[a];
+		size_t i = rows[a], lim = causal ? i + 1 : nk;
 		double z = ws->buf2[i * (size_t)dv1 + (size_t)ws->dv];
-		size_t lim = causal ? i + 1 : nk;
 
-		cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)lim, ws->Dr, 1.0 / z,
-			    ws->A2, ws->Dr, ws->A1 + i * (size_t)ws->Dr, 1, 0.0,
-			    G + a * nk, 1);
+		for (j = 0; j < lim; j++)
+			G[a * nk + j] /= z;
 		for (j = lim; j < nk; j++)
 			G[a * nk + j] = 0.0;
 	}

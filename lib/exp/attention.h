@@ -156,10 +156,11 @@ int rfx_attention_apply(struct rfx_att_ws *ws, const double *V,
  * The estimate A^_ij of the attention entries of query rows rows[0..ns-1]
  * against every key, from the stabilised maps of the last
  * rfx_attention_apply, divided by that call's D^_i: G[a nk + j] =
- * A^_{rows[a], j} / D^_{rows[a]} (0 for j > i when causal).
+ * A^_{rows[a], j} / D^_{rows[a]} (0 for j > i when causal). One dgemm;
+ * work holds ns * ws->Dr doubles (the gathered query rows).
  */
 void rfx_attention_rows(const struct rfx_att_ws *ws, const size_t *rows,
-			size_t ns, int causal, double *G);
+			size_t ns, int causal, double *G, double *work);
 
 /*
  * The exact effect of opts->eps on each output row, from the maps of the
