@@ -52,7 +52,8 @@ static const struct rfx_column att_cols[] = {
 	COL(M, RFX_COL_INT), COL(features, RFX_COL_INT),
 	COL(stab, RFX_COL_STRING), COL(eps, RFX_COL_DOUBLE),
 	COL(f32, RFX_COL_INT), COL(causal, RFX_COL_INT),
-	COL(L, RFX_COL_LONG), COL(d, RFX_COL_LONG), COL(draws, RFX_COL_LONG),
+	COL(L, RFX_COL_LONG), COL(d, RFX_COL_LONG), COL(gamma, RFX_COL_DOUBLE),
+	COL(draws, RFX_COL_LONG),
 	STATS(0, "out_rel_fro"), STATS(1, "out_rel_max"), STATS(2, "out_mse"),
 	STATS(3, "att_mse"), STATS(4, "norm_rel"), STATS(5, "frac_nonpos"),
 	STATS(6, "frac_nonfinite"), COL(params, RFX_COL_STRING),
@@ -93,8 +94,7 @@ static const struct rfx_schema fit_schema = {
 
 struct att_opts {
 	const char *regime, *methods, *projs, *features, *match, *stabs, *eps;
-	const char *precision, *Ls, *output;
-	double gamma;
+	const char *precision, *Ls, *output, *gamma;
 	int L, d, dv, causal, time, reps;
 	long draws, att_rows, exact_max;
 	uint64_t seed;
@@ -175,11 +175,11 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	struct rfx_out out = { NULL };
 	struct rfx_err err;
 	enum rfx_regime g;
-	double *Q = NULL, *K = NULL, *V = NULL, *scr = NULL;
+	double *Q = NULL, *K = NULL, *V = NULL, *scr = NULL, *gam = NULL;
 	gsl_rng *r = NULL;
 	char desc[256];
-	int ret = RFX_EXIT_FAIL;
-	size_t n;
+	int ret = RFX_EXIT_FAIL, ng, ig;
+	size_t n, per;
 
 	memset(&c, 0, sizeof(c));
 	rfx_err_clear(&err);
@@ -192,8 +192,17 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	c.seed = o->seed;
 	c.assign = o->params.item;
 	c.nassign = o->params.n;
-	if (rfx_regime_parse(o->regime, &g, &err) || parse_lists(o, &c, &err))
+	if (rfx_regime_parse(o->regime, &g, &err) || parse_lists(o, &c, &err) ||
+	    rfx_opt_doubles("gamma", o->gamma, &gam, &ng, &err))
 		return usage(&err);
+	for (ig = 0; ig < ng; ig++)
+		if (!(gam[ig] > 0.0 && gam[ig] <= 10.0)) {
+			free(gam);
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--gamma must be in (0, 10], got %g", gam[ig]);
+		}
+	free(gam);
+	gam = NULL;
 	if (g == RFX_REGIME_MNIST)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "regime 'mnist' is not available here (valid: normal sphere heterogen)");
@@ -209,42 +218,52 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	if (o->att_rows < 0)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "--att-rows must be >= 0, got %ld",
 				    o->att_rows);
-	if (!(o->gamma > 0.0 && o->gamma <= 10.0))
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--gamma must be in (0, 10], got %g",
-				    o->gamma);
-	if (rfx_out_open(&out, o->output, &err))
+	if (rfx_opt_doubles("gamma", o->gamma, &gam, &ng, &err))
+		return usage(&err);
+	if (rfx_out_open(&out, o->output, &err)) {
+		free(gam);
 		return rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+	}
 	n = (size_t)o->L;
+	per = rfx_attexp_rows(&c);
 	Q = malloc(n * c.d * sizeof(double));
 	K = malloc(n * c.d * sizeof(double));
 	V = malloc(n * c.dv * sizeof(double));
 	scr = malloc(n * c.dv * sizeof(double));
-	rows = calloc(rfx_attexp_rows(&c), sizeof(*rows));
+	rows = calloc(per * (size_t)ng, sizeof(*rows));
 	r = rfx_rng_alloc_stream(o->seed, 0, 0, 0);
 	if (!Q || !K || !V || !scr || !rows || !r) {
 		rfx_cli_fail(RFX_EXIT_FAIL, "out of memory for L = %d", o->L);
 		goto out;
 	}
-	if (rfx_regime_sample(r, g, o->gamma, c.d, n, NULL, Q, K, &err) ||
-	    rfx_regime_sample(r, RFX_REGIME_NORMAL, 1.0, c.dv, n, NULL, V, scr, &err)) {
-		rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
-		goto out;
-	}
-	c.Q = Q;
-	c.K = K;
-	c.V = V;
-	snprintf(desc, sizeof(desc),
-		 "synthetic: Q, K regime %s gamma %g, V N(0,1); L %d d %d dv %d",
-		 o->regime, o->gamma, o->L, c.d, c.dv);
 	rfx_seed_note(o->seed);
-	if (rfx_attexp_run(&c, rows, rfx_progress, "attention", &err) ||
-	    rfx_out_provenance(&out, cli, o->seed, &err) ||
+	for (ig = 0; ig < ng; ig++) {
+		size_t k;
+
+		/* every gamma scales the same standard draws */
+		rfx_rng_set_stream(r, o->seed, 0, 0, 0);
+		if (rfx_regime_sample(r, g, gam[ig], c.d, n, NULL, Q, K, &err) ||
+		    rfx_regime_sample(r, RFX_REGIME_NORMAL, 1.0, c.dv, n, NULL, V, scr,
+				      &err))
+			break;
+		c.Q = Q;
+		c.K = K;
+		c.V = V;
+		if (rfx_attexp_run(&c, rows + (size_t)ig * per, rfx_progress, "attention",
+				   &err))
+			break;
+		for (k = 0; k < per; k++)
+			rows[(size_t)ig * per + k].gamma = gam[ig];
+	}
+	snprintf(desc, sizeof(desc),
+		 "synthetic: Q, K regime %s gamma %s, V N(0,1); L %d d %d dv %d",
+		 o->regime, o->gamma, o->L, c.d, c.dv);
+	if (ig < ng || rfx_out_provenance(&out, cli, o->seed, &err) ||
 	    (out.h5 && rfx_h5out_attr(out.h5, "inputs", desc, &err)) ||
-	    rfx_out_table(&out, &att_schema, rows, rfx_attexp_rows(&c), stdout, &err) ||
+	    rfx_out_table(&out, &att_schema, rows, per * (size_t)ng, stdout, &err) ||
 	    rfx_out_commit(&out, &err)) {
-		rfx_cli_fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
-			     "%s", err.msg);
 		ret = err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL;
+		rfx_cli_fail(ret, "%s", err.msg);
 		goto out;
 	}
 	ret = RFX_EXIT_OK;
@@ -254,6 +273,7 @@ out:
 	free(K);
 	free(V);
 	free(scr);
+	free(gam);
 	free(rows);
 	if (r)
 		gsl_rng_free(r);
@@ -312,16 +332,16 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 {
 	struct att_opts o = {
 		"normal", NULL, NULL, NULL, "none", "row", "0", "f64",
-		"512,1024,2048,4096,8192,16384,32768,65536", NULL,
-		0.5, 4096, 0, 0, 0, 0, 3, 10, 256, 32768, RFX_DEFAULT_SEED,
+		"512,1024,2048,4096,8192,16384,32768,65536", NULL, "0.5",
+		4096, 0, 0, 0, 0, 3, 10, 256, 32768, RFX_DEFAULT_SEED,
 		{ 0, { NULL } }
 	};
 	int help, npos, ret;
 	struct rfx_opt opts[] = {
 		{ "regime", 0, RFX_OPT_STRING, &o.regime, "R",
 		  "Q and K: normal, sphere or heterogen (lib/data/regime.h; default normal)", 0 },
-		{ "gamma", 0, RFX_OPT_DOUBLE, &o.gamma, "G",
-		  "scale of Q and K, in (0, 10] (default 0.5: normal entries N(0, 1/4))", 0 },
+		{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
+		  "scales of Q and K, in (0, 10] (default 0.5: normal entries N(0, 1/4))", 0 },
 		{ "L", 0, RFX_OPT_INT, &o.L, "N", "tokens, 2..2^20 (default 4096)", 0 },
 		{ "d", 0, RFX_OPT_INT, &o.d, "N",
 		  "query dimension (default 16; 64 with --time)", 0 },

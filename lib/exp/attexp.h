@@ -60,6 +60,7 @@ struct rfx_attexp_row {
 	double eps;
 	long draws;
 	long L, d;                /* keys and dimension */
+	double gamma;             /* scale of synthetic inputs (set by the caller) */
 	struct rfx_attexp_stat s[RFX_ATT_NERR]; /* in rfx_att_error_names order */
 };
 
