@@ -49,7 +49,7 @@ static const char summary[] =
 		SCOL(k, name, q90)
 static const struct rfx_column att_cols[] = {
 	COL(method, RFX_COL_STRING), COL(proj, RFX_COL_STRING),
-	COL(M, RFX_COL_INT), COL(features, RFX_COL_INT),
+	COL(budget, RFX_COL_INT), COL(M, RFX_COL_INT), COL(features, RFX_COL_INT),
 	COL(stab, RFX_COL_STRING), COL(eps, RFX_COL_DOUBLE),
 	COL(f32, RFX_COL_INT), COL(causal, RFX_COL_INT),
 	COL(L, RFX_COL_LONG), COL(d, RFX_COL_LONG), COL(gamma, RFX_COL_DOUBLE),
@@ -366,9 +366,9 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 		{ "att-rows", 0, RFX_OPT_LONG, &o.att_rows, "N",
 		  "rows of D^-1 A sampled for att_mse, 0 for all (default 256)", 0 },
 		{ "param", 0, RFX_OPT_MULTI, &o.params, "[M:]NAME=VALUE",
-		  "fix a parameter instead of fitting it (repeatable)", 0 },
+		  "fix a parameter instead of fitting it (repeatable; default none)", 0 },
 		{ "time", 0, RFX_OPT_FLAG, &o.time, NULL,
-		  "timing mode: Fig 3.3 on this CPU", 0 },
+		  "timing mode: Fig 3.3 on this CPU (default off)", 0 },
 		{ "Ls", 0, RFX_OPT_STRING, &o.Ls, "LIST",
 		  "--time: sequence lengths (default 2^9..2^16)", 0 },
 		{ "exact-max", 0, RFX_OPT_LONG, &o.exact_max, "N",

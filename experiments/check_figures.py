@@ -35,7 +35,8 @@ DEFAULT_SIZE = (1400, 1000)
 SIZES = {"fig_hrf5": (3000, 1500)}
 # Figures drawn beside the report's rows, not named in figures.tsv.
 EXTRA_PLOTS = [name for name, _ in report.BEYOND]
-EXTRA_RESULTS = ["fig_hrf_maxerr", "fig_orf4_uci", "fig_orf_table2"]
+EXTRA_RESULTS = ["fig_hrf_maxerr", "fig_orf4_uci", "fig_orf_table2", "fig_att_all",
+                 "fig_att_stab"]
 
 problems = []
 

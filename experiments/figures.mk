@@ -48,6 +48,11 @@ FIG_RESULTS += $(R)/fig_orf_table2.h5
 # 40; ORF Figs 2-3 35.
 FIG_RESULTS += $(R)/fig_orf4.h5 $(R)/fig_orf5c.h5 $(R)/fig_orf5ab.h5 \
 	       $(R)/fig_hrf_table1.h5 $(R)/fig_hrf5.h5 $(R)/fig_orf23.h5
+# Thesis Figs 3.6 and 3.3 and the attention studies beyond them (rfx
+# attention): Fig 3.6 33 (on a machine at load 13; about 20 alone), the
+# stabilisers 12, Fig 3.3 about 20 (timing: exact attention up to L = 2^15),
+# every estimator 7.
+FIG_RESULTS += $(R)/fig3_6.h5 $(R)/fig3_3.h5 $(R)/fig_att_stab.h5 $(R)/fig_att_all.h5
 # Under 2 s each: thesis Figs 4.1, 6.1, 6.2, HRF Fig 1 and the
 # max-relative-error (rfx variance --map, rfx pointwise), ORF Fig 4 on UCI.
 FIG_RESULTS += $(R)/fig4_1.h5 $(R)/fig6_1.h5 $(R)/fig6_2.h5 $(R)/fig_hrf1.h5 \
@@ -67,6 +72,10 @@ FIG_PLOTS += $(P)/fig_hrf1.png $(P)/fig_hrf1.pdf \
 	     $(P)/fig_hrf5.png $(P)/fig_hrf5.pdf \
 	     $(P)/fig_hrf_maxerr.png $(P)/fig_hrf_maxerr.pdf
 FIG_PLOTS += $(P)/uci.png $(P)/uci.pdf
+FIG_PLOTS += $(P)/fig3_6.png $(P)/fig3_6.pdf $(P)/fig3_6_gamma.png $(P)/fig3_6_gamma.pdf \
+	     $(P)/fig3_3.png $(P)/fig3_3.pdf \
+	     $(P)/fig_att_all.png $(P)/fig_att_all.pdf \
+	     $(P)/fig_att_stab.png $(P)/fig_att_stab.pdf
 FIG_PLOTS += $(P)/fig_hrf_table1.png $(P)/fig_hrf_table1.pdf \
 	     $(P)/fig_orf2.png $(P)/fig_orf2.pdf \
 	     $(P)/fig_orf3.png $(P)/fig_orf3.pdf \
@@ -127,6 +136,12 @@ $(P)/fig_hrf5.png $(P)/fig_hrf5.pdf $(P)/fig_hrf2.png $(P)/fig_hrf2.pdf &: \
 		plots/fig_hrf5.gp plots/common.gp $(R)/fig_hrf5.h5 | rfx
 	@echo '   ' PLOT fig_hrf5 fig_hrf2 >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig_hrf5.h5'; out='$(P)/fig_hrf5'; out2='$(P)/fig_hrf2'" plots/fig_hrf5.gp
+
+# Thesis Fig 3.6 and the effect of its unstated input scale: one script.
+$(P)/fig3_6.png $(P)/fig3_6.pdf $(P)/fig3_6_gamma.png $(P)/fig3_6_gamma.pdf &: \
+		plots/fig3_6.gp plots/common.gp $(R)/fig3_6.h5 | rfx
+	@echo '   ' PLOT fig3_6 fig3_6_gamma >&2
+	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig3_6.h5'; out='$(P)/fig3_6'; out2='$(P)/fig3_6_gamma'" plots/fig3_6.gp
 
 # HRF Fig 6, and Table 3's intervals beside the paper's: one script.
 $(P)/fig_hrf6.png $(P)/fig_hrf6.pdf $(P)/fig_hrf6_table3.png $(P)/fig_hrf6_table3.pdf &: \

@@ -53,6 +53,11 @@ BEYOND = [
     ("fig_hrf_maxerr", "HRF Lemma 3.4 and Theorem 3.5: max-relative-error over S(r), with the "
                        "bound as printed and corrected (docs/ERRATA.md, H3) (fig_hrf_maxerr.png)"),
     ("fig_orf4_uci", "ORF Fig 4 on UCI datasets, z-scored (fig_orf4_uci.png)"),
+    ("fig_att_all", "random-feature attention for every estimator against M at thesis Fig 3.6's "
+                    "setting: OPRF, GERF, the hybrids beside FAVOR's TrigRF and FAVOR+ "
+                    "(fig_att_all.png)"),
+    ("fig_att_stab", "the stabilisers of Performer implementations: max-subtraction, an added "
+                     "epsilon and float32, on random-feature attention (fig_att_stab.png)"),
 ]
 
 
@@ -878,7 +883,7 @@ def build(args):
     blocks.append(("h2", "Not reproduced"))
     blocks.append(("p", "The papers' other figures and tables need what rfx does not compute: "
                         "trained Transformers, language and speech models and their benchmarks "
-                        "(thesis chapters 3-5 and Figs 6.5-6.6, Table 6.4; HRF Figs 3, 4, 7-10, "
+                        "(thesis Figs 3.4-3.5 and 3.7-3.17, chapters 4-5, Figs 6.5-6.6, Table 6.4; HRF Figs 3, 4, 7-10, "
                         "Tables 2, 4, 5), an SVM (ORF Table 2), binary embeddings (ORF Fig 6), "
                         "datasets not in `data/` (forest, CIFAR, gisette of ORF Figs 1, 4 and "
                         "Table 2), or are diagrams (thesis Fig 6.3, 4.2). ORF Fig 2(c), the "

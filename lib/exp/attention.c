@@ -709,8 +709,8 @@ void rfx_attention_errors(size_t nq, size_t nk, int dv, const double *out0,
 			cnt++;
 		}
 	}
-	res->out_rel_fro = den > 0.0 ? sqrt(num / den) : 0.0;
-	res->out_rel_max = rmax;
+	res->out_rel_fro = nfin && den > 0.0 ? sqrt(num / den) : NAN;
+	res->out_rel_max = nfin ? rmax : NAN;
 	res->out_mse = nfin ? num / ((double)nfin * dv) : NAN;
 	res->att_mse = cnt ? am / (double)cnt : NAN;
 	res->norm_rel = nr / (double)nq;

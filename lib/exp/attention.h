@@ -194,6 +194,7 @@ int rfx_attention_ac_logvar(int kind, const double *Q, size_t i,
 
 /* The errors of one draw against exact attention. */
 struct rfx_att_errors {
+	/* the output errors are over the rows with a finite output, NaN if none */
 	double out_rel_fro;    /* |O^ - O|_F / |O|_F over finite rows */
 	double out_rel_max;    /* max_i |O^_i - O_i| / |O_i| over finite rows */
 	double out_mse;        /* mean (O^ - O)^2 over finite rows' entries */

@@ -99,7 +99,7 @@ struct shared {
 };
 
 static int run_cell(const struct rfx_attexp_config *c, struct shared *sh,
-		    const struct rfx_estimator_type *e, int ip, int M,
+		    const struct rfx_estimator_type *e, int ip, int budget, int M,
 		    const struct rfx_params *p, struct rfx_att_ws *ws,
 		    struct rfx_draw *w, gsl_rng *r, struct rfx_attexp_row *rows,
 		    struct rfx_err *err)
@@ -149,6 +149,7 @@ static int run_cell(const struct rfx_attexp_config *c, struct shared *sh,
 		snprintf(row->stab, sizeof(row->stab), "%s",
 			 rfx_att_stab_name(c->stabs[v / (c->neps * c->nprec)]));
 		rfx_params_format(p, e, row->params, sizeof(row->params));
+		row->budget = budget;
 		row->M = M;
 		row->features = ws->Dr;
 		row->causal = c->causal;
@@ -263,7 +264,7 @@ int rfx_attexp_run(const struct rfx_attexp_config *c,
 							e->name, M);
 			}
 			for (ip = 0; !ret && ip < (disc ? 1 : c->nprojs); ip++) {
-				ret = run_cell(c, &sh, e, ip, M, &p, ws, w, r,
+				ret = run_cell(c, &sh, e, ip, c->Ms[im], M, &p, ws, w, r,
 					       rows + done, err);
 				done += (size_t)nv;
 				if (progress)
@@ -372,7 +373,7 @@ int rfx_attexp_timing(const long *Ls, int n, long Lexact_max, int d, int M,
 			size_t L = (size_t)Ls[i];
 
 			for (wi = 0; !ret && wi < 3; wi++) {
-				double best = INFINITY, bytes = 0.0, t0;
+				double best = INFINITY, bytes = 0.0, t0, spent = 0.0;
 				int q;
 
 				if (wi == 0 && Ls[i] > Lexact_max)
@@ -395,7 +396,8 @@ int rfx_attexp_timing(const long *Ls, int n, long Lexact_max, int d, int M,
 					bytes = 8.0 * ((double)L * d + /* K^T */
 						       2.0 * (64.0 * 512 + 64.0 * (d + 2)));
 				}
-				for (q = 0; !ret && q < reps; q++) {
+				/* best of reps runs, fewer once a second is spent */
+				for (q = 0; !ret && q < reps && spent < 1.0; q++) {
 					struct rfx_att_opts o = { causal, RFX_ATT_STAB_ROW, 0.0, 0 };
 
 					if (rfx_cancel_requested()) {
@@ -418,6 +420,7 @@ int rfx_attexp_timing(const long *Ls, int n, long Lexact_max, int d, int M,
 						memcpy(out, V, L * (size_t)d * sizeof(double));
 					}
 					t0 = now() - t0;
+					spent += t0;
 					best = t0 < best ? t0 : best;
 				}
 				if (wi == 1) {

@@ -27,7 +27,7 @@ struct rfx_attexp_config {
 	int nmethods;
 	enum rfx_proj projs[RFX_ATTEXP_MAX];
 	int nprojs;
-	int Ms[RFX_ATTEXP_MAX];   /* feature budgets */
+	int Ms[RFX_ATTEXP_MAX];   /* feature budgets (--features) */
 	int nM;
 	int fair;                 /* 1: complex and paired estimators get M/2 */
 	enum rfx_att_stab stabs[RFX_ATTEXP_MAX];
@@ -54,6 +54,7 @@ struct rfx_attexp_row {
 	char proj[RFX_NAME_LEN];
 	char stab[RFX_NAME_LEN];
 	char params[64];          /* fitted parameters, rfx_params_format */
+	int budget;               /* the --features value (real features with fair) */
 	int M;                    /* budget passed to the estimator */
 	int features;             /* real feature columns of each map */
 	int causal, f32;
@@ -109,7 +110,8 @@ struct rfx_attexp_fit_row {
  * (estimator e, M features, projection proj, feature maps included) and
  * the floor (a copy of V into the output) for every L of Ls (n of them),
  * noncausal and causal, on Gaussian Q, K of entries N(0, 1/d) and V
- * N(0, 1), d columns, best of reps runs. rows gets 6 n rows at most
+ * N(0, 1), d columns, best of reps runs (fewer once an item has taken a
+ * second). rows gets 6 n rows at most
  * (*nrows of them); fits gets one row per (what, causal) with the
  * slope of log time on log L over the L's with L >= Lfit_min (*nfits).
  */
