@@ -135,6 +135,7 @@ TEST_SH = $(wildcard tests/t_*.sh)
 TEST_BINS = $(patsubst tests/%.c,tests/bin/%,$(TEST_C)) \
 	    $(patsubst tests/%.sh,tests/bin/%,$(TEST_SH))
 
+BENCH_BINS += bench/bin/bench_attention
 BENCH_BINS += bench/bin/bench_bessel
 BENCH_BINS += bench/bin/bench_featmap
 BENCH_BINS += bench/bin/bench_proj

@@ -122,10 +122,10 @@ ref = os.path.join(top, "experiments", "reference")
 figs = report.read_tsv(os.path.join(ref, "figures.tsv"))
 claims = report.read_claims(os.path.join(ref, "claims.txt"))
 ids = [f["id"] for f in figs]
-ok(len(ids) == 19 and len(set(ids)) == 19,
-   "figures.tsv: 19 rows with distinct ids (thesis 7, HRF 6, ORF 6)")
+ok(len(ids) == 21 and len(set(ids)) == 21,
+   "figures.tsv: 21 rows with distinct ids (thesis 9, HRF 6, ORF 6)")
 ok(sorted(set(f["paper"] for f in figs)) == ["HRF", "ORF", "thesis"] and
-   [f["paper"] for f in figs].count("thesis") == 7 and
+   [f["paper"] for f in figs].count("thesis") == 9 and
    [f["paper"] for f in figs].count("HRF") == 6, "figures.tsv: rows per paper")
 bad = [c.get("id") for c in claims if "define" not in c and not c.get("id", "").endswith("/cells")
        and (c.get("figure") not in ids or c.get("kind") not in ("shape", "number")
