@@ -447,7 +447,7 @@ int rfx_attention_apply(struct rfx_att_ws *ws, const double *V,
 			double *logDh, signed char *sgnD, struct rfx_err *err)
 {
 	size_t nq = ws->nq, nk = ws->nk, i;
-	int Dr = ws->Dr, dv = ws->dv, dv1 = ws->dv + 1, j;
+	int Dr = ws->Dr, dv = ws->dv, dv1 = ws->dv + 1, j, saved;
 
 	if (opts->causal && nq != nk)
 		return rfx_error(err, RFX_EINVAL,
@@ -481,6 +481,11 @@ int rfx_attention_apply(struct rfx_att_ws *ws, const double *V,
 		       (size_t)dv * sizeof(double));
 		ws->C[i * (size_t)dv1 + (size_t)dv] = 1.0;
 	}
+	/*
+	 * The causal blocks are small products, which OpenBLAS's threads only
+	 * slow down (each waits for the others, more so on a loaded machine)
+	 */
+	saved = opts->causal ? rfx_blas_single_begin() : 0;
 	if (opts->f32) {
 		to_float(ws->A1, nq * (size_t)Dr, ws->f1);
 		to_float(ws->A2, nk * (size_t)Dr, ws->f2);
@@ -493,6 +498,8 @@ int rfx_attention_apply(struct rfx_att_ws *ws, const double *V,
 		products_d(ws->A1, ws->A2, ws->C, nq, nk, Dr, dv1, opts->causal,
 			   ws->buf1, ws->buf2, ws->T);
 	}
+	if (opts->causal)
+		rfx_blas_single_end(saved);
 	for (i = 0; i < nq; i++) {
 		const double *b = ws->buf2 + i * (size_t)dv1;
 		double z = b[dv];

@@ -144,8 +144,8 @@ int rfx_attention_fit(struct rfx_att_ws *ws,
  * row by row; the estimated normaliser D^_i goes out as logDh[i] =
  * log|D^_i| (-inf for 0) and sgnD[i] in {-1, 0, +1} (both may be NULL).
  * A row whose D^ is 0 or not finite gets non-finite outputs; callers
- * count them. Runs on the caller's BLAS threads (a multi-threaded BLAS
- * may change the last bits). RFX_EINVAL for causal with nq != nk or
+ * count them. Noncausal products run on the caller's BLAS threads (a
+ * multi-threaded BLAS may change the last bits), the causal blocks on one. RFX_EINVAL for causal with nq != nk or
  * eps < 0.
  */
 int rfx_attention_apply(struct rfx_att_ws *ws, const double *V,
