@@ -70,7 +70,7 @@ static const struct rfx_schema att_schema = {
 static const struct rfx_column time_cols[] = {
 	COL(what, RFX_COL_STRING), COL(causal, RFX_COL_INT), COL(L, RFX_COL_LONG),
 	COL(d, RFX_COL_INT), COL(M, RFX_COL_INT), COL(seconds, RFX_COL_DOUBLE),
-	COL(mbytes, RFX_COL_DOUBLE),
+	COL(mbytes, RFX_COL_DOUBLE), COL(peak_mib, RFX_COL_DOUBLE),
 };
 #undef COL
 static const struct rfx_schema time_schema = {

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <gsl/gsl_rng.h>
@@ -305,6 +306,40 @@ static double now(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/*
+ * The resident set in MiB, VmRSS (now) or VmHWM (its peak since the last
+ * reset_peak), from /proc/self/status; NaN where there is none.
+ */
+static double rss_mib(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	double kb = NAN;
+	size_t n = strlen(key);
+
+	if (!f)
+		return NAN;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			kb = strtod(line + n + 1, NULL);
+			break;
+		}
+	fclose(f);
+	return kb / 1024.0;
+}
+
+/* Resets VmHWM to the current resident set (Linux >= 4.0); 0 on success. */
+static int reset_peak(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fputs("5", f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
 /* Least-squares slope of log y on log x over the n points. */
 static double slope(const double *x, const double *y, int n)
 {
@@ -374,10 +409,14 @@ int rfx_attexp_timing(const long *Ls, int n, long Lexact_max, int d, int M,
 
 			for (wi = 0; !ret && wi < 3; wi++) {
 				double best = INFINITY, bytes = 0.0, t0, spent = 0.0;
+				double base = NAN;
 				int q;
 
 				if (wi == 0 && Ls[i] > Lexact_max)
 					continue;
+				/* the peak resident set from here, the workspace included */
+				if (reset_peak() == 0)
+					base = rss_mib("VmRSS");
 				if (wi == 1) {
 					ret = e->fit(&p, Q, L, K, L, M, err);
 					D = ret ? 1 : rfx_estimator_feature_dim(e, &p, M);
@@ -423,6 +462,7 @@ int rfx_attexp_timing(const long *Ls, int n, long Lexact_max, int d, int M,
 					spent += t0;
 					best = t0 < best ? t0 : best;
 				}
+				rows[nr].peak_mib = rss_mib("VmHWM") - base;
 				if (wi == 1) {
 					rfx_att_ws_free(ws);
 					rfx_draw_free(w);

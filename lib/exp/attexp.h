@@ -95,7 +95,9 @@ struct rfx_attexp_time_row {
 	long L;
 	int d, M;
 	double seconds;           /* best of reps, wall clock */
-	double mbytes;            /* bytes allocated by the computation, MiB */
+	double mbytes;            /* bytes the computation's buffers take, MiB */
+	double peak_mib;          /* peak resident set it added, MiB (VmHWM after
+				   * a reset, less VmRSS before; NaN off Linux) */
 };
 
 struct rfx_attexp_fit_row {
@@ -112,7 +114,9 @@ struct rfx_attexp_fit_row {
  * noncausal and causal, on Gaussian Q, K of entries N(0, 1/d) and V
  * N(0, 1), d columns, best of reps runs (fewer once an item has taken a
  * second). rows gets 6 n rows at most
- * (*nrows of them); fits gets one row per (what, causal) with the
+ * (*nrows of them), with the peak resident memory each computation
+ * added (Linux's /proc/self/clear_refs and VmHWM; the process's, so run
+ * nothing else meanwhile); fits gets one row per (what, causal) with the
  * slope of log time on log L over the L's with L >= Lfit_min (*nfits).
  */
 int rfx_attexp_timing(const long *Ls, int n, long Lexact_max, int d, int M,
