@@ -10,6 +10,7 @@ wtitle(w) = w eq "exact" ? "exact (blocked)" : w eq "rf" ? "random features (pos
 set logscale xy
 set format x "2^{%L}"
 set logscale x 2
+set format y "10^{%L}"
 set xlabel "L"
 set ylabel "wall time (s)"
 set key top left font ",9"
