@@ -25,6 +25,10 @@
  *   none    the features at their true scale, e^{lscale} multiplied in:
  *           overflows past e^709 (e^88 in float32).
  *
+ * The keys' maximum is over all keys also when causal (as in Performer's
+ * code): a query whose keys so far are all far below the later ones can
+ * see them underflow.
+ *
  * Epsilon. Performer's implementation adds a small constant to the
  * stabilised positive features; opts.eps adds it to every stabilised
  * entry of both maps. Its effect on output row i is exactly
@@ -155,7 +159,8 @@ int rfx_attention_apply(struct rfx_att_ws *ws, const double *V,
 /*
  * The estimate A^_ij of the attention entries of query rows rows[0..ns-1]
  * against every key, from the stabilised maps of the last
- * rfx_attention_apply, divided by that call's D^_i: G[a nk + j] =
+ * rfx_attention_apply (in double, also after a float32 one), divided by
+ * that call's D^_i: G[a nk + j] =
  * A^_{rows[a], j} / D^_{rows[a]} (0 for j > i when causal). One dgemm;
  * work holds ns * ws->Dr doubles (the gathered query rows).
  */
