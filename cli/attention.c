@@ -65,6 +65,27 @@ static const struct rfx_schema att_schema = {
 };
 
 #define COL(field, type)                                                       \
+	{ #field, type, offsetof(struct rfx_attexp_draw_row, field),           \
+	  sizeof(((struct rfx_attexp_draw_row *)0)->field) }
+#define ECOL(k, name)                                                          \
+	{ name, RFX_COL_DOUBLE,                                                \
+	  offsetof(struct rfx_attexp_draw_row, e) + (k) * sizeof(double),      \
+	  sizeof(double) }
+static const struct rfx_column draw_cols[] = {
+	COL(method, RFX_COL_STRING), COL(proj, RFX_COL_STRING),
+	COL(budget, RFX_COL_INT), COL(M, RFX_COL_INT), COL(stab, RFX_COL_STRING),
+	COL(eps, RFX_COL_DOUBLE), COL(f32, RFX_COL_INT), COL(gamma, RFX_COL_DOUBLE),
+	COL(draw, RFX_COL_LONG), ECOL(0, "out_rel_fro"), ECOL(1, "out_rel_max"),
+	ECOL(2, "out_mse"), ECOL(3, "att_mse"), ECOL(4, "norm_rel"),
+	ECOL(5, "frac_nonpos"), ECOL(6, "frac_nonfinite"),
+};
+#undef COL
+static const struct rfx_schema draw_schema = {
+	"attention_draws", "the errors of every draw",
+	sizeof(struct rfx_attexp_draw_row), RFX_NCOLS(draw_cols), draw_cols
+};
+
+#define COL(field, type)                                                       \
 	{ #field, type, offsetof(struct rfx_attexp_time_row, field),           \
 	  sizeof(((struct rfx_attexp_time_row *)0)->field) }
 static const struct rfx_column time_cols[] = {
@@ -172,6 +193,7 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 {
 	struct rfx_attexp_config c;
 	struct rfx_attexp_row *rows = NULL;
+	struct rfx_attexp_draw_row *dr = NULL;
 	struct rfx_out out = { NULL };
 	struct rfx_err err;
 	enum rfx_regime g;
@@ -231,8 +253,10 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	V = malloc(n * c.dv * sizeof(double));
 	scr = malloc(n * c.dv * sizeof(double));
 	rows = calloc(per * (size_t)ng, sizeof(*rows));
+	if (o->output)
+		dr = calloc(per * (size_t)ng * (size_t)c.draws, sizeof(*dr));
 	r = rfx_rng_alloc_stream(o->seed, 0, 0, 0);
-	if (!Q || !K || !V || !scr || !rows || !r) {
+	if (!Q || !K || !V || !scr || !rows || !r || (o->output && !dr)) {
 		rfx_cli_fail(RFX_EXIT_FAIL, "out of memory for L = %d", o->L);
 		goto out;
 	}
@@ -249,11 +273,14 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 		c.Q = Q;
 		c.K = K;
 		c.V = V;
-		if (rfx_attexp_run(&c, rows + (size_t)ig * per, rfx_progress, "attention",
-				   &err))
+		if (rfx_attexp_run(&c, rows + (size_t)ig * per,
+				   dr ? dr + (size_t)ig * per * (size_t)c.draws : NULL,
+				   rfx_progress, "attention", &err))
 			break;
 		for (k = 0; k < per; k++)
 			rows[(size_t)ig * per + k].gamma = gam[ig];
+		for (k = 0; dr && k < per * (size_t)c.draws; k++)
+			dr[(size_t)ig * per * (size_t)c.draws + k].gamma = gam[ig];
 	}
 	snprintf(desc, sizeof(desc),
 		 "synthetic: Q, K regime %s gamma %s, V N(0,1); L %d d %d dv %d",
@@ -261,6 +288,8 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	if (ig < ng || rfx_out_provenance(&out, cli, o->seed, &err) ||
 	    (out.h5 && rfx_h5out_attr(out.h5, "inputs", desc, &err)) ||
 	    rfx_out_table(&out, &att_schema, rows, per * (size_t)ng, stdout, &err) ||
+	    rfx_out_table(&out, &draw_schema, dr, dr ? per * (size_t)ng * (size_t)c.draws : 0,
+			  NULL, &err) ||
 	    rfx_out_commit(&out, &err)) {
 		ret = err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL;
 		rfx_cli_fail(ret, "%s", err.msg);
@@ -275,6 +304,7 @@ out:
 	free(scr);
 	free(gam);
 	free(rows);
+	free(dr);
 	if (r)
 		gsl_rng_free(r);
 	return ret;

@@ -68,7 +68,7 @@ int main(void)
 	n = rfx_attexp_rows(&c);
 	ok(n == 6, "pos on 2 projections and pois once, 2 M each: 6 rows (%zu)", n);
 	rows = calloc(n, sizeof(*rows));
-	ok(rfx_attexp_run(&c, rows, NULL, NULL, &err) == RFX_OK, "run");
+	ok(rfx_attexp_run(&c, rows, NULL, NULL, NULL, &err) == RFX_OK, "run");
 	ok(!strcmp(rows[0].method, "pos") && !strcmp(rows[0].proj, "iid") &&
 		   rows[0].M == 4 && !strcmp(rows[1].proj, "ort") &&
 		   !strcmp(rows[4].method, "pois") && !strcmp(rows[4].proj, "n/a"),
@@ -87,7 +87,7 @@ int main(void)
 	c.methods[0] = c.methods[1];
 	c.nmethods = 1;
 	rows2 = calloc(rfx_attexp_rows(&c), sizeof(*rows2));
-	ok(rfx_attexp_run(&c, rows2, NULL, NULL, &err) == RFX_OK &&
+	ok(rfx_attexp_run(&c, rows2, NULL, NULL, NULL, &err) == RFX_OK &&
 		   !memcmp(&rows2[0].s, &rows[4].s, sizeof(rows[4].s)),
 	   "pois alone gives the numbers it gave beside pos");
 	free(rows2);
@@ -105,7 +105,7 @@ int main(void)
 	c.nprec = 2;
 	n = rfx_attexp_rows(&c);
 	rows = calloc(n, sizeof(*rows));
-	ok(n == 6 && rfx_attexp_run(&c, rows, NULL, NULL, &err) == RFX_OK,
+	ok(n == 6 && rfx_attexp_run(&c, rows, NULL, NULL, NULL, &err) == RFX_OK,
 	   "3 stabilisers x 2 precisions");
 	ok1 = 1;
 	for (k = 0; k < n; k++) {
@@ -120,11 +120,11 @@ int main(void)
 
 	base(&c);
 	c.draws = 0;
-	ok(rfx_attexp_run(&c, NULL, NULL, NULL, &err) == RFX_EINVAL, "0 draws: RFX_EINVAL");
+	ok(rfx_attexp_run(&c, NULL, NULL, NULL, NULL, &err) == RFX_EINVAL, "0 draws: RFX_EINVAL");
 	base(&c);
 	c.causal = 1;
 	c.nk = NL - 1;
-	ok(rfx_attexp_run(&c, NULL, NULL, NULL, &err) == RFX_EINVAL,
+	ok(rfx_attexp_run(&c, NULL, NULL, NULL, NULL, &err) == RFX_EINVAL,
 	   "causal with nq != nk: RFX_EINVAL");
 
 	{

@@ -34,6 +34,13 @@ is "$(cat "$tmp/err")" "rfx: seed 20221121, rng xoshiro256**" "seed and generato
 "$RFX" dump out.h5 attention > dump.tsv
 cmp -s dump.tsv a.tsv
 ok $? "the HDF5 table is the TSV"
+"$RFX" dump out.h5 attention_draws > draws.tsv
+is "$(rows draws.tsv)" 24 "-o: every draw's errors, 8 rows x 3 draws"
+awk -F'\t' 'NR > 1 && $1 == "pos" && $2 == "ort" && $4 == 8 { s += $10; n++ }
+	END { printf "%.12g\n", s / n }' draws.tsv > m1
+awk -F'\t' 'NR > 1 && $1 == "pos" && $2 == "ort" && $4 == 8 { printf "%.12g\n", $14 }' a.tsv > m2
+cmp -s m1 m2
+ok $? "the summary's mean is the mean of the draws"
 
 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$RFX" attention $SMALL --method trig,pos > t1.tsv 2>/dev/null
 OMP_NUM_THREADS=2 "$RFX" attention $SMALL --method trig,pos > t2.tsv 2>/dev/null

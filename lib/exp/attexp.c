@@ -103,7 +103,7 @@ static int run_cell(const struct rfx_attexp_config *c, struct shared *sh,
 		    const struct rfx_estimator_type *e, int ip, int budget, int M,
 		    const struct rfx_params *p, struct rfx_att_ws *ws,
 		    struct rfx_draw *w, gsl_rng *r, struct rfx_attexp_row *rows,
-		    struct rfx_err *err)
+		    struct rfx_attexp_draw_row *per_draw, struct rfx_err *err)
 {
 	int nv = nvariants(c), v, k, disc = !!(e->flags & RFX_EST_DISCRETE);
 	enum rfx_proj proj = disc ? RFX_PROJ_IID : c->projs[ip];
@@ -159,6 +159,21 @@ static int run_cell(const struct rfx_attexp_config *c, struct shared *sh,
 		row->draws = c->draws;
 		row->L = (long)c->nk;
 		row->d = c->d;
+		for (q = 0; per_draw && q < c->draws; q++) {
+			struct rfx_attexp_draw_row *dr = per_draw + (size_t)v * c->draws + q;
+
+			memset(dr, 0, sizeof(*dr));
+			memcpy(dr->method, row->method, sizeof(dr->method));
+			memcpy(dr->proj, row->proj, sizeof(dr->proj));
+			memcpy(dr->stab, row->stab, sizeof(dr->stab));
+			dr->budget = budget;
+			dr->M = M;
+			dr->f32 = row->f32;
+			dr->eps = row->eps;
+			dr->draw = q;
+			memcpy(dr->e, sh->errs + ((size_t)q * nv + v) * RFX_ATT_NERR,
+			       sizeof(dr->e));
+		}
 		for (k = 0; k < RFX_ATT_NERR; k++) {
 			for (q = 0; q < c->draws; q++)
 				sh->col[q] = sh->errs[((size_t)q * nv + v) * RFX_ATT_NERR + k];
@@ -186,7 +201,7 @@ static int check_config(const struct rfx_attexp_config *c, struct rfx_err *err)
 }
 
 int rfx_attexp_run(const struct rfx_attexp_config *c,
-		   struct rfx_attexp_row *rows,
+		   struct rfx_attexp_row *rows, struct rfx_attexp_draw_row *per_draw,
 		   void (*progress)(void *, int, int), void *arg,
 		   struct rfx_err *err)
 {
@@ -266,7 +281,10 @@ int rfx_attexp_run(const struct rfx_attexp_config *c,
 			}
 			for (ip = 0; !ret && ip < (disc ? 1 : c->nprojs); ip++) {
 				ret = run_cell(c, &sh, e, ip, c->Ms[im], M, &p, ws, w, r,
-					       rows + done, err);
+					       rows + done,
+					       per_draw ? per_draw + done * (size_t)c->draws
+							: NULL,
+					       err);
 				done += (size_t)nv;
 				if (progress)
 					progress(arg, (int)done, (int)total);

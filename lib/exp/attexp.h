@@ -65,6 +65,17 @@ struct rfx_attexp_row {
 	struct rfx_attexp_stat s[RFX_ATT_NERR]; /* in rfx_att_error_names order */
 };
 
+/* One draw's errors (the table behind the summaries, -o only). */
+struct rfx_attexp_draw_row {
+	char method[RFX_NAME_LEN];
+	char proj[RFX_NAME_LEN];
+	char stab[RFX_NAME_LEN];
+	int budget, M, f32;
+	double eps, gamma;
+	long draw;
+	double e[RFX_ATT_NERR];   /* in rfx_att_error_names order */
+};
+
 /* Rows the configuration makes (methods x projections x M x variants). */
 size_t rfx_attexp_rows(const struct rfx_attexp_config *c);
 
@@ -78,11 +89,13 @@ size_t rfx_attexp_rows(const struct rfx_attexp_config *c);
  * lists, so runs that share a cell share its numbers; discrete
  * estimators (no projection) run once, with projection "n/a". BLAS runs
  * on one thread, so the results do not depend on the thread count.
- * progress (may be NULL) is called after each cell. Errors: the
+ * per_draw (may be NULL) gets every draw's errors, rfx_attexp_rows x
+ * draws rows, row k's draws at k * draws. progress (may be NULL) is
+ * called after each cell. Errors: the
  * estimators', RFX_EINVAL for a bad configuration, RFX_ENOMEM, RFX_EINTR.
  */
 int rfx_attexp_run(const struct rfx_attexp_config *c,
-		   struct rfx_attexp_row *rows,
+		   struct rfx_attexp_row *rows, struct rfx_attexp_draw_row *per_draw,
 		   void (*progress)(void *, int, int), void *arg,
 		   struct rfx_err *err);
 
