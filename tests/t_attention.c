@@ -359,8 +359,10 @@ static void test_causal_stab_eps(gsl_rng *r)
 			for (j = 0; j <= i; j++) {
 				double a = 0.0;
 
+				/* the stabilised maps from their definition */
 				for (m = 0; m < ws->Dr; m++)
-					a += ws->A1[i * ws->Dr + m] * ws->A2[j * ws->Dr + m];
+					a += ws->p1[i * ws->Dr + m] * exp(ws->ls1[i] - ws->r1[i]) *
+					     ws->p2[j * ws->Dr + m] * exp(ws->ls2[j] - ws->r2);
 				z += a;
 				for (c = 0; c < NV; c++)
 					num[c] += a * V[j * NV + c];

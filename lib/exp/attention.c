@@ -223,6 +223,8 @@ struct rfx_att_ws *rfx_att_ws_alloc(size_t nq, size_t nk, int d, int dv,
 	ws->buf2 = malloc(nmax * dv1 * sizeof(double));
 	ws->T = malloc((size_t)CAUSAL_B * CAUSAL_B * sizeof(double));
 	ws->r1 = malloc(nq * sizeof(double));
+	ws->g1 = malloc(nq * sizeof(double));
+	ws->g2 = malloc(nk * sizeof(double));
 	ws->f1 = malloc(nq * Dr * sizeof(float));
 	ws->f2 = malloc(nk * Dr * sizeof(float));
 	ws->fc = malloc(nk * dv1 * sizeof(float));
@@ -231,7 +233,8 @@ struct rfx_att_ws *rfx_att_ws_alloc(size_t nq, size_t nk, int d, int dv,
 	ws->fT = malloc((size_t)CAUSAL_B * CAUSAL_B * sizeof(float));
 	if (!ws->X || !ws->Y || !ws->F1 || !ws->F2 || !ws->R1 || !ws->R2 ||
 	    !ws->ls1 || !ws->ls2 || !ws->A1 || !ws->A2 || !ws->C || !ws->buf1 ||
-	    !ws->buf2 || !ws->T || !ws->r1 || !ws->f1 || !ws->f2 || !ws->fc ||
+	    !ws->buf2 || !ws->T || !ws->r1 || !ws->g1 || !ws->g2 || !ws->f1 ||
+	    !ws->f2 || !ws->fc ||
 	    !ws->fb1 || !ws->fb2 || !ws->fT) {
 		rfx_att_ws_free(ws);
 		return NULL;
@@ -258,6 +261,8 @@ void rfx_att_ws_free(struct rfx_att_ws *ws)
 	free(ws->buf2);
 	free(ws->T);
 	free(ws->r1);
+	free(ws->g1);
+	free(ws->g2);
 	free(ws->f1);
 	free(ws->f2);
 	free(ws->fc);
@@ -474,12 +479,30 @@ int rfx_attention_apply(struct rfx_att_ws *ws, const double *V,
 		ws->r2 = 0.0;
 		break;
 	}
-	stabilise(ws->p1, ws->ls1, ws->r1, 0.0, nq, Dr, opts->eps, ws->A1);
-	stabilise(ws->p2, ws->ls2, NULL, ws->r2, nk, Dr, opts->eps, ws->A2);
+	/*
+	 * The factors e^{ls - r} of each row. Without epsilon and in double
+	 * they need not touch the L x D' maps: a key's factor scales its row
+	 * of C (P2^T diag(g2) C, and tril(P1 P2^T) diag(g2) C for the causal
+	 * blocks), a query's its row of the result; with the row stabiliser
+	 * the query factors are exactly 1. Otherwise the maps are stabilised
+	 * (and epsilon added) into A1 and A2.
+	 */
+	ws->fast = !opts->f32 && opts->eps == 0.0;
+	for (i = 0; i < nq; i++)
+		ws->g1[i] = exp(ws->ls1[i] - ws->r1[i]);
+	for (i = 0; i < nk; i++)
+		ws->g2[i] = exp(ws->ls2[i] - ws->r2);
+	if (!ws->fast) {
+		stabilise(ws->p1, ws->ls1, ws->r1, 0.0, nq, Dr, opts->eps, ws->A1);
+		stabilise(ws->p2, ws->ls2, NULL, ws->r2, nk, Dr, opts->eps, ws->A2);
+	}
 	for (i = 0; i < nk; i++) {
-		memcpy(ws->C + i * (size_t)dv1, V + i * (size_t)dv,
-		       (size_t)dv * sizeof(double));
-		ws->C[i * (size_t)dv1 + (size_t)dv] = 1.0;
+		double g = ws->fast ? ws->g2[i] : 1.0;
+		double *c = ws->C + i * (size_t)dv1;
+
+		for (j = 0; j < dv; j++)
+			c[j] = g * V[i * (size_t)dv + (size_t)j];
+		c[dv] = g;
 	}
 	/*
 	 * The causal blocks are small products, which OpenBLAS's threads only
@@ -495,11 +518,16 @@ int rfx_attention_apply(struct rfx_att_ws *ws, const double *V,
 		for (i = 0; i < nq * (size_t)dv1; i++)
 			ws->buf2[i] = (double)ws->fb2[i];
 	} else {
-		products_d(ws->A1, ws->A2, ws->C, nq, nk, Dr, dv1, opts->causal,
-			   ws->buf1, ws->buf2, ws->T);
+		products_d(ws->fast ? ws->p1 : ws->A1, ws->fast ? ws->p2 : ws->A2,
+			   ws->C, nq, nk, Dr, dv1, opts->causal, ws->buf1, ws->buf2,
+			   ws->T);
 	}
 	if (opts->causal)
 		rfx_blas_single_end(saved);
+	if (ws->fast && opts->stab != RFX_ATT_STAB_ROW)
+		for (i = 0; i < nq; i++)
+			for (j = 0; j < dv1; j++)
+				ws->buf2[i * (size_t)dv1 + (size_t)j] *= ws->g1[i];
 	for (i = 0; i < nq; i++) {
 		const double *b = ws->buf2 + i * (size_t)dv1;
 		double z = b[dv];
@@ -520,23 +548,41 @@ void rfx_attention_rows(const struct rfx_att_ws *ws, const size_t *rows,
 {
 	size_t a, j, nk = ws->nk;
 	int dv1 = ws->dv + 1, Dr = ws->Dr;
+	const double *A1 = ws->fast ? ws->p1 : ws->A1;
+	const double *A2 = ws->fast ? ws->p2 : ws->A2;
 
 	if (ns == 0)
 		return;
 	for (a = 0; a < ns; a++)
-		memcpy(work + a * (size_t)Dr, ws->A1 + rows[a] * (size_t)Dr,
+		memcpy(work + a * (size_t)Dr, A1 + rows[a] * (size_t)Dr,
 		       (size_t)Dr * sizeof(double));
 	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)ns, (int)nk, Dr,
-		    1.0, work, Dr, ws->A2, Dr, 0.0, G, (int)nk);
+		    1.0, work, Dr, A2, Dr, 0.0, G, (int)nk);
 	for (a = 0; a < ns; a++) {
 		size_t i = rows[a], lim = causal ? i + 1 : nk;
 		double z = ws->buf2[i * (size_t)dv1 + (size_t)ws->dv];
+		double g = ws->fast ? ws->g1[i] / z : 1.0 / z;
 
 		for (j = 0; j < lim; j++)
-			G[a * nk + j] /= z;
+			G[a * nk + j] *= ws->fast ? g * ws->g2[j] : g;
 		for (j = lim; j < nk; j++)
 			G[a * nk + j] = 0.0;
 	}
+}
+
+/* Sum of the stabilised entries of row i of side 1 or 2 (eps excluded). */
+static double stab_row_sum(const struct rfx_att_ws *ws, int side, size_t i)
+{
+	const double *p = side == 1 ? (ws->fast ? ws->p1 : ws->A1)
+				    : (ws->fast ? ws->p2 : ws->A2);
+	double t = 0.0;
+	int m;
+
+	for (m = 0; m < ws->Dr; m++)
+		t += p[i * (size_t)ws->Dr + (size_t)m];
+	if (ws->fast)
+		t *= side == 1 ? ws->g1[i] : ws->g2[i];
+	return t;
 }
 
 int rfx_attention_eps_bias(const struct rfx_att_ws *ws, const double *V,
@@ -544,7 +590,7 @@ int rfx_attention_eps_bias(const struct rfx_att_ws *ws, const double *V,
 			   struct rfx_err *err)
 {
 	size_t nq = ws->nq, nk = ws->nk, i, j;
-	int Dr = ws->Dr, dv = ws->dv, c, m;
+	int Dr = ws->Dr, dv = ws->dv, c;
 	double *sv = calloc((size_t)dv, sizeof(double));  /* sum_j v_j */
 	double *s2v = calloc((size_t)dv, sizeof(double)); /* sum_j s2_j v_j */
 	double s2 = 0.0;                                  /* sum_j s2_j */
@@ -555,11 +601,8 @@ int rfx_attention_eps_bias(const struct rfx_att_ws *ws, const double *V,
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	}
 	for (j = 0; j < nk; j++) {
-		const double *b = ws->A2 + j * (size_t)Dr;
-		double t = 0.0;
+		double t = stab_row_sum(ws, 2, j);
 
-		for (m = 0; m < Dr; m++)
-			t += b[m];
 		s2 += t;
 		for (c = 0; c < dv; c++) {
 			sv[c] += V[j * (size_t)dv + (size_t)c];
@@ -567,11 +610,9 @@ int rfx_attention_eps_bias(const struct rfx_att_ws *ws, const double *V,
 		}
 	}
 	for (i = 0; i < nq; i++) {
-		const double *a = ws->A1 + i * (size_t)Dr;
-		double s1 = 0.0, Z = ws->buf2[i * (size_t)(dv + 1) + (size_t)dv], U;
+		double s1 = stab_row_sum(ws, 1, i);
+		double Z = ws->buf2[i * (size_t)(dv + 1) + (size_t)dv], U;
 
-		for (m = 0; m < Dr; m++)
-			s1 += a[m];
 		/* U = sum_j c_ij, c_ij = s1_i + s2_j + eps Dr */
 		U = (double)nk * (s1 + eps * Dr) + s2;
 		for (c = 0; c < dv; c++) {

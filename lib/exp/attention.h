@@ -99,13 +99,16 @@ struct rfx_att_ws {
 				  * R1, R2 for complex maps */
 	double *R1, *R2;         /* [Re, Im] and [Re, -Im] of complex maps */
 	double *ls1, *ls2;       /* log row scales with |x|^2/2 (eqs. 3.4-3.5) */
-	double *A1, *A2;         /* stabilised maps, nq x Dr, nk x Dr */
+	double *A1, *A2;         /* stabilised maps, nq x Dr, nk x Dr (only with
+				  * eps or float32: see fast) */
 	double *C;               /* [V 1], nk x (dv + 1) */
 	double *buf1;            /* Dr x (dv + 1): P2^T C, or the prefix sum */
 	double *buf2;            /* nq x (dv + 1): P1 buf1 */
 	double *T;               /* causal block products, B x B */
 	double *r1;              /* nq: log factor taken out of each query row */
 	double r2;               /* log factor taken out of every key row */
+	double *g1, *g2;         /* e^{ls - r} of each query, key row */
+	int fast;                /* last apply: maps used as p * g, A1, A2 unset */
 	float *f1, *f2, *fc, *fb1, *fb2, *fT; /* float32 copies */
 };
 
