@@ -19,7 +19,7 @@
 #include "exp/attexp.h"
 
 static const char usage_line[] =
-	"[--regime R] [--gamma G] [--L N] [--d N] [--method LIST] [--projection LIST] [--features LIST] [--draws R] [--causal] [--seed S] [-o FILE.h5]\n"
+	"[--regime R] [--gamma LIST] [--L N] [--d N] [--method LIST] [--projection LIST] [--features LIST] [--draws R] [--causal] [--stabiliser LIST] [--eps LIST] [--precision LIST] [--seed S] [-o FILE.h5]\n"
 	"   or: rfx attention --time [--Ls LIST] [--exact-max N] [--d N] [--features M] [--method M] [--reps N] [-o FILE.h5]";
 
 static const char summary[] =
