@@ -49,9 +49,9 @@ FIG_RESULTS += $(R)/fig_orf_table2.h5
 FIG_RESULTS += $(R)/fig_orf4.h5 $(R)/fig_orf5c.h5 $(R)/fig_orf5ab.h5 \
 	       $(R)/fig_hrf_table1.h5 $(R)/fig_hrf5.h5 $(R)/fig_orf23.h5
 # Thesis Figs 3.6 and 3.3 and the attention studies beyond them (rfx
-# attention): Fig 3.6 33 (on a machine at load 13; about 20 alone), the
-# stabilisers 12, Fig 3.3 about 20 (timing: exact attention up to L = 2^15),
-# every estimator 7.
+# attention), CPU seconds measured alone at a load of 10-20: Fig 3.3 40
+# (timing; exact attention up to L = 2^15), Fig 3.6 16, the stabilisers 10,
+# every estimator 8.
 FIG_RESULTS += $(R)/fig3_6.h5 $(R)/fig3_3.h5 $(R)/fig_att_stab.h5 $(R)/fig_att_all.h5
 # Under 2 s each: thesis Figs 4.1, 6.1, 6.2, HRF Fig 1 and the
 # max-relative-error (rfx variance --map, rfx pointwise), ORF Fig 4 on UCI.
