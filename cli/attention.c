@@ -8,6 +8,7 @@
  * of exact attention, random-feature attention and the copy of V as L
  * grows, and the fitted exponents. TSV on stdout, -o for HDF5.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,11 +16,13 @@
 #include "opt.h"
 #include "output.h"
 #include "base/rng.h"
+#include "data/matrix.h"
 #include "data/regime.h"
 #include "exp/attexp.h"
 
 static const char usage_line[] =
 	"[--regime R] [--gamma LIST] [--L N] [--d N] [--method LIST] [--projection LIST] [--features LIST] [--draws R] [--causal] [--stabiliser LIST] [--eps LIST] [--precision LIST] [--seed S] [-o FILE.h5]\n"
+	"   or: rfx attention --q-file Q [--k-file K] [--v-file V] [--method LIST] [--projection LIST] [--features LIST] [--draws R] [--causal] [-o FILE.h5]\n"
 	"   or: rfx attention --time [--Ls LIST] [--exact-max N] [--d N] [--features M] [--method M] [--reps N] [-o FILE.h5]";
 
 static const char summary[] =
@@ -28,7 +31,8 @@ static const char summary[] =
 	"3.1-3.5 by any estimator of the registry on any projection kind,\n"
 	"noncausal (Fig 3.1) or causal by prefix sums (eq. 3.6). Q and K are\n"
 	"L x d samples of a regime (normal: entries N(0, gamma^2)), V has\n"
-	"entries N(0, 1). Per (method, projection, M, stabiliser, eps,\n"
+	"entries N(0, 1); or they come from files (--q-file; K defaults to\n"
+	"Q, V to K). Per (method, projection, M, stabiliser, eps,\n"
 	"precision) row: mean, sd, median and 90% quantile over the draws\n"
 	"of the output's relative error (Frobenius, max over rows) and MSE,\n"
 	"the MSE of D^-1 A on --att-rows sampled rows, the relative error of\n"
@@ -116,6 +120,7 @@ static const struct rfx_schema fit_schema = {
 struct att_opts {
 	const char *regime, *methods, *projs, *features, *match, *stabs, *eps;
 	const char *precision, *Ls, *output, *gamma;
+	const char *q_file, *k_file, *v_file;
 	int L, d, dv, causal, time, reps;
 	long draws, att_rows, exact_max;
 	uint64_t seed;
@@ -189,6 +194,44 @@ static int parse_lists(const struct att_opts *o, struct rfx_attexp_config *c,
 	return ret;
 }
 
+/*
+ * The user's Q (q_file), K (k_file, default Q) and V (v_file, default K)
+ * through issue 16's loader, which notes each file for the provenance.
+ * Fills c's inputs and shapes; RFX_EXIT_OK or the exit status after one
+ * error line.
+ */
+static int load_files(const struct att_opts *o, struct rfx_matrix *mq,
+		      struct rfx_matrix *mk, struct rfx_matrix *mv,
+		      struct rfx_attexp_config *c)
+{
+	struct rfx_err err;
+	int ret;
+
+	rfx_err_clear(&err);
+	if ((ret = rfx_cli_load_matrix(mq, o->q_file, NULL)) ||
+	    (o->k_file && (ret = rfx_cli_load_matrix(mk, o->k_file, NULL))) ||
+	    (o->v_file && (ret = rfx_cli_load_matrix(mv, o->v_file, NULL))))
+		return ret;
+	if (o->k_file && rfx_matrix_check_same_cols(mq, mk, &err))
+		return usage(&err);
+	c->Q = mq->x;
+	c->nq = mq->rows;
+	c->d = mq->cols;
+	c->K = o->k_file ? mk->x : mq->x;
+	c->nk = o->k_file ? mk->rows : mq->rows;
+	c->V = o->v_file ? mv->x : c->K;
+	c->dv = o->v_file ? mv->cols : c->d;
+	if (o->v_file && mv->rows != c->nk)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "'%s' has %zu rows but there are %zu keys", o->v_file,
+				    mv->rows, c->nk);
+	if (c->causal && c->nq != c->nk)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--causal needs as many queries as keys, got %zu and %zu",
+				    c->nq, c->nk);
+	return RFX_EXIT_OK;
+}
+
 static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 {
 	struct rfx_attexp_config c;
@@ -196,15 +239,19 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	struct rfx_attexp_draw_row *dr = NULL;
 	struct rfx_out out = { NULL };
 	struct rfx_err err;
-	enum rfx_regime g;
+	struct rfx_matrix mq, mk, mv;
+	enum rfx_regime g = RFX_REGIME_NORMAL;
 	double *Q = NULL, *K = NULL, *V = NULL, *scr = NULL, *gam = NULL;
 	gsl_rng *r = NULL;
 	char desc[256];
-	int ret = RFX_EXIT_FAIL, ng, ig;
-	size_t n, per;
+	int ret = RFX_EXIT_FAIL, ng = 1, ig, files = o->q_file != NULL;
+	size_t n = 0, per;
 
 	memset(&c, 0, sizeof(c));
 	rfx_err_clear(&err);
+	rfx_matrix_init(&mq);
+	rfx_matrix_init(&mk);
+	rfx_matrix_init(&mv);
 	c.d = o->d ? o->d : 16;
 	c.dv = o->dv ? o->dv : c.d;
 	c.nq = c.nk = (size_t)o->L;
@@ -214,77 +261,97 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	c.seed = o->seed;
 	c.assign = o->params.item;
 	c.nassign = o->params.n;
-	if (rfx_regime_parse(o->regime, &g, &err) || parse_lists(o, &c, &err) ||
-	    rfx_opt_doubles("gamma", o->gamma, &gam, &ng, &err))
-		return usage(&err);
-	for (ig = 0; ig < ng; ig++)
-		if (!(gam[ig] > 0.0 && gam[ig] <= 10.0)) {
-			free(gam);
-			return rfx_cli_fail(RFX_EXIT_USAGE,
-					    "--gamma must be in (0, 10], got %g", gam[ig]);
-		}
-	free(gam);
-	gam = NULL;
-	if (g == RFX_REGIME_MNIST)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "regime 'mnist' is not available here (valid: normal sphere heterogen)");
-	if (c.d < 1 || c.d > 1024)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--d must be in 1..1024, got %d", c.d);
-	if (c.dv < 1 || c.dv > 1024)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--dv must be in 1..1024, got %d", c.dv);
-	if (o->L < 2 || o->L > 1 << 20)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--L must be in 2..1048576, got %d", o->L);
-	if (o->draws < 2 || o->draws > 100000)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--draws must be in 2..100000, got %ld",
-				    o->draws);
-	if (o->att_rows < 0)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--att-rows must be >= 0, got %ld",
-				    o->att_rows);
-	if (rfx_opt_doubles("gamma", o->gamma, &gam, &ng, &err))
-		return usage(&err);
-	if (rfx_out_open(&out, o->output, &err)) {
-		free(gam);
-		return rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+	if (files && (ret = load_files(o, &mq, &mk, &mv, &c)))
+		goto out;
+	ret = RFX_EXIT_USAGE;
+	if ((!files && rfx_regime_parse(o->regime, &g, &err)) ||
+	    parse_lists(o, &c, &err) ||
+	    (!files && rfx_opt_doubles("gamma", o->gamma, &gam, &ng, &err))) {
+		usage(&err);
+		goto out;
 	}
-	n = (size_t)o->L;
+	for (ig = 0; ig < ng && !files; ig++)
+		if (!(gam[ig] > 0.0 && gam[ig] <= 10.0)) {
+			rfx_cli_fail(ret, "--gamma must be in (0, 10], got %g", gam[ig]);
+			goto out;
+		}
+	if (!files && g == RFX_REGIME_MNIST) {
+		rfx_cli_fail(ret, "regime 'mnist' is not available here (valid: normal sphere heterogen)");
+		goto out;
+	}
+	if (c.d < 1 || c.d > 1024 || c.dv < 1 || c.dv > 1024) {
+		rfx_cli_fail(ret, "%s must be in 1..1024, got %d", c.d < 1 || c.d > 1024 ?
+			     (files ? "the inputs' d" : "--d") : (files ? "the values' columns" : "--dv"),
+			     c.d < 1 || c.d > 1024 ? c.d : c.dv);
+		goto out;
+	}
+	if (!files && (o->L < 2 || o->L > 1 << 20)) {
+		rfx_cli_fail(ret, "--L must be in 2..1048576, got %d", o->L);
+		goto out;
+	}
+	if (o->draws < 2 || o->draws > 100000) {
+		rfx_cli_fail(ret, "--draws must be in 2..100000, got %ld", o->draws);
+		goto out;
+	}
+	if (o->att_rows < 0) {
+		rfx_cli_fail(ret, "--att-rows must be >= 0, got %ld", o->att_rows);
+		goto out;
+	}
+	ret = RFX_EXIT_FAIL;
+	if (rfx_out_open(&out, o->output, &err)) {
+		rfx_cli_fail(ret, "%s", err.msg);
+		goto out;
+	}
 	per = rfx_attexp_rows(&c);
-	Q = malloc(n * c.d * sizeof(double));
-	K = malloc(n * c.d * sizeof(double));
-	V = malloc(n * c.dv * sizeof(double));
-	scr = malloc(n * c.dv * sizeof(double));
 	rows = calloc(per * (size_t)ng, sizeof(*rows));
 	if (o->output)
 		dr = calloc(per * (size_t)ng * (size_t)c.draws, sizeof(*dr));
-	r = rfx_rng_alloc_stream(o->seed, 0, 0, 0);
-	if (!Q || !K || !V || !scr || !rows || !r || (o->output && !dr)) {
-		rfx_cli_fail(RFX_EXIT_FAIL, "out of memory for L = %d", o->L);
+	if (!files) {
+		n = (size_t)o->L;
+		Q = malloc(n * c.d * sizeof(double));
+		K = malloc(n * c.d * sizeof(double));
+		V = malloc(n * c.dv * sizeof(double));
+		scr = malloc(n * c.dv * sizeof(double));
+		r = rfx_rng_alloc_stream(o->seed, 0, 0, 0);
+	}
+	if (!rows || (o->output && !dr) ||
+	    (!files && (!Q || !K || !V || !scr || !r))) {
+		rfx_cli_fail(ret, "out of memory for %zu rows", per * (size_t)ng);
 		goto out;
 	}
 	rfx_seed_note(o->seed);
 	for (ig = 0; ig < ng; ig++) {
-		size_t k;
+		size_t k, off = (size_t)ig * per;
+		double gamma = files ? NAN : gam[ig];
 
-		/* every gamma scales the same standard draws */
-		rfx_rng_set_stream(r, o->seed, 0, 0, 0);
-		if (rfx_regime_sample(r, g, gam[ig], c.d, n, NULL, Q, K, &err) ||
-		    rfx_regime_sample(r, RFX_REGIME_NORMAL, 1.0, c.dv, n, NULL, V, scr,
-				      &err))
-			break;
-		c.Q = Q;
-		c.K = K;
-		c.V = V;
-		if (rfx_attexp_run(&c, rows + (size_t)ig * per,
-				   dr ? dr + (size_t)ig * per * (size_t)c.draws : NULL,
-				   rfx_progress, "attention", &err))
+		if (!files) {
+			/* every gamma scales the same standard draws */
+			rfx_rng_set_stream(r, o->seed, 0, 0, 0);
+			if (rfx_regime_sample(r, g, gamma, c.d, n, NULL, Q, K, &err) ||
+			    rfx_regime_sample(r, RFX_REGIME_NORMAL, 1.0, c.dv, n, NULL, V,
+					      scr, &err))
+				break;
+			c.Q = Q;
+			c.K = K;
+			c.V = V;
+		}
+		if (rfx_attexp_run(&c, rows + off,
+				   dr ? dr + off * (size_t)c.draws : NULL, rfx_progress,
+				   "attention", &err))
 			break;
 		for (k = 0; k < per; k++)
-			rows[(size_t)ig * per + k].gamma = gam[ig];
+			rows[off + k].gamma = gamma;
 		for (k = 0; dr && k < per * (size_t)c.draws; k++)
-			dr[(size_t)ig * per * (size_t)c.draws + k].gamma = gam[ig];
+			dr[off * (size_t)c.draws + k].gamma = gamma;
 	}
-	snprintf(desc, sizeof(desc),
-		 "synthetic: Q, K regime %s gamma %s, V N(0,1); L %d d %d dv %d",
-		 o->regime, o->gamma, o->L, c.d, c.dv);
+	if (files)
+		snprintf(desc, sizeof(desc), "files: Q '%s', K '%s', V '%s'", o->q_file,
+			 o->k_file ? o->k_file : o->q_file,
+			 o->v_file ? o->v_file : o->k_file ? o->k_file : o->q_file);
+	else
+		snprintf(desc, sizeof(desc),
+			 "synthetic: Q, K regime %s gamma %s, V N(0,1); L %d d %d dv %d",
+			 o->regime, o->gamma, o->L, c.d, c.dv);
 	if (ig < ng || rfx_out_provenance(&out, cli, o->seed, &err) ||
 	    (out.h5 && rfx_h5out_attr(out.h5, "inputs", desc, &err)) ||
 	    rfx_out_table(&out, &att_schema, rows, per * (size_t)ng, stdout, &err) ||
@@ -298,6 +365,9 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	ret = RFX_EXIT_OK;
 out:
 	rfx_out_abort(&out);
+	rfx_matrix_release(&mq);
+	rfx_matrix_release(&mk);
+	rfx_matrix_release(&mv);
 	free(Q);
 	free(K);
 	free(V);
@@ -363,11 +433,18 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 	struct att_opts o = {
 		"normal", NULL, NULL, NULL, "none", "row", "0", "f64",
 		"512,1024,2048,4096,8192,16384,32768,65536", NULL, "0.5",
+		NULL, NULL, NULL,
 		4096, 0, 0, 0, 0, 3, 10, 256, 32768, RFX_DEFAULT_SEED,
 		{ 0, { NULL } }
 	};
 	int help, npos, ret;
 	struct rfx_opt opts[] = {
+		{ "q-file", 0, RFX_OPT_STRING, &o.q_file, "FILE",
+		  "queries, one per row: .npy, text or FILE.h5:/dataset (default synthetic)", 0 },
+		{ "k-file", 0, RFX_OPT_STRING, &o.k_file, "FILE",
+		  "keys, with the queries' columns (default the queries)", 0 },
+		{ "v-file", 0, RFX_OPT_STRING, &o.v_file, "FILE",
+		  "values, one row per key (default the keys)", 0 },
 		{ "regime", 0, RFX_OPT_STRING, &o.regime, "R",
 		  "Q and K: normal, sphere or heterogen (lib/data/regime.h; default normal)", 0 },
 		{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
@@ -414,7 +491,8 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 	if (ret || help)
 		return ret;
 	if (o.time) {
-		static const char *const err_only[] = { "regime", "gamma", "L", "dv",
+		static const char *const err_only[] = { "q-file", "k-file", "v-file",
+			"regime", "gamma", "L", "dv",
 			"match", "draws", "causal", "stabiliser", "eps", "precision",
 			"att-rows", "param" };
 		size_t k;
@@ -436,6 +514,18 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 			if (rfx_opt_seen(opts, time_only[k]))
 				return rfx_cli_fail(RFX_EXIT_USAGE,
 						    "--%s applies only to --time", time_only[k]);
+	}
+	if (o.q_file) {
+		static const char *const synth[] = { "regime", "gamma", "L", "d", "dv" };
+		size_t k;
+
+		for (k = 0; k < sizeof(synth) / sizeof(synth[0]); k++)
+			if (rfx_opt_seen(opts, synth[k]))
+				return rfx_cli_fail(RFX_EXIT_USAGE,
+						    "--%s does not apply to --q-file", synth[k]);
+	} else if (o.k_file || o.v_file) {
+		return rfx_cli_fail(RFX_EXIT_USAGE, "--%s needs --q-file",
+				    o.k_file ? "k-file" : "v-file");
 	}
 	o.methods = o.methods ? o.methods : "trig";
 	o.projs = o.projs ? o.projs : "iid,ort";

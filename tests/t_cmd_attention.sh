@@ -88,6 +88,45 @@ ok $? "exact stops at --exact-max"
 grep -q '^what	causal	exponent	L_from	L_to' "$tmp/err"
 ok $? "exponents on stderr"
 
+# Q, K, V from files (issue 16's loader). K defaults to Q and V to K; a V
+# of ones makes both outputs exactly 1 (D^-1 A 1 = 1, and the estimate's
+# numerator is its normaliser), so the output errors vanish to rounding.
+awk 'BEGIN { for (i = 1; i <= 40; i++) { for (j = 1; j <= 4; j++)
+	printf "%s%.6f", (j > 1 ? "," : ""), 0.7 * sin(7.3 * i + 2.1 * j * j); print "" } }' > q.csv
+awk 'BEGIN { for (i = 1; i <= 40; i++) { for (j = 1; j <= 4; j++)
+	printf "%s%.6f", (j > 1 ? "," : ""), 0.6 * cos(3.1 * i * j + 0.4); print "" } }' > k.csv
+awk 'BEGIN { for (i = 1; i <= 40; i++) print "1,1" }' > ones.csv
+tr ',' '\t' < q.csv > q.tsv
+FILES="--features 8 --draws 3 --method pos,trig"
+run attention --q-file q.csv $FILES -o f.h5
+cp "$tmp/out" f1.tsv
+is "$rc" 0 "--q-file: exits 0"
+is "$(col f1.tsv L | sort -u)" 40 "the rows of the file are the tokens"
+is "$(col f1.tsv d | sort -u)" 4 "its columns are d"
+run attention --q-file q.csv --k-file q.csv --v-file q.csv $FILES
+cmp -s "$tmp/out" f1.tsv
+ok $? "K defaults to Q and V to K"
+run attention --q-file q.tsv $FILES
+cmp -s "$tmp/out" f1.tsv
+ok $? "the same rows as TSV give the same table"
+"$RFX" dump --attrs f.h5 > attrs.txt 2>/dev/null
+grep -q "$(sha256sum q.csv | cut -d' ' -f1)" attrs.txt
+ok $? "-o records the file's SHA-256"
+run attention --q-file q.csv --k-file k.csv --v-file ones.csv $FILES --causal
+is "$rc" 0 "Q, K and V files, causal: exits 0"
+awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "out_rel_fro_mean") c = i; next }
+	$c > 1e-12 { bad = 1 } END { exit bad }' "$tmp/out"
+ok $? "V = 1: the output errors vanish (D^-1 A 1 = 1 for both)"
+head -n 39 q.csv > q39.csv
+fails 2 "values with other rows" attention --q-file q.csv --k-file k.csv --v-file q39.csv
+grep -q "'q39.csv' has 39 rows but there are 40 keys" "$tmp/err"
+ok $? "  names the file and the counts"
+fails 2 "causal with other numbers of queries and keys" attention --q-file q.csv --k-file q39.csv --causal
+fails 2 "keys of another d" attention --q-file q.csv --k-file ones.csv
+fails 2 "--gamma with --q-file" attention --q-file q.csv --gamma 1
+fails 2 "--k-file without --q-file" attention --k-file k.csv
+fails 1 "a missing file" attention --q-file nosuch.csv
+
 run attention --help
 is "$rc" 0 "--help exits 0"
 
