@@ -212,8 +212,9 @@ static int load_files(const struct att_opts *o, struct rfx_matrix *mq,
 	    (o->k_file && (ret = rfx_cli_load_matrix(mk, o->k_file, NULL))) ||
 	    (o->v_file && (ret = rfx_cli_load_matrix(mv, o->v_file, NULL))))
 		return ret;
+	/* shapes that do not fit are the files' problem: exit 1, as variance */
 	if (o->k_file && rfx_matrix_check_same_cols(mq, mk, &err))
-		return usage(&err);
+		return rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 	c->Q = mq->x;
 	c->nq = mq->rows;
 	c->d = mq->cols;
@@ -222,11 +223,11 @@ static int load_files(const struct att_opts *o, struct rfx_matrix *mq,
 	c->V = o->v_file ? mv->x : c->K;
 	c->dv = o->v_file ? mv->cols : c->d;
 	if (o->v_file && mv->rows != c->nk)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
+		return rfx_cli_fail(RFX_EXIT_FAIL,
 				    "'%s' has %zu rows but there are %zu keys", o->v_file,
 				    mv->rows, c->nk);
 	if (c->causal && c->nq != c->nk)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
+		return rfx_cli_fail(RFX_EXIT_FAIL,
 				    "--causal needs as many queries as keys, got %zu and %zu",
 				    c->nq, c->nk);
 	return RFX_EXIT_OK;
