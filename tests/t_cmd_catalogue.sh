@@ -322,7 +322,7 @@ cat > "$tmp/catalogue" <<'END'
 1|no dataset '/nope' in '$FX/good.h5'|variance --x-file $FX/good.h5:/nope -o out.h5
 1|(compound)|variance --x-file $FX/good.h5:/pair -o out.h5
 1|is an HDF5 file|variance --x-file $FX/good.h5 -o out.h5
-2|unknown kernel 'laplace'|variance --x-file $FX/m_good.csv --kernel laplace -o out.h5
+2|unknown --kernel 'laplace'|variance --x-file $FX/m_good.csv --kernel laplace -o out.h5
 2|--y-file needs --x-file|variance --y-file $FX/m_good.csv -o out.h5
 2|different modes|variance --x-file $FX/m_good.csv --x 1,2 --y 1,2 -o out.h5
 2|--regime|variance --x-file $FX/m_good.csv --regime normal -o out.h5
