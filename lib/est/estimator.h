@@ -159,6 +159,8 @@ extern const struct rfx_estimator_type rfx_est_ang_ind;
 extern const struct rfx_estimator_type rfx_est_gauss_hyb;
 extern const struct rfx_estimator_type rfx_est_cexp;
 extern const struct rfx_estimator_type rfx_est_cexp_c;
+extern const struct rfx_estimator_type rfx_est_hyb_ind;
+extern const struct rfx_estimator_type rfx_est_gauss_hyb_ind;
 
 /* The registry, NULL-terminated, in the order tables and plots list them. */
 const struct rfx_estimator_type *const *rfx_estimator_list(void);
