@@ -32,5 +32,6 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_optis(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_attention(int argc, char **argv, const struct rfx_cli *cli);
+int cmd_features(int argc, char **argv, const struct rfx_cli *cli);
 
 #endif
