@@ -5,7 +5,8 @@ table with rows; every figure has its PNG and PDF; each PNG decodes, has
 the size its gnuplot script asks for and is not blank; each PDF is a
 complete PDF of more than a few bytes; each experiment recorded its time;
 and the report, Markdown and HTML, has a row for every figure and table of
-experiments/reference/figures.tsv, with every PNG embedded in the HTML.
+the manifest (experiments/figures.tsv), with every PNG embedded in the
+HTML. The files to check are those the manifest names.
 Prints one line per problem and exits 1 if there is any.
 
 The PNG check decodes the image itself (zlib and the PNG filters; no PIL)
@@ -27,17 +28,12 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-import report  # noqa: E402  (the manifest reader)
+import manifest  # noqa: E402  (the one list of figures)
+import report  # noqa: E402  (the verdicts and the TSV reader)
 
-# PNG sizes, from the terminals of plots/common.gp (png_term) and of
-# plots/fig_hrf5.gp for Fig 5's wide panel grid.
+# PNG sizes, from the terminal of plots/common.gp (png_term).
 DEFAULT_SIZE = (1400, 1000)
-SIZES = {"fig_hrf5": (3000, 1500)}
-# Figures drawn beside the report's rows, not named in figures.tsv.
-EXTRA_PLOTS = [name for name, _ in report.BEYOND]
-EXTRA_RESULTS = ["fig_hrf_maxerr", "fig_orf4_uci", "fig_orf_table2", "fig_att_all",
-                 "fig_att_stab"]
-
+SIZES = {}
 problems = []
 
 
@@ -155,7 +151,7 @@ def check_h5(rfx, path):
         problem("%s: no rfx attributes" % path)
 
 
-def check_report(results, plots, figs):
+def check_report(results, plots, figs, beyond):
     md = os.path.join(results, "REPORT.md")
     page = os.path.join(results, "REPORT.html")
     try:
@@ -185,7 +181,7 @@ def check_report(results, plots, figs):
     if "check error" in text:
         problem("REPORT.md: a claim's check failed to evaluate")
     imgs = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
-    want = [p for f in figs for p in f["plots"].split(",") if p != "-"] + EXTRA_PLOTS
+    want = [p for f in figs for p in manifest.items(f["plots"])] + beyond
     if len(imgs) != len(want):
         problem("REPORT.html: %d embedded PNGs, want %d" % (len(imgs), len(want)))
     files = set()
@@ -208,10 +204,11 @@ def main():
     ap.add_argument("--plots", default="plots")
     ap.add_argument("--rfx", default=os.environ.get("RFX", "./rfx"))
     args = ap.parse_args()
-    figs = report.read_tsv(os.path.join(report.REF, "figures.tsv"))
-    results = sorted({n for f in figs for n in f["results"].split(",")} | set(EXTRA_RESULTS))
-    plots = [p for f in figs for p in f["plots"].split(",") if p != "-"]
-    plots = list(dict.fromkeys(plots + EXTRA_PLOTS))
+    man = manifest.read()
+    figs = man["rows"]
+    beyond = [b["plot"] for b in man["beyond"]]
+    results = [e["name"] for e in man["experiments"]]
+    plots = [o for p in man["plots"] for o in manifest.items(p["outputs"])]
     for n in results:
         path = os.path.join(args.results, n + ".h5")
         if not os.path.exists(path):
@@ -236,7 +233,7 @@ def main():
             problem("%s: missing" % pdf)
         else:
             check_pdf(pdf)
-    check_report(args.results, args.plots, figs)
+    check_report(args.results, args.plots, figs, beyond)
     n = len(results) + 2 * len(plots)
     if problems:
         print("check_figures: %d problems in %s and %s" % (len(problems), args.results, args.plots),

@@ -30,76 +30,38 @@ export FIG_RUN
 
 TIMED = RFX=./rfx experiments/timed.sh
 
-# Experiments: name = results file, and the script that makes it. Longest
-# first (CPU seconds at full scale in the comments, from results/*.time of
-# experiments/measure.sh's run on commit 83ff9d9), so that make -j2 keeps
-# both job slots busy until the end and the longest job starts first.
-# Thesis Tables 6.1-6.3 (rfx uci-classify): 270.
-FIG_RESULTS = $(R)/uci.h5
-# Thesis Fig 6.4 (rfx variance): 170.
-FIG_RESULTS += $(R)/variance.h5
-# HRF Fig 6 and Table 3 (rfx clustered): 165.
-FIG_RESULTS += $(R)/fig_hrf6.h5
-# ORF Table 2 (rfx svm-classify, letter and usps): 142 (one run of the
-# same command on commit 900a8b9, not measure.sh's).
-FIG_RESULTS += $(R)/fig_orf_table2.h5
-# HRF Table 1 and the ORF paper's Figs 1-5 (rfx mse-table): Fig 4 55,
-# Fig 5(c) 50, Fig 5(a)(b) 45, HRF Table 1 45; HRF Fig 5 (rfx pointwise)
-# 40; ORF Figs 2-3 35.
-FIG_RESULTS += $(R)/fig_orf4.h5 $(R)/fig_orf5c.h5 $(R)/fig_orf5ab.h5 \
-	       $(R)/fig_hrf_table1.h5 $(R)/fig_hrf5.h5 $(R)/fig_orf23.h5
-# Thesis Figs 3.6 and 3.3 and the attention studies beyond them (rfx
-# attention), CPU seconds measured alone at a load of 10-20: Fig 3.3 40
-# (timing; exact attention up to L = 2^15), Fig 3.6 16, the stabilisers 10,
-# every estimator 8.
-FIG_RESULTS += $(R)/fig3_6.h5 $(R)/fig3_3.h5 $(R)/fig_att_stab.h5 $(R)/fig_att_all.h5
-# Under 2 s each: thesis Figs 4.1, 6.1, 6.2, HRF Fig 1 and the
-# max-relative-error (rfx variance --map, rfx pointwise), ORF Fig 4 on UCI.
-FIG_RESULTS += $(R)/fig4_1.h5 $(R)/fig6_1.h5 $(R)/fig6_2.h5 $(R)/fig_hrf1.h5 \
-	       $(R)/fig_hrf_maxerr.h5 $(R)/fig_orf4_uci.h5
-
-# Text tables beside the papers' (also in the report).
-FIG_TEXT = $(R)/uci_tables.txt $(R)/table_hrf3.md
-
-FIG_PLOTS = $(P)/fig6_4_nonpositive.png $(P)/fig6_4_nonpositive.pdf \
-	    $(P)/fig6_4_positive.png $(P)/fig6_4_positive.pdf \
-	    $(P)/fig6_4_mc.png $(P)/fig6_4_mc.pdf \
-	    $(P)/fig4_1.png $(P)/fig4_1.pdf \
-	    $(P)/fig6_1.png $(P)/fig6_1.pdf \
-	    $(P)/fig6_2.png $(P)/fig6_2.pdf
-FIG_PLOTS += $(P)/fig_hrf1.png $(P)/fig_hrf1.pdf \
-	     $(P)/fig_hrf2.png $(P)/fig_hrf2.pdf \
-	     $(P)/fig_hrf5.png $(P)/fig_hrf5.pdf \
-	     $(P)/fig_hrf_maxerr.png $(P)/fig_hrf_maxerr.pdf
-FIG_PLOTS += $(P)/uci.png $(P)/uci.pdf
-FIG_PLOTS += $(P)/fig3_6.png $(P)/fig3_6.pdf $(P)/fig3_6_gamma.png $(P)/fig3_6_gamma.pdf \
-	     $(P)/fig3_3.png $(P)/fig3_3.pdf \
-	     $(P)/fig_att_all.png $(P)/fig_att_all.pdf \
-	     $(P)/fig_att_stab.png $(P)/fig_att_stab.pdf
-FIG_PLOTS += $(P)/fig_hrf_table1.png $(P)/fig_hrf_table1.pdf \
-	     $(P)/fig_orf2.png $(P)/fig_orf2.pdf \
-	     $(P)/fig_orf3.png $(P)/fig_orf3.pdf \
-	     $(P)/fig_orf4.png $(P)/fig_orf4.pdf \
-	     $(P)/fig_orf4_uci.png $(P)/fig_orf4_uci.pdf \
-	     $(P)/fig_orf5ab.png $(P)/fig_orf5ab.pdf \
-	     $(P)/fig_orf5c.png $(P)/fig_orf5c.pdf
-FIG_PLOTS += $(P)/fig_hrf6.png $(P)/fig_hrf6.pdf \
-	     $(P)/fig_hrf6_table3.png $(P)/fig_hrf6_table3.pdf
 
 # The report: every figure and table of the papers that rfx reproduces
-# (experiments/reference/figures.tsv), ours beside theirs.
+# (the [rows] of experiments/figures.tsv), ours beside theirs.
 FIG_REPORT = $(R)/REPORT.md $(R)/REPORT.html
-REPORT_INPUTS = experiments/report.py experiments/reference/figures.tsv \
-		experiments/reference/claims.txt \
-		$(wildcard experiments/reference/*.tsv) \
+REPORT_INPUTS = experiments/report.py experiments/manifest.py experiments/figures.tsv \
+		experiments/reference/claims.txt $(FIG_REFS) \
 		$(FIG_RESULTS) $(FIG_RESULTS:.h5=.time) $(FIG_PLOTS) $(FIG_TEXT)
 
 .PHONY: figures-build figures-smoke figures-smoke-build
 
-figures-build: $(FIG_RESULTS) $(FIG_TEXT) $(FIG_PLOTS) $(FIG_REPORT)
+# Four steps: bring .scale and .code up to date; a dry run of the
+# experiments says which are stale, and experiments/manifest.py writes
+# them to the plan with their expected times (from the earlier runs'
+# times.log), which experiments/timed.sh reads for its "[3/16] RUN" lines
+# and the time left; the experiments, each drawing its figures as soon as
+# its results exist (FIG_DRAW_AFTER); then whatever figure or table is
+# still stale (its script changed), and the report. One summary line at
+# the end, whatever was stale.
+figures-build:
+	@$(MAKE) --no-print-directory $(R)/.scale $(R)/.code
+	@trap 'rm -f $(R)/.plan.tmp' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM; \
+		$(MAKE) -n --no-print-directory FIG_DRY=1 $(FIG_RESULTS) 2>/dev/null | \
+		$(PYTHON) experiments/manifest.py plan --results $(R) > $(R)/.plan.tmp && \
+		mv $(R)/.plan.tmp $(R)/.plan && rm -f $(R)/.plan.started
+	@FIG_PLAN=$(R)/.plan $(MAKE) -s --no-print-directory FIG_DRAW_AFTER=1 $(FIG_RESULTS)
+	@$(MAKE) -s --no-print-directory $(FIG_PLOTS) $(FIG_TEXT) $(FIG_REPORT)
+	@sed -n 's|^\([0-9]* rows: .*\)\.$$|figures: \1; report $(R)/REPORT.html|p' $(R)/REPORT.md >&2
 
 # Results remember the scale they were made at; changing SCALE reruns them.
-$(R)/.scale: FORCE
+# (FIG_DRY: the plan's dry run, after both are brought up to date, takes
+# them as they are.)
+$(R)/.scale: $(if $(FIG_DRY),,FORCE)
 	@mkdir -p $(R) $(P)
 	@$(TMP_TRAP) echo '$(SCALE)' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
@@ -107,94 +69,52 @@ $(R)/.scale: FORCE
 # changes when the computation can, unlike the binary, which is relinked
 # with a new version string at every commit (build/version.h).
 CODE_FILES = $(sort $(wildcard lib/*/*.[ch] cli/*.[ch])) build/flags
-$(R)/.code: FORCE | rfx
+$(R)/.code: $(if $(FIG_DRY),,FORCE) | rfx
 	@mkdir -p $(R) $(P)
 	@$(TMP_TRAP) cat $(CODE_FILES) | cksum > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 # What every experiment needs: timed.sh and the binary only have to exist.
 EXP_DEPS = $(R)/.scale $(R)/.code | rfx experiments/timed.sh
 
-# A results file and its .time come from one run of the script.
-$(R)/variance.h5 $(R)/variance.time &: experiments/fig6_4.sh $(EXP_DEPS)
-	@$(TIMED) $(R)/variance.h5 experiments/fig6_4.sh
-
-$(R)/uci.h5 $(R)/uci.time &: experiments/table6_2.sh $(EXP_DEPS)
-	@$(TIMED) $(R)/uci.h5 experiments/table6_2.sh
-
-$(R)/fig%.h5 $(R)/fig%.time: experiments/fig%.sh $(EXP_DEPS)
-	@$(TIMED) $(R)/fig$*.h5 experiments/fig$*.sh
-
-$(P)/fig6_4_nonpositive.png $(P)/fig6_4_nonpositive.pdf \
-$(P)/fig6_4_positive.png $(P)/fig6_4_positive.pdf \
-$(P)/fig6_4_mc.png $(P)/fig6_4_mc.pdf &: \
-		plots/fig6_4.gp plots/common.gp $(R)/variance.h5 | rfx
-	@echo '   ' PLOT fig6_4 >&2
-	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/variance.h5'; out='$(P)/fig6_4'" plots/fig6_4.gp
-
-# HRF Fig 2 is a subset of Fig 5's panels: one script draws both.
-$(P)/fig_hrf5.png $(P)/fig_hrf5.pdf $(P)/fig_hrf2.png $(P)/fig_hrf2.pdf &: \
-		plots/fig_hrf5.gp plots/common.gp $(R)/fig_hrf5.h5 | rfx
-	@echo '   ' PLOT fig_hrf5 fig_hrf2 >&2
-	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig_hrf5.h5'; out='$(P)/fig_hrf5'; out2='$(P)/fig_hrf2'" plots/fig_hrf5.gp
-
-# Thesis Fig 3.6 and the effect of its unstated input scale: one script.
-$(P)/fig3_6.png $(P)/fig3_6.pdf $(P)/fig3_6_gamma.png $(P)/fig3_6_gamma.pdf &: \
-		plots/fig3_6.gp plots/common.gp $(R)/fig3_6.h5 | rfx
-	@echo '   ' PLOT fig3_6 fig3_6_gamma >&2
-	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig3_6.h5'; out='$(P)/fig3_6'; out2='$(P)/fig3_6_gamma'" plots/fig3_6.gp
-
-# HRF Fig 6, and Table 3's intervals beside the paper's: one script.
-$(P)/fig_hrf6.png $(P)/fig_hrf6.pdf $(P)/fig_hrf6_table3.png $(P)/fig_hrf6_table3.pdf &: \
-		plots/fig_hrf6.gp plots/common.gp $(R)/fig_hrf6.h5 \
-		experiments/reference/hrf_table3.tsv | rfx
-	@echo '   ' PLOT fig_hrf6 fig_hrf6_table3 >&2
-	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig_hrf6.h5'; out='$(P)/fig_hrf6'; out2='$(P)/fig_hrf6_table3'; paper='experiments/reference/hrf_table3.tsv'" plots/fig_hrf6.gp
-
-$(R)/table_hrf3.md: experiments/table_hrf3.sh experiments/reference/hrf_table3.tsv \
-		$(R)/fig_hrf6.h5 | rfx
-	@echo '   ' GEN $@ >&2
-	@$(TMP_TRAP) RFX=./rfx experiments/table_hrf3.sh $(R)/fig_hrf6.h5 > $@.tmp && mv $@.tmp $@
-
-# HRF Table 1 beside the paper's numbers.
-$(P)/fig_hrf_table1.png $(P)/fig_hrf_table1.pdf &: plots/fig_hrf_table1.gp plots/common.gp \
-		$(R)/fig_hrf_table1.h5 experiments/reference/hrf_table1.tsv | rfx
-	@echo '   ' PLOT fig_hrf_table1 >&2
-	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig_hrf_table1.h5'; out='$(P)/fig_hrf_table1'; paper='experiments/reference/hrf_table1.tsv'" plots/fig_hrf_table1.gp
-
-$(P)/fig%.png $(P)/fig%.pdf: plots/fig%.gp plots/common.gp $(R)/fig%.h5 | rfx
-	@echo '   ' PLOT fig$* >&2
-	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig$*.h5'; out='$(P)/fig$*'" plots/fig$*.gp
-
-# Thesis sec. 6.6.2, Tables 6.1-6.3: UCI classification by kernel regression.
-$(R)/uci_tables.txt: experiments/uci_tables.sh $(R)/uci.h5 \
-		experiments/reference/thesis_table6_1.tsv \
-		experiments/reference/thesis_table6_2.tsv \
-		experiments/reference/thesis_table6_3.tsv | rfx
-	@echo '   ' GEN $@ >&2
-	@$(TMP_TRAP) RFX=./rfx experiments/uci_tables.sh $(R)/uci.h5 > $@.tmp && mv $@.tmp $@
-
-$(P)/uci.png $(P)/uci.pdf &: plots/uci.gp plots/common.gp $(R)/uci.h5 \
-		experiments/reference/thesis_table6_2.tsv \
-		experiments/reference/thesis_table6_3.tsv | rfx
-	@echo '   ' PLOT uci >&2
-	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/uci.h5'; out='$(P)/uci'; ref='experiments/reference'" plots/uci.gp
-
-# ORF Figs 2 and 3 come from one run (--vs-z); one script draws both.
-$(P)/fig_orf2.png $(P)/fig_orf2.pdf $(P)/fig_orf3.png $(P)/fig_orf3.pdf &: \
-		plots/fig_orf23.gp plots/common.gp $(R)/fig_orf23.h5 | rfx
-	@echo '   ' PLOT fig_orf2 fig_orf3 >&2
-	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig_orf23.h5'; out='$(P)/fig_orf2'; out2='$(P)/fig_orf3'" plots/fig_orf23.gp
-
-# The MSE-against-D/d figures share their drawing.
-$(P)/fig_orf4.png $(P)/fig_orf4.pdf $(P)/fig_orf4_uci.png $(P)/fig_orf4_uci.pdf \
-$(P)/fig_orf5ab.png $(P)/fig_orf5ab.pdf \
-$(P)/fig_orf5c.png $(P)/fig_orf5c.pdf: plots/mse_vs_ratio.gp
+# The rules of every experiment, plot and text table, made from the one
+# manifest (experiments/figures.tsv): FIG_RESULTS, FIG_PLOTS, FIG_TEXT,
+# FIG_REFS, and FIG_AFTER_<experiment>, what is drawn from its results.
+# make remakes an included file first when it is stale. Included after
+# EXP_DEPS and the directories: make expands a rule's prerequisites as it
+# reads it (tests/t_report.sh checks the order).
+FIG_RULES = build/figures.rules.mk
+$(FIG_RULES): experiments/figures.tsv experiments/manifest.py $(wildcard plots/*.gp)
+	@mkdir -p build
+	@$(TMP_TRAP) $(PYTHON) experiments/manifest.py make > $@.tmp && mv $@.tmp $@
+ifneq ($(MAKECMDGOALS),clean)
+-include $(FIG_RULES)
+endif
 
 # The report last: it reads every result, time, figure and reference.
 $(R)/REPORT.md $(R)/REPORT.html &: $(REPORT_INPUTS) | rfx
 	@echo '   ' GEN $(R)/REPORT.md $(R)/REPORT.html >&2
 	@RFX=./rfx $(PYTHON) experiments/report.py --results $(R) --plots $(P) \
 		--md $(R)/REPORT.md --html $(R)/REPORT.html
+
+# The README's headline figures: small PNGs committed in docs/img/, made
+# at full scale from experiments that take a second (closed forms, no
+# sampling), and docs/img/inputs.sha256, the SHA-256 of what each was drawn
+# from (the rfx dump of its results, its gnuplot script and common.gp):
+# tests/t_readme_figures.sh recomputes those and fails when an image is
+# stale. The PDFs stay in build/readme/.
+README_FIGS = fig6_1 fig6_2 fig_hrf1
+.PHONY: readme-figures
+readme-figures: rfx
+	@mkdir -p build/readme docs/img
+	@$(TMP_TRAP) for f in $(README_FIGS); do \
+		echo '   ' PLOT docs/img/$$f.png >&2; \
+		SCALE=full RFX=./rfx experiments/$$f.sh build/readme/$$f.h5 2>/dev/null || exit 1; \
+		$(GNUPLOT) -e "rfx='./rfx'; in='build/readme/$$f.h5'; out='build/readme/$$f'; small=1" \
+			plots/$$f.gp || exit 1; \
+		cp build/readme/$$f.png docs/img/$$f.png || exit 1; \
+		h=$$( { ./rfx dump build/readme/$$f.h5; cat plots/$$f.gp plots/common.gp; } | sha256sum | cut -d' ' -f1); \
+		echo "$$h  $$f.png"; \
+	done > $@.tmp && mv $@.tmp docs/img/inputs.sha256
 
 # The smoke test (CI): every experiment at SCALE=fast into build/smoke/,
 # then experiments/check_figures.py checks that every .h5, .png and .pdf

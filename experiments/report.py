@@ -3,7 +3,8 @@
 rfx reproduces, ours beside theirs (issue 6).
 
 Reads
-  experiments/reference/figures.tsv   the rows: one per figure or table
+  experiments/figures.tsv             the manifest: its [rows], one per
+                                      figure or table, and [beyond]
   experiments/reference/claims.txt    what the papers' text says about each,
                                       as checks evaluated on our results
   experiments/reference/*.tsv         the printed tables (thesis Tables
@@ -37,6 +38,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import manifest  # noqa: E402  (the one list of figures)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 REF = os.path.join(HERE, "reference")
@@ -47,18 +51,6 @@ PAPERS = {
     "ORF": "F. Yu et al., *Orthogonal random features*, NIPS 2016",
 }
 VERDICTS = ("reproduced", "reproduced qualitatively", "differs", "not evaluated")
-# Figures of make figures beyond the papers' (name, caption).
-BEYOND = [
-    ("fig6_4_mc", "thesis Fig 6.4 by Monte Carlo beside the closed forms (fig6_4_mc.png)"),
-    ("fig_hrf_maxerr", "HRF Lemma 3.4 and Theorem 3.5: max-relative-error over S(r), with the "
-                       "bound as printed and corrected (docs/ERRATA.md, H3) (fig_hrf_maxerr.png)"),
-    ("fig_orf4_uci", "ORF Fig 4 on UCI datasets, z-scored (fig_orf4_uci.png)"),
-    ("fig_att_all", "random-feature attention for every estimator against M at thesis Fig 3.6's "
-                    "setting: OPRF, GERF, the hybrids beside FAVOR's TrigRF and FAVOR+ "
-                    "(fig_att_all.png)"),
-    ("fig_att_stab", "the stabilisers of Performer implementations: max-subtraction, an added "
-                     "epsilon and float32, on random-feature attention (fig_att_stab.png)"),
-]
 
 
 class Missing(Exception):
@@ -184,13 +176,18 @@ def namespace(res):
             raise ValueError("%s %s where %s: several rows per %s" % (f, t, w, axis))
         return [col(r, c) for r in rs]
 
-    def toward(f, t, c, axis, end, **w):
-        """Column c decreases over the last grid step toward the smallest
-        (end 'min') or largest ('max') value of column axis."""
+    def toward(f, t, c, axis, end, span=0.0, **w):
+        """Column c decreases toward the smallest (end 'min') or largest
+        ('max') value of column axis: strictly, step by step, over the last
+        span (a fraction) of the grid at that end, and at least over its
+        last step."""
         ys = series(f, t, c, axis, **w)
         if len(ys) < 2:
             raise Missing("fewer than 2 points of %s" % axis)
-        return ys[0] < ys[1] if end == "min" else ys[-1] < ys[-2]
+        k = max(1, int(round(span * (len(ys) - 1))))
+        ys = ys if end == "max" else ys[::-1]
+        tail = ys[-k - 1:]
+        return all(b < a for a, b in zip(tail, tail[1:]))
 
     def increasing(f, t, c, axis, **w):
         """Column c does not decrease as column axis grows."""
@@ -370,7 +367,7 @@ def uci_ours(res):
     return out
 
 
-# Table 6.3's projection for each method (experiments/uci_tables.sh).
+# Table 6.3's projection for each method.
 P63 = {"trig": "ort", "pos": "ort", "gerf": "ort", "oprf": "ort", "hyb": "iid"}
 TABLE_METHODS = ["trig", "pos", "hyb", "gerf", "pois", "geom", "oprf", "pois+", "geom+"]
 
@@ -529,12 +526,59 @@ def cmp_hrf_table3(res):
     blocks = [("p", "Minimal and maximal empirical MSE over the repetitions: the paper's and "
                     "ours; the paper's FAVOR+ beside rfx's pos (see docs/REPRODUCTION.md)."),
               md_table(["set", "m", "method", "paper", "rfx", "intervals"], rows)]
+    # The means over the repetitions (Fig 6's lines) and their ratios to
+    # the hybrid's: the paper's claim that the hybrid is best, in numbers.
+    mean = {(r["set"], r["m"], r["method"]): float(r["mse_mean"]) for r in t3}
+    others = [m for m in dict.fromkeys(r["method"] for r in t3) if m != "hyb-cluster"]
+    mrows = []
+    for st, m in dict.fromkeys((r["set"], r["m"]) for r in t3):
+        h = mean.get((st, m, "hyb-cluster"))
+        if not h:
+            continue
+        mrows.append([st, m, "%.4f" % h] + ["%.4f" % mean[(st, m, o)] if (st, m, o) in mean else "-"
+                                            for o in others] +
+                     ["%.2f" % (mean[(st, m, o)] / h) if (st, m, o) in mean else "-" for o in others])
+    blocks += [("p", "Means over the repetitions (HRF Fig 6) and their ratios to Hybrid-Cluster's."),
+               md_table(["set", "m", "hyb-cluster"] + others + ["%s / hyb" % o for o in others], mrows)]
     claim = dict(kind="number", claim="our [min, max] interval overlaps the paper's in every cell",
                  paper="Table 3", value="%d of %d overlap" % (ok, n), holds=ok == n, diff="-")
     return blocks, claim
 
 
+def cmp_orf_table2(res):
+    ref = read_tsv(os.path.join(REF, "orf_table2.tsv"))
+    ours = res.table("fig_orf_table2", "svm_classify")
+    rows, n, ok, diffs = [], 0, 0, []
+    for p in ref:
+        o = [r for r in ours if r["dataset"] == p["dataset"] and r["method"] == p["method"]
+             and num(r["ratio"]) == num(p["ratio"])]
+        if not o:
+            continue
+        om, osd = float(o[0]["acc_pct"]), float(o[0]["acc_pct_sd"])
+        pm, psd = float(p["acc_pct"]), float(p["acc_pct_sd"])
+        # Both spreads are standard deviations over draws: a cell agrees
+        # when the two means are within twice their combined spread.
+        good = abs(om - pm) <= 2 * math.hypot(osd, psd)
+        n += 1
+        ok += good
+        diffs.append(om - pm)
+        rows.append([p["dataset"], p["method"], "%sd" % p["ratio"], "%.2f +- %.2f" % (pm, psd),
+                     "%.2f +- %.2f" % (om, osd), "%+.2f" % (om - pm), "within" if good else "beyond"])
+    if not n:
+        raise Missing("no dataset, method and D/d of the paper's")
+    blocks = [("p", "Test accuracy (%), mean +- standard deviation over draws, the paper's and "
+                    "ours; 'within' when the difference is at most twice the two standard "
+                    "deviations combined. Only the paper's datasets that are in `data/` and the "
+                    "D/d that this scale ran."),
+              md_table(["dataset", "method", "D", "paper", "rfx", "rfx - paper", "cell"], rows)]
+    claim = dict(kind="number", claim="every accuracy within twice the combined standard deviations of the paper's",
+                 paper="Table 2", value="%d of %d cells within" % (ok, n), holds=ok == n,
+                 diff="mean abs difference %.2f points" % (sum(abs(x) for x in diffs) / n))
+    return blocks, claim
+
+
 TABLES = {
+    "orf_table2.tsv": cmp_orf_table2,
     "thesis_table6_1.tsv": cmp_table6_1,
     "thesis_table6_2.tsv": cmp_table6_2,
     "thesis_table6_3.tsv": cmp_table6_3,
@@ -603,8 +647,20 @@ def verdict(rs):
         return "reproduced", []
     shape_failed = [r for r in failed if r["kind"] == "shape"]
     # A failing claim without a recorded reason is shown as unexplained.
-    reasons = list(dict.fromkeys(r["reason"] or "unexplained: %s fails" % r["id"] for r in failed))
-    return ("differs" if shape_failed else "reproduced qualitatively"), reasons
+    # One cause is listed once: reasons whose first clause (up to ';' or
+    # ' (') is the same are one reason, told in its longest wording.
+    reasons = {}
+    for r in failed:
+        text = r["reason"] or "unexplained: %s fails" % r["id"]
+        key = re.split(r";| \(", text, 1)[0].strip()
+        if len(text) > len(reasons.get(key, "")):
+            reasons[key] = text
+    reasons = list(reasons.values())
+    # Qualitatively reproduced needs a qualitative claim that holds: a row
+    # of numbers only, one of them off, differs.
+    if shape_failed or not any(r["kind"] == "shape" and r["holds"] for r in ev):
+        return "differs", reasons
+    return "reproduced qualitatively", reasons
 
 
 # ---------------------------------------------------------------------------
@@ -688,17 +744,38 @@ def anchor(text):
     return a.replace(" ", "-")
 
 
-def repro_link(prefix, md_dir):
-    path = os.path.join(TOP, "docs", "REPRODUCTION.md")
-    rel = os.path.relpath(path, md_dir)
-    if prefix in ("", "-") or not os.path.exists(path):
+REPRO = os.path.join(TOP, "docs", "REPRODUCTION.md")
+
+
+def repro_section(prefix):
+    """The first heading of docs/REPRODUCTION.md (levels 2-4) that starts
+    with prefix, and its section's text up to the next heading of the same
+    or a higher level: (heading, text), or None."""
+    if prefix in ("", "-") or not os.path.exists(REPRO):
         return None
-    with open(path) as fh:
-        for line in fh:
-            m = re.match(r"^#{2,4} (.*)$", line.rstrip("\n"))
-            if m and m.group(1).startswith(prefix):
-                return "[%s](%s#%s)" % (m.group(1).replace("`", ""), rel, anchor(m.group(1)))
+    with open(REPRO) as fh:
+        lines = fh.read().split("\n")
+    for i, line in enumerate(lines):
+        m = re.match(r"^(#{2,4}) (.*)$", line)
+        if m and m.group(2).startswith(prefix):
+            level, body = len(m.group(1)), []
+            for l in lines[i + 1:]:
+                h = re.match(r"^(#{1,4}) ", l)
+                if h and len(h.group(1)) <= level:
+                    break
+                body.append(l)
+            return m.group(2).replace("`", ""), "\n".join(body).strip("\n")
     return None
+
+
+def repro_link(prefix, md_dir):
+    """A Markdown link to the section of docs/REPRODUCTION.md, or None. The
+    HTML report embeds the section instead (a link to a .md file does not
+    open from a browser): inline_html points such links at it."""
+    sec = repro_section(prefix)
+    if not sec:
+        return None
+    return "[%s](%s#%s)" % (sec[0], os.path.relpath(REPRO, md_dir), anchor(sec[0]))
 
 
 def inline_html(s):
@@ -706,6 +783,8 @@ def inline_html(s):
     s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
     s = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", s)
     s = re.sub(r"\*([^*]+)\*", r"<i>\1</i>", s)
+    # links into docs/REPRODUCTION.md go to its section embedded in the page
+    s = re.sub(r"\[([^\]]+)\]\([^)]*REPRODUCTION\.md#([^)]+)\)", r'<a href="#repro-\2">\1</a>', s)
     s = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r'<a href="\2">\1</a>', s)
     return s
 
@@ -733,6 +812,8 @@ def render_md(blocks, md_dir):
             out.append("")
         elif kind == "img":
             out.append("![%s](%s)\n" % (b[2], os.path.relpath(b[1], md_dir)))
+        # "details" (an embedded section of docs/REPRODUCTION.md): the
+        # Markdown links to it instead
     return "\n".join(out)
 
 
@@ -769,6 +850,10 @@ def render_html(blocks, title):
                     cells.append("<td%s>%s</td>" % (cls, inline_html(c)))
                 out.append("<tr>" + "".join(cells) + "</tr>")
             out.append("</table>")
+        elif kind == "details":
+            out.append('<details id="repro-%s"><summary>Discussion: %s (docs/REPRODUCTION.md)'
+                       "</summary><pre>%s</pre></details>"
+                       % (anchor(b[1]), html.escape(b[1]), html.escape(b[2])))
         elif kind == "img":
             with open(b[1], "rb") as fh:
                 data = base64.b64encode(fh.read()).decode("ascii")
@@ -782,7 +867,8 @@ def render_html(blocks, title):
 # ---------------------------------------------------------------------------
 
 def build(args):
-    figs = read_tsv(os.path.join(REF, "figures.tsv"))
+    man = manifest.read()
+    figs = man["rows"]
     claims = read_claims(os.path.join(REF, "claims.txt"))
     res = Results(args.rfx, args.results)
     evald = evaluate(figs, claims, res)
@@ -819,7 +905,8 @@ def build(args):
                                      rfx_version(args.rfx))),
               ("p", "Verdicts: **reproduced**, every claim holds and every printed number is within "
                     "its tolerance; **reproduced qualitatively**, the qualitative claims (orderings, "
-                    "trends) hold but a number does not; **differs**, a qualitative claim fails; "
+                    "trends) hold but a number does not; **differs**, a qualitative claim fails, "
+                    "or a number fails where the paper makes no qualitative claim; "
                     "*not evaluated*, the results lack the data (a smaller SCALE). The reasons are "
                     "those `claims.txt` gives for the claims that fail."),
               ("h2", "Summary")]
@@ -842,6 +929,7 @@ def build(args):
                              "verdict", "why it differs", "time"], rows))
     blocks.append(("p", "%d rows: %s." % (len(figs), ", ".join("%d %s" % (count[v], v) for v in VERDICTS
                                                                  if count[v]))))
+    embedded = set()
     for f in figs:
         fb, rs, (v, reasons) = evald[f["id"]]
         blocks.append(("h2", "%s %s: %s" % (f["paper"], f["item"], f["what"])))
@@ -854,6 +942,10 @@ def build(args):
         if link:
             meta += " Discussion: " + link + "."
         blocks.append(("p", meta))
+        sec = repro_section(f["notes"])
+        if sec and sec[0] not in embedded:  # once: rows sharing it link to it
+            embedded.add(sec[0])
+            blocks.append(("details", sec[0], sec[1]))
         crow = []
         for r in rs:
             st = {True: "holds", False: "fails", None: "not evaluated"}[r["holds"]]
@@ -864,7 +956,8 @@ def build(args):
                          r["kind"], r["paper"], r["value"], r["diff"], st,
                          r.get("note") or (r["reason"] if r["holds"] is False else "")])
         if crow:
-            blocks.append(("table", ["claim", "kind", "published", "rfx", "difference", "", "note"], crow))
+            blocks.append(("table", ["claim", "kind", "published", "rfx", "difference", "holds",
+                                     "note"], crow))
         blocks += fb
         for p in [p for p in f["plots"].split(",") if p != "-"]:
             path = os.path.join(args.plots, p + ".png")
@@ -874,20 +967,23 @@ def build(args):
                 blocks.append(("p", "(no %s)" % os.path.relpath(path, TOP)))
     blocks.append(("h2", "Beyond the papers"))
     blocks.append(("p", "Figures `make figures` draws that have no counterpart in the papers."))
-    for name, cap in BEYOND:
-        path = os.path.join(args.plots, name + ".png")
+    for b in man["beyond"]:
+        path = os.path.join(args.plots, b["plot"] + ".png")
         if os.path.exists(path):
-            blocks.append(("img", path, cap))
+            blocks.append(("img", path, b["caption"]))
     blocks.append(("h2", "Time each experiment took"))
     blocks += timing_blocks(times, figs, args.results)
     blocks.append(("h2", "Not reproduced"))
     blocks.append(("p", "The papers' other figures and tables need what rfx does not compute: "
                         "trained Transformers, language and speech models and their benchmarks "
-                        "(thesis Figs 3.4-3.5 and 3.7-3.17, chapters 4-5, Figs 6.5-6.6, Table 6.4; HRF Figs 3, 4, 7-10, "
-                        "Tables 2, 4, 5), an SVM (ORF Table 2), binary embeddings (ORF Fig 6), "
-                        "datasets not in `data/` (forest, CIFAR, gisette of ORF Figs 1, 4 and "
-                        "Table 2), or are diagrams (thesis Fig 6.3, 4.2). ORF Fig 2(c), the "
-                        "distribution of z on datasets, is not drawn."))
+                        "(thesis chapters 5 and Figs 6.5-6.6, Table 6.4; HRF Figs 3, 4, 7-10, "
+                        "Tables 2, 4, 5), binary embeddings (ORF Fig 6), the exact kernel SVM "
+                        "(ORF Table 2's Exact column), datasets not in `data/` (forest, CIFAR, "
+                        "gisette of ORF Figs 1, 4 and Table 2), or are diagrams (thesis Figs 4.2, "
+                        "6.3). Thesis Figs 3.3 and 3.6 are not trained-model experiments: they "
+                        "are computed on attention matrices (`rfx attention`, issue 17), not yet "
+                        "in this report. ORF Fig 2(c), the distribution of z = |x - y|/sigma on "
+                        "the datasets, is not drawn yet."))
 
     md = render_md(blocks, md_dir)
     page = render_html(blocks, "rfx reproduction report")
@@ -909,6 +1005,35 @@ def build(args):
     return 1 if errors else 0
 
 
+def print_tables(args):
+    """--tables: the comparison blocks and claims of the named rows, as
+    Markdown (experiments/uci_tables.sh and table_hrf3.sh print these)."""
+    man = manifest.read()
+    want = args.tables.split(",")
+    figs = [f for f in man["rows"] if f["id"] in want]
+    if len(figs) != len(want):
+        raise SystemExit("report.py: no row %s in experiments/figures.tsv"
+                         % ", ".join(w for w in want if w not in [f["id"] for f in figs]))
+    ids = [f["id"] for f in figs]
+    claims = [c for c in read_claims(os.path.join(REF, "claims.txt"))
+              if "define" in c or c.get("figure") in ids or
+              c.get("id", "").split("/")[0] in ids]
+    evald = evaluate(figs, claims, Results(args.rfx, args.results))
+    blocks = []
+    for f in figs:
+        fb, rs, (v, reasons) = evald[f["id"]]
+        blocks.append(("h2", "%s %s: %s" % (f["paper"], f["item"], f["what"])))
+        blocks += fb
+        blocks.append(("table", ["claim", "published", "rfx", "difference", "holds"],
+                       [[r["claim"], r["paper"], r["value"], r["diff"],
+                         {True: "yes", False: "no", None: "not evaluated"}[r["holds"]]]
+                        for r in rs]))
+        blocks.append(("p", "Verdict: **%s**.%s" % (v, " Why: " + "; ".join(reasons) + "."
+                                                    if reasons else "")))
+    sys.stdout.write(render_md(blocks, "."))
+    return 0
+
+
 def rfx_version(rfx):
     try:
         return subprocess.run([rfx, "--version"], capture_output=True, text=True).stdout.strip()
@@ -923,7 +1048,12 @@ def main():
     ap.add_argument("--md", default=None)
     ap.add_argument("--html", default=None)
     ap.add_argument("--rfx", default=os.environ.get("RFX", "./rfx"))
+    ap.add_argument("--tables", default=None, metavar="ID,...",
+                    help="print these rows' comparisons with the papers' tables and their "
+                         "claims as Markdown on stdout, and write no report")
     args = ap.parse_args()
+    if args.tables:
+        sys.exit(print_tables(args))
     # SIGTERM as an exception, so that the report's temporary files go as
     # they do on SIGINT (make passes SIGTERM on to its recipes).
     signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))

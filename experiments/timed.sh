@@ -41,7 +41,40 @@ cpu() {
 }
 now() { date +%s.%N 2>/dev/null | sed 's/N$/0/'; }
 
-echo "    RUN $out" >&2
+name=${out##*/}
+name=${name%.*}
+progress=
+if [ -n "${FIG_PLAN:-}" ] && [ -f "$FIG_PLAN" ]; then
+	# This experiment's place is the line of its name in the started list:
+	# appends of lines this short are atomic, also with make -j.
+	started=$FIG_PLAN.started
+	echo "$name" >> "$started"
+	progress=$(awk -F'\t' -v name="$name" -v started="$started" '
+		BEGIN {
+			while ((getline l < started) > 0) {
+				k++
+				if (l == name) break
+				before[l] = 1
+			}
+		}
+		$1 == "jobs" { jobs = $2; next }
+		{ n++; if ($1 == name) me = 1 }
+		!($1 in before) { if ($2 == "-") unknown++; else left += $2 }
+		END {
+			if (!me) exit
+			printf "[%d/%d] ", k, n
+			if (jobs < 1) jobs = 1
+			left /= jobs
+			if (unknown == n - k + 1) { printf "\t, time left unknown (no earlier run at this scale)"; exit }
+			t = left < 90 ? sprintf("%.0f s", left) : sprintf("%.0f min", left / 60)
+			printf "\t, about %s left", t
+			if (unknown) printf " and %d experiments never timed at this scale", unknown
+		}' "$FIG_PLAN")
+fi
+case $progress in
+"") echo "    RUN $out" >&2 ;;
+*) printf '    %sRUN %s%s\n' "${progress%%	*}" "$out" "${progress#*	}" >&2 ;;
+esac
 l0=$(load)
 cpu > "$time_file.c0"
 t0=$(now)
@@ -68,6 +101,9 @@ awk -v out="$out" -v script="$script" -v scale="${SCALE:-full}" \
 		t1 - t0, c1 - c0, l0, l1, t0, t1, cores, run
 }' > "$time_file.tmp"
 mv "$time_file.tmp" "$time_file"
+# The history make figures estimates the time left from: name, scale, wall.
+awk -v name="$name" -v scale="${SCALE:-full}" -v t0="$t0" -v t1="$t1" \
+	'BEGIN { printf "%s\t%s\t%.2f\n", name, scale, t1 - t0 }' >> "$(dirname "$out")/times.log"
 awk -v out="$out" -v t0="$t0" -v t1="$t1" -v c0="$c0" -v c1="$c1" -v l1="$l1" 'BEGIN {
 	printf "    DONE %s in %.1f s (cpu %.1f s, load %s)\n", out, t1 - t0, c1 - c0, l1
 }' >&2

@@ -1,6 +1,7 @@
 # Thesis Fig 6.4: mean log-variance (line) +- one standard deviation (band)
 # against gamma, one panel per input regime; non-positive and positive
-# estimators on separate figures.
+# estimators on separate figures (out, out2), and the Monte Carlo check
+# (out3).
 load "plots/common.gp"
 set style fill transparent solid 0.18 noborder
 
@@ -13,7 +14,7 @@ do for [g in groups] {
 	ms = g eq "positive" ? methods_positive : methods_nonpositive
 	do for [t in "png pdf"] {
 		eval(t eq "png" ? png_term : pdf_term)
-		set output out."_".g.".".t
+		set output (g eq "positive" ? out2 : out).".".t
 		set multiplot layout 2,2 title "log-variance of ".g." estimators (thesis Fig 6.4), d = 64, mean +- std over L x L pairs"
 		do for [r in regimes] {
 			set title sprintf("%s", r)
@@ -24,7 +25,7 @@ do for [g in groups] {
 				using "gamma":(column("logvar_mean")-column("logvar_std")):(column("logvar_mean")+column("logvar_std")) \
 				with filledcurves lc rgb color(m) notitle, \
 			     for [m in ms] where("variance", "--where method=".m." --where regime=".r) \
-				using "gamma":"logvar_mean" with linespoints lw 2 pt 7 ps 0.6 lc rgb color(m) title m
+				using "gamma":"logvar_mean" with linespoints lw 2 dt mdash(m) pt mpt(m) ps 1.1 lc rgb color(m) title m
 		}
 		unset multiplot
 		set output
@@ -38,17 +39,17 @@ do for [g in groups] {
 mc_methods = "trig pos oprf gerf geom+"
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
-	set output out."_mc.".t
-	set multiplot layout 2,2 title "closed form (lines) vs Monte Carlo (points) on the Monte Carlo pairs"
+	set output out3.".".t
+	set multiplot layout 2,2 title "closed form (lines) vs Monte Carlo (points) on the same pairs: they agree where the variance is moderate;\npoints far below a line are Monte Carlo missing the rare huge draws that dominate a heavy-tailed variance (the closed form is right)"
 	do for [r in regimes] {
 		set title sprintf("%s", r)
 		set xlabel "gamma"
 		set ylabel "mean log Var"
 		set key left bottom Left reverse
 		plot for [m in mc_methods] where("variance", "--where method=".m." --where regime=".r) \
-			using "gamma":"sub_logvar_mean" with lines lw 2 lc rgb color(m) title m, \
+			using "gamma":"sub_logvar_mean" with lines lw 2 dt mdash(m) lc rgb color(m) title m, \
 		     for [m in mc_methods] where("variance", "--where method=".m." --where regime=".r) \
-			using "gamma":"mc_logvar_mean" with points pt 6 ps 1.2 lc rgb color(m) notitle
+			using "gamma":"mc_logvar_mean" with points pt mpt(m) ps 1.2 lc rgb color(m) notitle
 	}
 	unset multiplot
 	set output

@@ -5,6 +5,15 @@
 load "plots/common.gp"
 
 methods = "trig posh ang"
+# One surface from -r_max to r_max: the rows mirrored to -r (r groups in
+# reverse, theta ascending within each), then the rows as they are, one
+# scan per r. Two separate surfaces left a white band between -r_min and
+# r_min (the grid has no r = 0, where the MSE is 0 and its log -inf).
+mirrored(m) = "< ".rfx." dump ".in." mse_map --where method=".m." | awk -F'\t' -v OFS='\t' '" . \
+	"NR == 1 {print; next} {if ($6 != last) g++; last = $6; n[g]++; row[g, n[g]] = $0} " . \
+	"END {for (i = g; i >= 1; i--) {for (j = 1; j <= n[i]; j++) {split(row[i, j], f, \"\t\"); " . \
+	"f[6] = -f[6]; l = f[1]; for (k = 2; k in f; k++) l = l OFS f[k]; print l} print \"\"} " . \
+	"for (i = 1; i <= g; i++) {for (j = 1; j <= n[i]; j++) print row[i, j]; print \"\"}}'"
 rs = system(rfx." dump ".in." mse_map | awk -F'\t' 'NR > 1 {print $6}' | sort -g | tail -1")
 
 do for [t in "png pdf"] {
@@ -16,12 +25,12 @@ do for [t in "png pdf"] {
 		set view map
 		set xlabel "theta"
 		set ylabel "r"
-		set cblabel "log MSE"
+		# (the colour is log MSE, as the title says: a colour-box label
+		# would run into the next panel's axis label)
 		set xrange [0:pi]
 		set yrange [-rs:rs]
 		set arrow 1 from 0, rs to pi, rs nohead front lc rgb "#bbbbbb" lw 3
-		splot where("mse_map", "--where method=".m." --blank-on r") using "theta":"r":"log_mse" with pm3d notitle, \
-		      where("mse_map", "--where method=".m." --blank-on r") using "theta":(-column("r")):"log_mse" with pm3d notitle
+		splot mirrored(m) using "theta":"r":"log_mse" with pm3d notitle
 		unset arrow 1
 		unset view
 	}

@@ -1,11 +1,14 @@
 # HRF Figs 2 and 5: pointwise estimates of SM(x, y) against the angle, one
 # panel per (length, method): the true value and the 5th/95th percentiles
 # of the estimates on the left axis, the empirical (points) and analytic
-# (line) relative errors on the right axis. With out2 set, also the
-# paper's Fig 2 subset (r = 1 and 1.5; trig, posh, ang).
+# (line) relative errors on the right axis. The paper's three columns
+# (TrigRF, FAVOR+ = posh, the angular hybrid) by its three lengths; the
+# other methods the run computed (pos, oprf, gauss-hyb) are in its table
+# and in fig_hrf_maxerr. With out2 set, also the paper's Fig 2 subset
+# (r = 1 and 1.5).
 load "plots/common.gp"
 
-methods = system(rfx." dump ".in." estimates | awk -F'\t' 'NR > 1 && !s[$1]++ {printf \"%s \", $1}'")
+methods = "trig posh ang"
 lengths = system(rfx." dump ".in." estimates | awk -F'\t' 'NR > 1 && !s[$7]++ {printf \"%s \", $7}'")
 
 panel(m, r) = sprintf("--where method=%s --where r=%s", m, r)
@@ -27,11 +30,7 @@ set xrange [0:pi]
 set key top right font ",8"
 
 do for [t in "png pdf"] {
-	if (t eq "png") {
-		set terminal pngcairo size 3000,1500 font 'DejaVu Sans,11'
-	} else {
-		set terminal pdfcairo size 24in,12in font 'DejaVu Sans,9'
-	}
+	eval(t eq "png" ? png_term : pdf_term)
 	set output out.".".t
 	set multiplot layout words(lengths),words(methods) title "pointwise estimation of SM(x, y), d = 64, FLOP-matched to trig with m = 128 (HRF Fig 5)"
 	do for [r in lengths] {

@@ -28,7 +28,8 @@ do for [t in "png pdf"] {
 		set title "set ".s.": ".label(s)
 		plot for [i = 1:nmeth] where("table3", "--where set=".s." --where method=".word(methods, i)) \
 			using (column("m") + off(i)):"mse_mean":"mse_min":"mse_max" with yerrorlines \
-			lw 2 pt 7 ps 0.6 lc rgb color(word(methods, i)) title word(methods, i)
+			lw 2 dt mdash(word(methods, i)) pt mpt(word(methods, i)) ps 1 \
+			lc rgb color(word(methods, i)) title word(methods, i)
 	}
 	unset multiplot
 	set output
@@ -38,7 +39,10 @@ if (exists("out2") && exists("paper")) {
 	pmeth(m) = m eq "pos" ? "favor+" : m
 	# Indices (in methods) of the methods that have a column in Table 3.
 	pidx = system("echo '".methods."' | awk '{for (i = 1; i <= NF; i++) if ($i == \"hyb-cluster\" || $i == \"pos\" || $i == \"trig\") printf \"%d \", i}'")
-	ppaper(s, m) = "< awk -F'\t' '$1 == ".s." && $3 == \"".pmeth(m)."\"' ".paper
+	# With its header line: common.gp's autotitle columnhead takes the
+	# first line of every input as the header, so a header-less input
+	# would lose its first row (the m = 20 interval).
+	ppaper(s, m) = "< awk -F'\t' '$1 == \"set\" || ($1 == ".s." && $3 == \"".pmeth(m)."\")' ".paper
 	do for [t in "png pdf"] {
 		eval(t eq "png" ? png_term : pdf_term)
 		set output out2.".".t

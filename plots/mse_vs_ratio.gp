@@ -17,9 +17,18 @@ mcolor(m) = m eq "RFF" ? "#d62728" : m eq "ORF" ? "#1f77b4" : m eq "SORF" ? "#2c
 	m eq "HDHDHD" ? "#2ca02c" : "#000000"
 
 set logscale y
+# The data's own y range (a log axis otherwise widens to whole decades,
+# which left a single-panel figure such as Fig 5(c) mostly empty), with a
+# margin; ticks at 1, 2 and 5 times each power of ten, so that a range
+# within one decade still has labelled ticks.
+set autoscale yfix
+set offsets 0.3, 0.3, graph 0.06, graph 0.06
 set format y "10^{%L}"
+set ytics 1e-12, 10
+do for [k = -12:2] {
+	set ytics add (sprintf("2{/Symbol \327}10^{%d}", k) 2 * 10.0**k, sprintf("5{/Symbol \327}10^{%d}", k) 5 * 10.0**k)
+}
 set xlabel "D / d"
-set offsets 0.3, 0.3, 0, 0
 set ylabel "MSE of the Gaussian kernel"
 set key top right font ",9"
 
@@ -35,7 +44,7 @@ do for [t in "png pdf"] {
 			set title sprintf("%s (d = %s)", ds, word(dd, 2))
 		}
 		plot for [m in methods] where("mse", "--where ".panel."=".ds." --where method=".m) \
-			using "ratio":"mse":"mse_se" with yerrorlines lw 2 pt 7 ps 0.6 lc rgb mcolor(m) title m
+			using "ratio":"mse":"mse_se" with yerrorlines lw 2 dt mdash(m) pt mpt(m) ps 0.9 lc rgb mcolor(m) title m
 	}
 	unset multiplot
 	set output

@@ -43,14 +43,18 @@ done
 is "$bad" "" "experiments/*.sh that write a temporary trap EXIT, and INT and TERM into it"
 
 # Recipe lines that write $@.tmp: the command they belong to (continued
-# lines included) starts with $(TMP_TRAP).
+# lines included) starts with $(TMP_TRAP); the rules made from the figure
+# manifest too.
+rules=${TMPDIR:-/tmp}/t_figures_signal.$$.mk
+python3 "$exp/manifest.py" make > "$rules" 2> /dev/null || : > "$rules"
 bad=$(awk '{
 		if (!cont)
 			trapped = $0 ~ /^\t@?\$\(TMP_TRAP\)/
 		if ($0 ~ />[ ]*\$@\.tmp/ && !trapped)
 			print FILENAME ":" FNR
 		cont = $0 ~ /\\$/
-	}' "$RFX_TOP/Makefile" "$exp/figures.mk")
+	}' "$RFX_TOP/Makefile" "$exp/figures.mk" "$rules")
+rm -f "$rules"
 is "$bad" "" "make recipes writing \$@.tmp start with \$(TMP_TRAP)"
 grep -q "^TMP_TRAP = trap 'rm -f \"\$@.tmp\"' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM;$" \
 	"$RFX_TOP/Makefile"

@@ -3,8 +3,9 @@
 # Tests of the reproduction report's machinery (experiments/report.py,
 # experiments/check_figures.py) on inputs made here, not on rfx's output:
 # the verdict rules, the comparisons of 'expect', nearest-value selection,
-# the claims file format; that every row of experiments/reference/figures.tsv
-# has claims or a printed table, every claim names a known row and parses,
+# the claims file format; that the manifest (experiments/figures.tsv)
+# reads and every figure it draws is shown; that every row has claims or a
+# printed table, every claim names a known row and parses,
 # every reference table says where it comes from; and the PNG decoder on
 # images encoded here with each of the five PNG filters. Prints TAP.
 #
@@ -19,10 +20,11 @@ fi
 command -v python3 > /dev/null 2>&1 || { echo "1..0 # SKIP no python3"; exit 0; }
 
 exec python3 - "$RFX_TOP" << 'EOF'
-import os, struct, sys, tempfile, zlib
+import os, re, struct, sys, tempfile, zlib
 
 top = sys.argv[1]
 sys.path.insert(0, os.path.join(top, "experiments"))
+import manifest
 import report
 import check_figures
 
@@ -61,8 +63,11 @@ ok(report.verdict([c("shape", True), c("number", False, "E1")]) ==
    "verdict: a number fails, the shapes hold -> reproduced qualitatively, with its reason")
 ok(report.verdict([c("shape", False, "why"), c("number", True)]) == ("differs", ["why"]),
    "verdict: a shape fails -> differs, with its reason")
-ok(report.verdict([c("number", False)])[0] == "reproduced qualitatively",
-   "verdict: numbers only, one fails -> reproduced qualitatively")
+ok(report.verdict([c("number", False)])[0] == "differs",
+   "verdict: numbers only, one fails -> differs (no qualitative claim holds)")
+ok(report.verdict([c("number", False, "cause A (see x)"), c("number", False, "cause A; longer, y"),
+                   c("shape", True)])[1] == ["cause A; longer, y"],
+   "verdict: reasons with the same first clause are one reason, in the longest wording")
 ok(report.verdict([c("shape", None), c("number", None)])[0] == "not evaluated",
    "verdict: nothing evaluated -> not evaluated")
 ok(report.verdict([c("shape", True), c("number", None)])[0] == "reproduced",
@@ -105,6 +110,12 @@ ok(len(s) == 1 and s[0]["r"] == "1" and s[0]["theta"] == "3.1",
    "select: numbers pick the nearest grid value (r 1.1 -> 1, theta pi -> 3.1)")
 ok(report.select(rows, dict(method="c")) == [], "select: an absent string selects nothing")
 ns = report.namespace(None)
+res = type("R", (), {"table": lambda self, f, t: [dict(x="%d" % i, y="%g" % y) for i, y in
+                                                   enumerate([5, 4, 3, 2, 1.5, 1.6, 1.4, 1.2, 1.1, 1])]})()
+nsr = report.namespace(res)
+ok(nsr["toward"]("f", "t", "y", "x", "max") and nsr["toward"]("f", "t", "y", "x", "max", span=0.3) and
+   not nsr["toward"]("f", "t", "y", "x", "max", span=0.6) and not nsr["toward"]("f", "t", "y", "x", "min"),
+   "toward: decreasing over the last step, over a span of the grid, not across a rise")
 ok(ns["frac"]([True, False, True, True]) == 0.75, "frac: share of true values")
 
 # --- the claims file format -------------------------------------------------
@@ -119,14 +130,51 @@ ok(len(blocks) == 2 and blocks[0]["define"] == "a = 1\nb = 2" and
 
 # --- the real manifest and claims -------------------------------------------
 ref = os.path.join(top, "experiments", "reference")
-figs = report.read_tsv(os.path.join(ref, "figures.tsv"))
+man = manifest.read()
+figs = man["rows"]
 claims = report.read_claims(os.path.join(ref, "claims.txt"))
 ids = [f["id"] for f in figs]
-ok(len(ids) == 21 and len(set(ids)) == 21,
-   "figures.tsv: 21 rows with distinct ids (thesis 9, HRF 6, ORF 6)")
+ok(len(ids) == 22 and len(set(ids)) == 22,
+   "figures.tsv: 22 rows with distinct ids (thesis 9, HRF 6, ORF 7)")
 ok(sorted(set(f["paper"] for f in figs)) == ["HRF", "ORF", "thesis"] and
    [f["paper"] for f in figs].count("thesis") == 9 and
    [f["paper"] for f in figs].count("HRF") == 6, "figures.tsv: rows per paper")
+exps = [e["name"] for e in man["experiments"]]
+drawn = [o for p in man["plots"] for o in manifest.items(p["outputs"])]
+shown = [p for f in figs for p in manifest.items(f["plots"])] + [b["plot"] for b in man["beyond"]]
+ok(sorted(set(drawn)) == sorted(set(shown)) and len(set(drawn)) == len(drawn),
+   "manifest: every figure drawn is shown in the report (a row or [beyond]), once")
+ok(all(r in exps for f in figs for r in manifest.items(f["results"])) and
+   all(p["results"] in exps for p in man["plots"] + man["texts"]),
+   "manifest: every results file a row, plot or text reads has its experiment")
+ok(all(os.path.exists(os.path.join(top, "experiments", e["script"])) for e in man["experiments"])
+   and all(os.path.exists(os.path.join(top, "plots", p["script"] + ".gp")) for p in man["plots"]),
+   "manifest: every experiment and plot script exists")
+bad = [f["id"] for f in figs if f["notes"] != "-" and not report.repro_section(f["notes"])]
+ok(not bad, "manifest: every row's notes name a heading of docs/REPRODUCTION.md")
+if bad:
+    print("#     no heading for: %s" % bad)
+rules = manifest.make_rules(man)
+ok(all("$(R)/%s.h5 $(R)/%s.time &:" % (e, e) in rules for e in exps) and
+   rules.count("$(GNUPLOT)") == len(man["plots"]),
+   "manifest: the make rules have one rule per experiment and per plot")
+mk = open(os.path.join(top, "experiments", "figures.mk")).read()
+used = set(re.findall(r"\$\((\w+)\)", rules)) - {"MAKE", "TIMED", "GNUPLOT", "TMP_TRAP", "FIG_DRAW_AFTER"} \
+    - {v for v in re.findall(r"^(FIG_\w+) =", rules, re.M)}
+inc = mk.find("-include $(FIG_RULES)")
+late = [v for v in sorted(used) if not re.search(r"^%s\s*:?=" % v, mk[:inc], re.M)]
+ok(inc > 0 and not late, "figures.mk defines what the manifest's prerequisites use before including them")
+if late:
+    print("#     defined after the include: %s" % late)
+with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as fh:
+    fh.write("[experiments]\nname\tscript\ncut\n")
+ok(raises(lambda: manifest.read(fh.name), SystemExit), "manifest: a short row is an error")
+os.unlink(fh.name)
+p = manifest.plan(man, "RFX=./rfx experiments/timed.sh r/fig6_1.h5 experiments/fig6_1.sh\n"
+                  "RFX=./rfx experiments/timed.sh r/uci.h5 experiments/table6_2.sh\n", "/nonexistent",
+                  "full", 2)
+ok(p == "jobs\t2\nuci\t270.0\nfig6_1\t2.0\n",
+   "manifest: the plan lists the stale experiments in the manifest's order, with their times")
 bad = [c.get("id") for c in claims if "define" not in c and not c.get("id", "").endswith("/cells")
        and (c.get("figure") not in ids or c.get("kind") not in ("shape", "number")
             or not c.get("claim") or not c.get("source") or not c.get("paper"))]
@@ -154,9 +202,9 @@ ok(cells == {f["id"] for f in figs if f["published"] != "figure"},
    "every printed table has the reason its cells may differ, and only those")
 bad = []
 for name in sorted(os.listdir(ref)):
-    if name.endswith(".tsv") and name != "figures.tsv":
+    if name.endswith(".tsv"):
         head = "".join(l for l in open(os.path.join(ref, name)) if l.startswith("#"))
-        if not (("Thesis" in head or "HRF" in head) and
+        if not (("Thesis" in head or "HRF" in head or "ORF" in head) and
                 ("sec." in head or "appendix" in head) and "Transcribed once" in head):
             bad.append(name)
 ok(not bad, "each reference table names its paper, section and transcription")

@@ -1,8 +1,9 @@
 /*
- * Draws and feature matrices: allocation, the log-to-scaled conversion that
- * most estimators use, the fused projection-and-transform feature maps of
+ * Feature matrices: allocation, the log-to-scaled conversion that most
+ * estimators use, the fused projection-and-transform feature maps of
  * TrigRF, PosRF and OPRF, and the one pairwise estimate every Monte Carlo
- * evaluation goes through.
+ * evaluation goes through. The draws they are made from are
+ * lib/est/draw.c.
  *
  * Speed. The element loops carry "#pragma omp simd" so that exp, sin and
  * cos go to glibc's vector functions (lib/num/logmath.h) and are compiled for
@@ -61,47 +62,6 @@ static int thread_num(void)
 #else
 	return 0;
 #endif
-}
-
-struct rfx_draw *rfx_draw_alloc(int d, int cap)
-{
-	struct rfx_draw *w;
-
-	if (d < 1 || cap < 1)
-		return NULL;
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
-	w->d = d;
-	w->cap = cap;
-	w->omega = calloc((size_t)d * (size_t)cap, sizeof(double));
-	w->k = calloc((size_t)d * (size_t)cap, sizeof(unsigned));
-	w->pws = rfx_proj_ws_alloc(d);
-	if (!w->omega || !w->k || !w->pws) {
-		rfx_draw_free(w);
-		return NULL;
-	}
-	return w;
-}
-
-int rfx_draw_gaussian(const gsl_rng *r, enum rfx_proj proj,
-		      const struct rfx_params *p, int M, struct rfx_draw *w,
-		      struct rfx_err *err)
-{
-	(void)p;
-	w->ncols = M;
-	return rfx_proj_sample(r, proj, w->d, M, w->omega, (size_t)w->cap, 0,
-			       w->pws, err);
-}
-
-void rfx_draw_free(struct rfx_draw *w)
-{
-	if (!w)
-		return;
-	free(w->omega);
-	free(w->k);
-	rfx_proj_ws_free(w->pws);
-	free(w);
 }
 
 struct rfx_featmat *rfx_featmat_alloc(size_t n, int D)
@@ -597,21 +557,6 @@ void rfx_featmat_project(struct rfx_featmat *F, const struct rfx_draw *w,
 	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, ncols,
 		    w->d, 1.0, X, w->d, w->omega + col0, w->cap, 0.0, F->work,
 		    ncols);
-}
-
-void rfx_draw_colnorms(const struct rfx_draw *w, int col0, int ncols,
-		       double *out)
-{
-	int l, m;
-
-	for (m = 0; m < ncols; m++)
-		out[m] = 0.0;
-	for (l = 0; l < w->d; l++) {
-		const double *row = w->omega + (size_t)l * (size_t)w->cap + col0;
-
-		for (m = 0; m < ncols; m++)
-			out[m] += row[m] * row[m];
-	}
 }
 
 void rfx_rownorms(const double *X, size_t n, int d, double *out)

@@ -1,10 +1,8 @@
 /*
- * Random draws and feature matrices shared by every estimator.
+ * Feature matrices shared by every estimator, made from a draw (est/draw.h).
  *
- * A draw holds the randomness of one M-feature estimator: Gaussian
- * projections (d x ld row-major, see proj.h) and, for the discretely
- * induced features, integer vectors. A feature matrix holds the features
- * of n inputs in scaled polar-free form:
+ * A feature matrix holds the features of n inputs in scaled polar-free
+ * form:
  *
  *   Phi(x_i)_j = (re[i, j] + i im[i, j]) * exp(lscale[i])
  *
@@ -21,30 +19,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "base/err.h"
+#include "est/draw.h"
 #include "proj/proj.h"
-
-struct rfx_draw {
-	int d;                  /* input dimension */
-	int cap;                /* column capacity */
-	int ncols;              /* Gaussian columns in use */
-	double *omega;          /* d x cap row-major Gaussian projections */
-	unsigned *k;            /* d x cap row-major discrete draws */
-	struct rfx_proj_ws *pws; /* QR workspace for block-orthogonal draws */
-};
-
-/*
- * The draw of every estimator built on M Gaussian projections (TrigRF,
- * PosRF, GERF, OPRF): columns 0..M-1 of w from projection kind proj. Has
- * the signature of rfx_estimator_type.draw (p is unused).
- */
-struct rfx_params;
-int rfx_draw_gaussian(const gsl_rng *r, enum rfx_proj proj,
-		      const struct rfx_params *p, int M, struct rfx_draw *w,
-		      struct rfx_err *err);
-
-/* Allocates a draw for dimension d and up to cap columns; NULL on OOM. */
-struct rfx_draw *rfx_draw_alloc(int d, int cap);
-void rfx_draw_free(struct rfx_draw *w);
 
 struct rfx_featmat {
 	size_t cap_n;    /* row capacity */
@@ -71,10 +47,6 @@ void rfx_featmat_free(struct rfx_featmat *F);
  */
 void rfx_featmat_project(struct rfx_featmat *F, const struct rfx_draw *w,
 			 const double *X, size_t n, int col0, int ncols);
-
-/* |omega_m|^2 for columns col0..col0+ncols-1 of w into out. */
-void rfx_draw_colnorms(const struct rfx_draw *w, int col0, int ncols,
-		       double *out);
 
 /* |x_i|^2 for the n rows of X (n x d) into out. */
 void rfx_rownorms(const double *X, size_t n, int d, double *out);

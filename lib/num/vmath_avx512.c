@@ -1,0 +1,516 @@
+/*
+ * The AVX-512 kernel of vmath.h (lib/num/vmath.c holds the portable one
+ * and picks the kernel the CPU runs), in a file of its own as FFTW and
+ * BLIS keep their ISA-specific kernels beside the portable code: every
+ * function here is compiled for avx512f and fma and is reached only
+ * through rfx_vmath_avx512, after __builtin_cpu_supports("avx512f").
+ *
+ * log x: x = m 2^k with m in [1, 2) (vgetmantpd,
+ * vgetexppd); the top 4 bits of m's fraction pick c_j near 1/m from a
+ * 16-entry table held in two registers (vpermt2pd), so that r = m c_j - 1
+ * (one FMA, rounded once) is small, and
+ *   log x = k log 2 - log c_j + log1p(r),
+ * log1p(r) = r + r^2 q(r) from its Taylor series (coefficients +-1/k; 14
+ * terms are below 1e-17 relative for |r| <= 1/16). The table (c_j, and
+ * -log c_j in two parts) is computed at start-up from logl. Two entries
+ * are exact so that log x keeps its relative accuracy next to 1: c_0 = 1
+ * (m just above 1: r = m - 1) and c_15 = 1/2 with -log c_15 = log 2 split
+ * as for k (m just below 2, x just below a power of 2: the two cancel
+ * exactly). The other entries leave |r| <= 1/32, these two |r| <= 1/16.
+ *
+ * expm1 a: a = k log 2 + r with |r| <= log(2)/2, e^r - 1 = r + r^2 q(r)
+ * (Taylor, 13 terms), and e^a - 1 = 2 (s (e^r - 1) + s - 1/2) with s =
+ * 2^(k-1): one FMA, s - 1/2 exact for k >= -53, r itself for k = 0 (tiny
+ * a stay exact), and no overflow of s up to log(DBL_MAX); below k = -53,
+ * 2^k e^r - 1 in one FMA.
+ *
+ * The composites evaluate expm1 and log in one pass over registers; the
+ * loops over lib/num/logmath.h call two libmvec functions per vector. Vectors
+ * whose arguments are all far from 0 take shorter ways (X512_ARRAY).
+ */
+#include "num/vmath_avx512.h"
+
+#ifdef RFX_VMATH_X86
+
+#include <immintrin.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "num/logmath.h"
+
+
+/* Tables, written once by init_once and read-only after. */
+static double tab_c[16] __attribute__((aligned(64)));  /* c_j */
+static double tab_th[16] __attribute__((aligned(64))); /* -log c_j, high */
+static double tab_tl[16] __attribute__((aligned(64))); /* and low part */
+static double ln2_hi, ln2_lo; /* log 2; ln2_hi has 21 bits, so k ln2_hi is exact */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void init_once(void)
+{
+	long double l2 = logl(2.0L);
+	uint64_t u;
+	int j;
+
+	ln2_hi = (double)l2;
+	memcpy(&u, &ln2_hi, sizeof u);
+	u &= ~(((uint64_t)1 << 32) - 1);
+	memcpy(&ln2_hi, &u, sizeof u);
+	ln2_lo = (double)(l2 - ln2_hi);
+	for (j = 0; j < 16; j++) {
+		long double t;
+
+		if (j == 0) {
+			tab_c[j] = 1.0;
+			tab_th[j] = tab_tl[j] = 0.0;
+			continue;
+		}
+		if (j == 15) {
+			tab_c[j] = 0.5;
+			tab_th[j] = ln2_hi;
+			tab_tl[j] = ln2_lo;
+			continue;
+		}
+		/* 1/m at the middle of [1 + j/16, 1 + (j+1)/16) */
+		tab_c[j] = (double)(1.0L / (1.0L + (j + 0.5L) / 16.0L));
+		t = -logl((long double)tab_c[j]);
+		tab_th[j] = (double)t;
+		tab_tl[j] = (double)(t - tab_th[j]);
+	}
+}
+
+#define X512 static inline __attribute__((always_inline, target("avx512f,fma")))
+
+/* sum_k c[k] x^k, k < n, as even and odd parts (bessel.c's poly). */
+X512 __m512d poly(const double *c, const int n, __m512d x)
+{
+	__m512d x2 = _mm512_mul_pd(x, x), e, o;
+	int m;
+
+	e = _mm512_set1_pd(c[2 * ((n - 1) / 2)]);
+#pragma GCC unroll 16
+	for (m = (n - 1) / 2 - 1; m >= 0; m--)
+		e = _mm512_fmadd_pd(e, x2, _mm512_set1_pd(c[2 * m]));
+	o = _mm512_set1_pd(c[2 * ((n - 2) / 2) + 1]);
+#pragma GCC unroll 16
+	for (m = (n - 2) / 2 - 1; m >= 0; m--)
+		o = _mm512_fmadd_pd(o, x2, _mm512_set1_pd(c[2 * m + 1]));
+	return _mm512_fmadd_pd(o, x, e);
+}
+
+/* (log1p(r) - r)/r^2 = -1/2 + r/3 - r^2/4 + ..., to r^11/13 */
+static const double lq[12] = {
+	-1.0 / 2, 1.0 / 3, -1.0 / 4,  1.0 / 5,  -1.0 / 6,  1.0 / 7,
+	-1.0 / 8, 1.0 / 9, -1.0 / 10, 1.0 / 11, -1.0 / 12, 1.0 / 13,
+};
+
+/* (e^r - 1 - r)/r^2 = 1/2! + r/3! + ..., to r^11/13! */
+static const double eq[12] = {
+	1.0 / 2,       1.0 / 6,        1.0 / 24,        1.0 / 120,
+	1.0 / 720,     1.0 / 5040,     1.0 / 40320,     1.0 / 362880,
+	1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0,
+};
+
+/* The tables in registers, loaded once per call. */
+struct vtab {
+	__m512d c0, c1, th0, th1, tl0, tl1;
+};
+
+X512 void vtab_load(struct vtab *t)
+{
+	t->c0 = _mm512_load_pd(tab_c);
+	t->c1 = _mm512_load_pd(tab_c + 8);
+	t->th0 = _mm512_load_pd(tab_th);
+	t->th1 = _mm512_load_pd(tab_th + 8);
+	t->tl0 = _mm512_load_pd(tab_tl);
+	t->tl1 = _mm512_load_pd(tab_tl + 8);
+}
+
+X512 __m512d vlog(__m512d x, const struct vtab *t)
+{
+	__m512d m = _mm512_getmant_pd(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+	__m512d k = _mm512_getexp_pd(x);
+	/* bits 48-51 of m, the top 4 bits of its fraction (vpermt2pd reads 4) */
+	__m512i j = _mm512_srli_epi64(_mm512_castpd_si512(m), 48);
+	__m512d c = _mm512_permutex2var_pd(t->c0, j, t->c1);
+	__m512d th = _mm512_permutex2var_pd(t->th0, j, t->th1);
+	__m512d tl = _mm512_permutex2var_pd(t->tl0, j, t->tl1);
+	__m512d r = _mm512_fmsub_pd(m, c, _mm512_set1_pd(1.0));
+	__m512d hi = _mm512_fmadd_pd(k, _mm512_set1_pd(ln2_hi), th);
+	__m512d lo = _mm512_fmadd_pd(k, _mm512_set1_pd(ln2_lo), tl);
+	__m512d res;
+
+	lo = _mm512_fmadd_pd(_mm512_mul_pd(r, r), poly(lq, 12, r), lo);
+	res = _mm512_add_pd(hi, _mm512_add_pd(r, lo));
+	/*
+	 * The arithmetic gives -inf for +-0 (k = -inf, m = 0), +inf for +inf
+	 * and NaN for NaN; below 0 it would give a finite value.
+	 */
+	return _mm512_mask_mov_pd(res,
+				  _mm512_cmp_pd_mask(x, _mm512_setzero_pd(),
+						     _CMP_LT_OQ),
+				  _mm512_set1_pd(NAN));
+}
+
+/* r = a - k log 2 with k the integer nearest a / log 2 (k ln2_hi exact) */
+X512 __m512d reduce_ln2(__m512d a, __m512d *k)
+{
+	*k = _mm512_roundscale_pd(_mm512_mul_pd(a, _mm512_set1_pd(1.0 / RFX_LN2)),
+				  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	return _mm512_fnmadd_pd(*k, _mm512_set1_pd(ln2_lo),
+				_mm512_fnmadd_pd(*k, _mm512_set1_pd(ln2_hi), a));
+}
+
+X512 __m512d vexpm1(__m512d a)
+{
+	/* max and min return a when it is a NaN (their second operand) */
+	__m512d ac = _mm512_min_pd(_mm512_set1_pd(709.79),
+				   _mm512_max_pd(_mm512_set1_pd(-60.0), a));
+	__m512d k, r = reduce_ln2(ac, &k);
+	__m512d p, s;
+
+	p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), poly(eq, 12, r), r);
+	s = _mm512_scalef_pd(_mm512_set1_pd(0.5), k);
+	/*
+	 * Below k = -53, s - 1/2 is no longer exact; there e^a < 2^-53 and
+	 * 2^k (1 + p) - 1 in one FMA rounds -1 + e^a as it should.
+	 */
+	return _mm512_mask_mov_pd(
+		_mm512_mul_pd(_mm512_set1_pd(2.0),
+			      _mm512_fmadd_pd(s, p, _mm512_sub_pd(s, _mm512_set1_pd(0.5)))),
+		_mm512_cmp_pd_mask(k, _mm512_set1_pd(-53.0), _CMP_LT_OQ),
+		_mm512_fmadd_pd(_mm512_add_pd(s, s),
+				_mm512_add_pd(p, _mm512_set1_pd(1.0)),
+				_mm512_set1_pd(-1.0)));
+}
+
+/* log(1 - e^a) = log(-expm1(a)) */
+X512 __m512d vlog1mexp(__m512d a, const struct vtab *t)
+{
+	return vlog(_mm512_sub_pd(_mm512_setzero_pd(), vexpm1(a)), t);
+}
+
+/* log(e^a - 1) = a + log(1 - e^-a) */
+X512 __m512d vlogexpm1(__m512d a, const struct vtab *t)
+{
+	return _mm512_add_pd(a, vlog1mexp(_mm512_sub_pd(_mm512_setzero_pd(), a), t));
+}
+
+/* -log(1 - w)/w = 1 + w/2 + w^2/3 + ..., to w^11/12 */
+static const double wq[12] = {
+	1.0,     1.0 / 2, 1.0 / 3, 1.0 / 4,  1.0 / 5,  1.0 / 6,
+	1.0 / 7, 1.0 / 8, 1.0 / 9, 1.0 / 10, 1.0 / 11, 1.0 / 12,
+};
+
+/*
+ * log(1 - e^a) for a <= -3.5: w = e^a <= 0.0302 and log(1 - w) = -w (1 +
+ * w/2 + ...), whose 12 terms reach 2^-54 relative: no expm1 and no log,
+ * about 40% fewer operations. e^a = 2^k e^r, e^r = 1 + r + r^2 q(r).
+ * (a below the double range gives 2^k = 0, and 0.)
+ */
+X512 __m512d vlog1mexp_mid(__m512d a)
+{
+	__m512d ac = _mm512_max_pd(_mm512_set1_pd(-800.0), a);
+	__m512d k, r = reduce_ln2(ac, &k);
+	__m512d er, w;
+
+	er = _mm512_add_pd(_mm512_set1_pd(1.0),
+			   _mm512_fmadd_pd(_mm512_mul_pd(r, r), poly(eq, 12, r), r));
+	w = _mm512_scalef_pd(er, k);
+	return _mm512_mul_pd(_mm512_sub_pd(_mm512_setzero_pd(), w),
+			     poly(wq, 12, w));
+}
+
+X512 __m512d vlogexpm1_mid(__m512d a)
+{
+	return _mm512_add_pd(a, vlog1mexp_mid(_mm512_sub_pd(_mm512_setzero_pd(), a)));
+}
+
+/*
+ * The array loop of kernel F, the tail through masked loads and stores.
+ * SHORT(v) is a mask of the lanes where F's value is known without it
+ * and VAL(v) that value, MID(v) of those where FMID(v) gives it more
+ * cheaply: 8 such lanes take that way.
+ */
+#define X512_ARRAY(NAME, F, SHORT, VAL, MID, FMID)			\
+	__attribute__((target("avx512f,fma")))				\
+	static void NAME(double *y, const double *x, size_t n)		\
+	{								\
+		struct vtab t;						\
+		size_t k;						\
+									\
+		pthread_once(&once, init_once);				\
+		vtab_load(&t);						\
+		for (k = 0; k + 8 <= n; k += 8) {			\
+			__m512d v = _mm512_loadu_pd(x + k), r;		\
+									\
+			if (SHORT(v) == 0xff)				\
+				r = VAL(v);				\
+			else if (MID(v) == 0xff)			\
+				r = FMID(v);				\
+			else						\
+				r = F(v, &t);				\
+			_mm512_storeu_pd(y + k, r);			\
+		}							\
+		if (k < n) {						\
+			__mmask8 m = (__mmask8)((1u << (n - k)) - 1);	\
+									\
+			_mm512_mask_storeu_pd(y + k, m,			\
+				F(_mm512_maskz_loadu_pd(m, x + k), &t)); \
+		}							\
+	}
+
+/*
+ * From a = 37 on, 1 - e^-a rounds to 1 or to 1 - 2^-53, whose log (0 or
+ * -2^-53) does not move a: log(e^a - 1) is a, bit for bit what the full
+ * evaluation gives. Likewise log(1 - e^a) is 0 from a = -37 down (with
+ * -2^-53 left between -37.4 and -36.7, so the cut is at -37.5). The
+ * variance maps of large inputs (most pairs of the normal and
+ * heterogeneous Fig 6.4 sets from gamma = 0.5 or 0.7 on) have all their
+ * exponents there.
+ */
+#define NONE(v) ((__mmask8)0)
+#define SAME(v) (v)
+#define BIG(v) _mm512_cmp_pd_mask((v), _mm512_set1_pd(37.5), _CMP_GE_OQ)
+#define VERY_NEG(v) _mm512_cmp_pd_mask((v), _mm512_set1_pd(-37.5), _CMP_LE_OQ)
+#define ZERO(v) _mm512_setzero_pd()
+#define OVER(v) _mm512_cmp_pd_mask((v), _mm512_set1_pd(3.5), _CMP_GE_OQ)
+#define UNDER(v) _mm512_cmp_pd_mask((v), _mm512_set1_pd(-3.5), _CMP_LE_OQ)
+
+X512_ARRAY(log_avx512, vlog, NONE, SAME, NONE, SAME)
+X512_ARRAY(logexpm1_avx512, vlogexpm1, BIG, SAME, OVER, vlogexpm1_mid)
+X512_ARRAY(log1mexp_avx512, vlog1mexp, VERY_NEG, ZERO, UNDER, vlog1mexp_mid)
+
+#undef NONE
+#undef SAME
+#undef BIG
+#undef VERY_NEG
+#undef ZERO
+#undef OVER
+#undef UNDER
+
+/*
+ * sin and cos. x = n pi/2 + r with n the integer nearest x 2/pi and |r|
+ * <= pi/4 (a little more where x 2/pi rounds across a half): pi/2 = P1 +
+ * P2 + P3 (its binary expansion cut after 33, 66 and 119 bits; bc -l's
+ * pi to 80 digits), so that for |n| < 2^20 the products n P1 and n P2 are
+ * exact, x - n P1 is exact, and r = x - n P1 - n P2 - n P3 is rounded
+ * twice: within an ulp of r even next to a multiple of pi/2, where r is
+ * at least 2^-61 for such x. (That ulp can be 2 ulp of sin r, a binade
+ * below r: 2.4 ulp in all were measured over 4e7 arguments up to 2^20.
+ * Keeping r's rounding error as a second word halves that, for 15% more
+ * operations; libmvec itself promises 4 ulp, and a random feature map
+ * does not notice either.) sin r = r + r^3 S(r^2) and cos r = 1 - r^2/2
+ * + r^4 C(r^2), S and C Chebyshev fits on r^2 in [0, 0.62] (mpmath, 50
+ * digits: tools/fit_sincos.py), whose own errors are below 0.06 and 0.01
+ * ulp. The bits of n mod 4 pick and negate the two. Lanes with |x| >
+ * 2^20, inf or NaN take glibc's scalar sin and cos. About 32 vector
+ * operations per 8 pairs: the two FMA ports set the pace, so every one
+ * counts.
+ */
+static const double pio2_1 = 0x1.921fb544p+0;
+static const double pio2_2 = 0x1.0b4611a6p-34;
+static const double pio2_3 = 0x1.3198a2e037073p-69;
+
+/* (sin r - r)/r^3 = -1/3! + r^2/5! - ..., degree 6 in r^2 */
+static const double sq[7] = {
+	-0x1.5555555555555p-3, 0x1.1111111111110p-7, -0x1.a01a01a01990ap-13,
+	0x1.71de3a545b148p-19, -0x1.ae6454093c147p-26, 0x1.61217781a8ccdp-33,
+	-0x1.ab13654fd392ap-41,
+};
+
+/* (cos r - 1 + r^2/2)/r^4 = 1/4! - r^2/6! + ..., degree 5 in r^2 */
+static const double cq[6] = {
+	0x1.5555555555555p-5, -0x1.6c16c16c16955p-10, 0x1.a01a019f4a826p-16,
+	-0x1.27e4fa1272706p-22, 0x1.1eeb634b132cdp-29, -0x1.907999e6897e2p-37,
+};
+
+/* sum_k c[k] w^k, k < n, Horner */
+X512 __m512d horner(const double *c, const int n, __m512d w)
+{
+	__m512d p = _mm512_set1_pd(c[n - 1]);
+	int m;
+
+#pragma GCC unroll 16
+	for (m = n - 2; m >= 0; m--)
+		p = _mm512_fmadd_pd(p, w, _mm512_set1_pd(c[m]));
+	return p;
+}
+
+/* sin and cos of the lanes with |x| <= 2^20; the others are left to the caller */
+X512 void vsincos(__m512d x, __m512d *sp, __m512d *cp)
+{
+	/* 1.5 2^52: the sum's last bits are n, as a two's complement integer */
+	const __m512d shift = _mm512_set1_pd(0x1.8p52);
+	const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ULL);
+	__m512d k = _mm512_fmadd_pd(x, _mm512_set1_pd(0x1.45f306dc9c883p-1), shift);
+	__m512d n = _mm512_sub_pd(k, shift);
+	__m512i q = _mm512_castpd_si512(k);
+	__m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(pio2_1), x);
+	__m512d w, s, c;
+	__mmask8 swap, ns;
+
+	r = _mm512_fnmadd_pd(n, _mm512_set1_pd(pio2_2), r);
+	r = _mm512_fnmadd_pd(n, _mm512_set1_pd(pio2_3), r);
+	w = _mm512_mul_pd(r, r);
+	s = _mm512_fmadd_pd(_mm512_mul_pd(r, w), horner(sq, 7, w), r);
+	c = _mm512_fmadd_pd(_mm512_mul_pd(w, w), horner(cq, 6, w),
+			    _mm512_fnmadd_pd(_mm512_set1_pd(0.5), w,
+					     _mm512_set1_pd(1.0)));
+	/*
+	 * sin r has the sign of r: take it (one operation, "sign ? r : s"),
+	 * which makes sin(-0) -0 where the sum above gives +0.
+	 */
+	s = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(
+		_mm512_castpd_si512(s), _mm512_castpd_si512(r), sign, 0xd8));
+	/*
+	 * n mod 4 = 1 or 3: sin x = +-cos r, cos x = -+sin r; sin x is
+	 * negated for 2 and 3, cos x for 1 and 2 (the xor of the two bits).
+	 */
+	swap = _mm512_test_epi64_mask(q, _mm512_set1_epi64(1));
+	ns = _mm512_test_epi64_mask(q, _mm512_set1_epi64(2));
+	*sp = _mm512_castsi512_pd(_mm512_mask_xor_epi64(
+		_mm512_castpd_si512(_mm512_mask_blend_pd(swap, s, c)), ns,
+		_mm512_castpd_si512(_mm512_mask_blend_pd(swap, s, c)), sign));
+	*cp = _mm512_castsi512_pd(_mm512_mask_xor_epi64(
+		_mm512_castpd_si512(_mm512_mask_blend_pd(swap, c, s)),
+		(__mmask8)(ns ^ swap),
+		_mm512_castpd_si512(_mm512_mask_blend_pd(swap, c, s)), sign));
+}
+
+/* The lanes of v that vsincos leaves: |x| > 2^20, inf and NaN. */
+X512 __mmask8 sincos_far(__m512d v)
+{
+	return _mm512_cmp_pd_mask(_mm512_abs_pd(v), _mm512_set1_pd(0x1p20),
+				  _CMP_NLE_UQ);
+}
+
+/* Lanes far of x[0..7] through glibc (out of line: rare). */
+__attribute__((noinline)) static void sincos_lanes(double *s, double *c,
+						   const double *x,
+						   unsigned far)
+{
+	int l;
+
+	for (l = 0; l < 8; l++)
+		if (far >> l & 1) {
+			s[l] = sin(x[l]);
+			c[l] = cos(x[l]);
+		}
+}
+
+/* 8 lanes under mask m (all 8: whole vectors, the main loop). */
+X512 void sincos_vec(double *s, double *c, const double *x, __mmask8 m)
+{
+	__m512d v = _mm512_maskz_loadu_pd(m, x), vs, vc;
+	__mmask8 far = sincos_far(v) & m;
+
+	vsincos(v, &vs, &vc);
+	if (far) {
+		double xs[8], ss[8], cs[8];
+
+		_mm512_storeu_pd(xs, v);
+		_mm512_storeu_pd(ss, vs);
+		_mm512_storeu_pd(cs, vc);
+		sincos_lanes(ss, cs, xs, far);
+		vs = _mm512_loadu_pd(ss);
+		vc = _mm512_loadu_pd(cs);
+	}
+	_mm512_mask_storeu_pd(s, m, vs);
+	_mm512_mask_storeu_pd(c, m, vc);
+}
+
+__attribute__((target("avx512f,fma")))
+static void sincos_avx512(double *s, double *c, const double *x, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		sincos_vec(s + k, c + k, x + k, (__mmask8)0xff);
+	if (k < n)
+		sincos_vec(s + k, c + k, x + k, (__mmask8)((1u << (n - k)) - 1));
+}
+
+/*
+ * exp(x - m): u = x - m = k log 2 + r, |r| <= log(2)/2 (k ln2_hi exact),
+ * e^r = 1 + r + r^2 q(r) with vexpm1's Taylor coefficients, and 2^k by
+ * vscalefpd (+inf above the range): one pass, no scalar fallback. No
+ * operation here may produce a subnormal or underflow: each costs a
+ * microcode assist of about a hundred cycles, and the DIRFs' rows span
+ * thousands, so that 1-3% of their lanes fall in the subnormal band
+ * (that made this kernel slower than libmvec's in Tables 6.2-6.3). So
+ * lanes below -745.2 are set to 0, and subnormal results are put
+ * together from their integer significand. u is clamped to [-745.2, 710] before (the results beyond are
+ * 0 and +inf), which keeps -inf from making r a NaN; a NaN passes
+ * through (the clamps return their second operand).
+ */
+X512 __m512d vexp(__m512d u)
+{
+	/* u >= -745.2 or NaN: the others are 0 (e^-745.2 < 2^-1075) */
+	__mmask8 live = _mm512_cmp_pd_mask(u, _mm512_set1_pd(-745.2), _CMP_NLT_UQ);
+	__m512d uc = _mm512_min_pd(_mm512_set1_pd(710.0),
+				   _mm512_max_pd(_mm512_set1_pd(-745.2), u));
+	__m512d k, r = reduce_ln2(uc, &k), p;
+	__mmask8 sub;
+
+	p = _mm512_add_pd(_mm512_fmadd_pd(_mm512_mul_pd(r, r), poly(eq, 12, r), r),
+			  _mm512_set1_pd(1.0));
+	sub = _mm512_cmp_pd_mask(k, _mm512_set1_pd(-1021.5), _CMP_LT_OQ) & live;
+	if (sub) {
+		/*
+		 * Subnormal results: the integer t = p 2^(k + 1074), rounded
+		 * once (roundscale), is the subnormal's significand; its bits
+		 * come from t + 2^52 (t < 2^52; t = 2^52 gives DBL_MIN). Lanes
+		 * with t >= 2^52 are normal and stay with vscalefpd.
+		 */
+		__m512d t = _mm512_maskz_scalef_pd(sub, p, _mm512_add_pd(
+			k, _mm512_set1_pd(1074.0)));
+		__m512i bits;
+
+		t = _mm512_roundscale_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+		sub &= _mm512_cmp_pd_mask(t, _mm512_set1_pd(0x1p52), _CMP_LE_OQ);
+		bits = _mm512_sub_epi64(
+			_mm512_castpd_si512(_mm512_add_pd(t, _mm512_set1_pd(0x1p52))),
+			_mm512_castpd_si512(_mm512_set1_pd(0x1p52)));
+		return _mm512_maskz_mov_pd(
+			live, _mm512_mask_mov_pd(
+				_mm512_scalef_pd(p, _mm512_mask_mov_pd(
+					k, sub, _mm512_setzero_pd())),
+				sub, _mm512_castsi512_pd(bits)));
+	}
+	return _mm512_maskz_mov_pd(live, _mm512_scalef_pd(p, k));
+}
+
+__attribute__((target("avx512f,fma")))
+static void exp_shift_avx512(double *y, const double *x, double m, size_t n)
+{
+	__m512d vm = _mm512_set1_pd(m);
+	size_t k;
+
+	pthread_once(&once, init_once);
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm512_storeu_pd(y + k,
+				 vexp(_mm512_sub_pd(_mm512_loadu_pd(x + k), vm)));
+	if (k < n) {
+		__mmask8 t = (__mmask8)((1u << (n - k)) - 1);
+
+		_mm512_mask_storeu_pd(y + k, t, vexp(_mm512_sub_pd(
+			_mm512_maskz_loadu_pd(t, x + k), vm)));
+	}
+}
+
+#undef X512_ARRAY
+#undef X512
+
+const struct rfx_vmath_kernel rfx_vmath_avx512 = {
+	"avx512", log_avx512, logexpm1_avx512, log1mexp_avx512,
+	sincos_avx512, exp_shift_avx512
+};
+
+#else
+/* ISO C wants a declaration in every translation unit. */
+typedef int rfx_vmath_avx512_none;
+#endif
