@@ -139,6 +139,8 @@ LIB_OBJS += lib/eval/cost.o
 LIB_OBJS += lib/eval/kreg.o
 LIB_OBJS += lib/eval/montecarlo.o
 LIB_OBJS += lib/eval/svm.o
+LIB_OBJS += lib/exp/attention.o
+LIB_OBJS += lib/exp/attexp.o
 LIB_OBJS += lib/exp/clusdata.o
 LIB_OBJS += lib/exp/clustered.o
 LIB_OBJS += lib/exp/msetable.o
@@ -152,6 +154,7 @@ LIB_OBJS += lib/exp/varpair.o
 LIB_OBJS += lib/exp/zcurve.o
 LIB_OBJS += lib/api/rfx.o
 
+CLI_OBJS += cli/attention.o
 CLI_OBJS += cli/clustered.o
 CLI_OBJS += cli/dist.o
 CLI_OBJS += cli/dump.o
@@ -173,6 +176,7 @@ TEST_SH = $(wildcard tests/t_*.sh)
 TEST_BINS = $(patsubst tests/%.c,tests/bin/%,$(TEST_C)) \
 	    $(patsubst tests/%.sh,tests/bin/%,$(TEST_SH))
 
+BENCH_BINS += bench/bin/bench_attention
 BENCH_BINS += bench/bin/bench_bessel
 BENCH_BINS += bench/bin/bench_featmap
 BENCH_BINS += bench/bin/bench_proj

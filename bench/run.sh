@@ -67,6 +67,10 @@ echo "## log I0 sums of the geometric features' variance (bench/bench_bessel)"
 bench/bin/bench_bessel || status=1
 echo
 
+echo "## Attention at L = 65536, d = 64, M = 256 (bench/bench_attention)"
+bench/bin/bench_attention || status=1
+echo
+
 echo "## Projection samplers at d = 1024 (bench/bench_proj)"
 bench/bin/bench_proj || status=1
 echo

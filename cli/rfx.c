@@ -58,6 +58,8 @@ static const struct rfx_cmd commands[] = {
 	  rfx_cl_accepts },
 	{ "optis", cmd_optis,
 	  "plain against optimal importance sampling (random features representations are equivalent)" },
+	{ "attention", cmd_attention,
+	  "error and cost of random-feature attention for every estimator (thesis Figs 3.3, 3.6)" },
 	{ "features", cmd_features,
 	  "the random feature matrix of your inputs, as librfx and Python's rfx.features give it" },
 	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },

@@ -379,6 +379,22 @@ cat > "$tmp/catalogue" <<'END'
 2|unknown option '--method'|optis --method pos
 2|unexpected argument 'extra'|optis extra
 
+# rfx attention
+2|--L must be in|attention --L 1 -o out.h5
+2|--draws|attention --draws 1 -o out.h5
+2|--gamma|attention --gamma 0 -o out.h5
+2|unknown stabiliser 'max'|attention --stabiliser max -o out.h5
+2|unknown precision 'f16'|attention --precision f16 -o out.h5
+2|--eps|attention --eps -1 -o out.h5
+2|unknown projection 'qr'|attention --projection qr -o out.h5
+2|--Ls applies only to --time|attention --Ls 64 -o out.h5
+2|--causal does not apply to --time|attention --time --causal -o out.h5
+1|'outdir' is a directory|attention --L 16 --d 2 --features 2 --draws 2 -o outdir
+1|has d = 2 but '$FX/m_good.csv' has d = 3|attention --q-file $FX/m_good.csv --k-file $FX/m_d2.csv -o out.h5
+1|non-finite value 'nan' in '$FX/m_nan.csv'|attention --q-file $FX/m_nan.csv -o out.h5
+2|--regime does not apply to --q-file|attention --q-file $FX/m_good.csv --regime normal -o out.h5
+2|--k-file needs --q-file|attention --k-file $FX/m_good.csv -o out.h5
+
 # rfx mse-table (W: wine from a fixture directory)
 2|unknown dataset 'iris'|mse-table --dataset iris -o out.h5
 2|unknown projection 'qr'|mse-table --method trig:qr -o out.h5

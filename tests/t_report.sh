@@ -134,10 +134,10 @@ man = manifest.read()
 figs = man["rows"]
 claims = report.read_claims(os.path.join(ref, "claims.txt"))
 ids = [f["id"] for f in figs]
-ok(len(ids) == 20 and len(set(ids)) == 20,
-   "figures.tsv: 20 rows with distinct ids (thesis 7, HRF 6, ORF 7)")
+ok(len(ids) == 22 and len(set(ids)) == 22,
+   "figures.tsv: 22 rows with distinct ids (thesis 9, HRF 6, ORF 7)")
 ok(sorted(set(f["paper"] for f in figs)) == ["HRF", "ORF", "thesis"] and
-   [f["paper"] for f in figs].count("thesis") == 7 and
+   [f["paper"] for f in figs].count("thesis") == 9 and
    [f["paper"] for f in figs].count("HRF") == 6, "figures.tsv: rows per paper")
 exps = [e["name"] for e in man["experiments"]]
 drawn = [o for p in man["plots"] for o in manifest.items(p["outputs"])]
