@@ -313,7 +313,7 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 		K = malloc(n * c.d * sizeof(double));
 		V = malloc(n * c.dv * sizeof(double));
 		scr = malloc(n * c.dv * sizeof(double));
-		r = rfx_rng_alloc_stream(o->seed, 0, 0, 0);
+		r = gsl_rng_alloc(rfx_rng_type()); /* seeded per gamma */
 	}
 	if (!rows || (o->output && !dr) ||
 	    (!files && (!Q || !K || !V || !scr || !r))) {
@@ -327,7 +327,10 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 
 		if (!files) {
 			/* every gamma scales the same standard draws */
-			rfx_rng_set_stream(r, o->seed, 0, 0, 0);
+			struct rfx_rng_key key = { "attention", "inputs",
+						   { rfx_regime_name(g) }, 0, 0 };
+
+			rfx_rng_set_key(r, o->seed, &key);
 			if (rfx_regime_sample(r, g, gamma, c.d, n, NULL, Q, K, &err) ||
 			    rfx_regime_sample(r, RFX_REGIME_NORMAL, 1.0, c.dv, n, NULL, V,
 					      scr, &err))

@@ -35,18 +35,6 @@ size_t rfx_attexp_rows(const struct rfx_attexp_config *c)
 	return n * (size_t)c->nM * (size_t)nvariants(c);
 }
 
-/* Position of e in the registry: the stream key of its draws. */
-static int registry_index(const struct rfx_estimator_type *e)
-{
-	const struct rfx_estimator_type *const *l = rfx_estimator_list();
-	int k;
-
-	for (k = 0; l[k]; k++)
-		if (l[k] == e)
-			return k;
-	return 99;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -113,8 +101,14 @@ static int run_cell(const struct rfx_attexp_config *c, struct shared *sh,
 	for (q = 0; q < c->draws; q++) {
 		if (rfx_cancel_requested())
 			return rfx_error(err, RFX_EINTR, "interrupted");
-		rfx_rng_set_stream(r, c->seed, 100 + (uint64_t)registry_index(e),
-				   (uint64_t)proj, (uint64_t)q);
+		{
+			/* named, so no other method or list order moves them */
+			struct rfx_rng_key key = { "attention", "draws",
+						   { e->name, rfx_proj_name(proj) },
+						   (uint64_t)q, 0 };
+
+			rfx_rng_set_key(r, c->seed, &key);
+		}
 		ret = e->draw(r, proj, p, M, w, err);
 		if (!ret)
 			ret = rfx_attention_maps(ws, e, p, w, c->Q, c->K, M, err);
@@ -228,7 +222,12 @@ int rfx_attexp_run(const struct rfx_attexp_config *c,
 	sh.col = malloc((size_t)c->draws * sizeof(double));
 	X = malloc(nq * (size_t)c->d * sizeof(double));
 	Y = malloc(nk * (size_t)c->d * sizeof(double));
-	r = rfx_rng_alloc_stream(c->seed, 0, 0, 0);
+	{
+		/* seeded per draw in run_cell */
+		struct rfx_rng_key key = { "attention", "draws", { NULL }, 0, 0 };
+
+		r = rfx_rng_alloc_key(c->seed, &key);
+	}
 	if (!sh.out0 || !sh.logD0 || !sh.rows || !sh.logit0 || !sh.G || !sh.out ||
 	    !sh.logDh || !sh.sg || !sh.errs || !sh.col || !X || !Y || !r) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory for attention of %zu x %zu",
@@ -411,7 +410,11 @@ int rfx_attexp_timing(const long *Ls, int n, long Lexact_max, int d, int M,
 	X = malloc((size_t)Lmax * sizeof(double));
 	xs = malloc((size_t)n * sizeof(double));
 	ys = malloc((size_t)n * sizeof(double));
-	r = rfx_rng_alloc_stream(seed, 0, 0, 0);
+	{
+		struct rfx_rng_key key = { "attention", "timing", { NULL }, 0, 0 };
+
+		r = rfx_rng_alloc_key(seed, &key);
+	}
 	if (!Q || !K || !V || !out || !X || !xs || !ys || !r) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory for L = %ld", Lmax);
 		goto out;
