@@ -90,6 +90,7 @@ LIB_OBJS += lib/data/uci.o
 LIB_OBJS += lib/est/aderf.o
 LIB_OBJS += lib/est/cexp.o
 LIB_OBJS += lib/est/clushyb.o
+LIB_OBJS += lib/est/coupvar.o
 LIB_OBJS += lib/est/derf.o
 LIB_OBJS += lib/est/dirf.o
 LIB_OBJS += lib/est/estimator.o
