@@ -19,6 +19,7 @@
 #endif
 
 #include "cmds.h"
+#include "est/coupvar.h"
 #include "est/estimator.h"
 #include "data/images.h"
 #include "num/kernel.h"
@@ -65,6 +66,7 @@ struct pair_row {
 	int d, M;
 	double log_kernel;
 	double variance, log_variance;
+	char closed_form[16]; /* projection kind the closed form is exact for */
 	long mc_R;
 	double mc_mean, mc_mean_se, mc_variance, mc_log_variance,
 		mc_log_variance_se;
@@ -78,7 +80,7 @@ struct pair_row {
 	COL(method, RFX_COL_STRING), COL(params, RFX_COL_STRING),              \
 	COL(d, RFX_COL_INT), COL(M, RFX_COL_INT),                              \
 	COL(log_kernel, RFX_COL_DOUBLE), COL(variance, RFX_COL_DOUBLE),        \
-	COL(log_variance, RFX_COL_DOUBLE)
+	COL(log_variance, RFX_COL_DOUBLE), COL(closed_form, RFX_COL_STRING)
 
 static const struct rfx_column pair_cols[] = { PAIR_COLUMNS };
 static const struct rfx_column pair_mc_cols[] = {
@@ -201,6 +203,7 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 	int nx, ny, m, k, ret = RFX_EXIT_USAGE;
 	int used[64] = { 0 };
 	const struct rfx_schema *schema = o->mc ? &pair_mc_schema : &pair_schema;
+	enum rfx_proj proj = RFX_PROJ_IID;
 	gsl_rng *r = NULL;
 
 	rfx_err_clear(&err);
@@ -224,15 +227,11 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 			     "--mc needs at least 2 draws, got %ld", o->mc);
 		goto out;
 	}
-	if (o->mc) {
-		enum rfx_proj proj = RFX_PROJ_IID;
-
-		/* the name was checked; the dimension limits of QMC kinds here */
-		rfx_proj_parse(o->projection, &proj, NULL);
-		if (rfx_proj_check(proj, nx, &err)) {
-			usage_fail(&err);
-			goto out;
-		}
+	/* the name was checked; the dimension limits of QMC kinds here */
+	rfx_proj_parse(o->projection, &proj, NULL);
+	if (o->mc && rfx_proj_check(proj, nx, &err)) {
+		usage_fail(&err);
+		goto out;
 	}
 	rows = calloc((size_t)nm, sizeof(*rows));
 	if (!rows) {
@@ -263,6 +262,23 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 			ret = usage_fail(&err);
 			goto out;
 		}
+		/*
+		 * On coupled projections the exact variance where rfx has it
+		 * (lib/est/coupvar.h); closed_form names what log_variance is
+		 * exact for.
+		 */
+		snprintf(row->closed_form, sizeof(row->closed_form), "iid");
+		if (proj != RFX_PROJ_IID && rfx_coupvar_has(e, proj)) {
+			if (rfx_coupvar_log_variance(e, &p, proj, x, y, M,
+						     &row->log_variance, &err)) {
+				rfx_params_release(&p);
+				rfx_block_free(b);
+				ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+				goto out;
+			}
+			snprintf(row->closed_form, sizeof(row->closed_form), "%s",
+				 rfx_proj_name(proj));
+		}
 		snprintf(row->method, sizeof(row->method), "%s", e->name);
 		rfx_params_format(&p, e, row->params, sizeof(row->params));
 		row->d = nx;
@@ -272,10 +288,7 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 		rfx_block_free(b);
 		if (o->mc) {
 			struct rfx_mc_result mc;
-			enum rfx_proj proj = RFX_PROJ_IID;
 
-			/* Cannot fail: cmd_variance() checked the name. */
-			rfx_proj_parse(o->projection, &proj, NULL);
 			if (!r)
 				r = gsl_rng_alloc(rfx_rng_type());
 			if (!r) {
@@ -728,7 +741,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
 			  "fair counting: B real features, B/2 complex (default 8)", 0 },
 			{ "projection", 0, RFX_OPT_STRING, &o.projection, "P",
-			  "projections for Monte Carlo: " RFX_PROJ_NAMES " (default iid)", 0 },
+			  "projections for Monte Carlo: " RFX_PROJ_NAMES "; in pair mode also the closed form of trig, pos, oprf on ort, simplex, ort-anti (default iid)", 0 },
 			{ "mc", 0, RFX_OPT_LONG, &o.mc, "R",
 			  "Monte Carlo draws per pair, 0 for none (default 1000; 0 in pair mode)", 0 },
 			{ "mc-pairs", 0, RFX_OPT_LONG, &o.mc_pairs, "P",

@@ -404,6 +404,37 @@ static void test_tiny(void)
 	rfx_params_release(&po);
 }
 
+/*
+ * The fit in the span of the inputs (nx + ny < d) is the full fit: a pair
+ * against the same pair listed twice (nx + ny = 4 > d = 3, the full
+ * eigendecomposition path), same moments, same variance.
+ */
+static void test_reduced(void)
+{
+	struct rfx_params p, q;
+	struct rfx_err err;
+	double X2[6], Y2[6];
+	int l;
+
+	for (l = 0; l < 6; l++) {
+		X2[l] = x3[l % 3];
+		Y2[l] = y3[l % 3];
+	}
+	rfx_params_init(&p, 3);
+	rfx_params_init(&q, 3);
+	ok(!rfx_est_sderf.fit(&p, x3, 1, y3, 1, 1, &err) &&
+		   !rfx_est_sderf.fit(&q, X2, 2, Y2, 2, 1, &err),
+	   "sderf fits a pair in its span and the doubled pair in full");
+	is_approx(check_log_var(&rfx_est_sderf, &p, x3, y3, 1),
+		  check_log_var(&rfx_est_sderf, &q, x3, y3, 1), 1e-10,
+		  "sderf: the fit in the span of the inputs is the full fit");
+	is_approx(check_log_var(&rfx_est_sderf, &p, y3, x3, 1),
+		  check_log_var(&rfx_est_sderf, &q, y3, x3, 1), 1e-10,
+		  "sderf: ... also on another pair (the complement's B = I)");
+	rfx_params_release(&p);
+	rfx_params_release(&q);
+}
+
 static void test_errors(void)
 {
 	struct rfx_params p;
@@ -439,6 +470,7 @@ int main(void)
 	test_mc();
 	test_optimal();
 	test_tiny();
+	test_reduced();
 	test_errors();
 	return done_testing();
 }

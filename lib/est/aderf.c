@@ -126,6 +126,8 @@ static int aderf_fit(struct rfx_params *p, const double *X, size_t nx,
 
 	if (ret)
 		return ret;
+	if (nx + ny < (size_t)p->d)
+		return rfx_derf_fit_reduced(p, X, nx, Y, ny, M, aderf_fit, err);
 	ret = rfx_derf_moments_init(&m, p->d, X, nx, Y, ny, 0, err);
 	if (ret)
 		return ret;

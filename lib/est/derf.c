@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <gsl/gsl_eigen.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
 
 #include "num/gemm.h"
@@ -376,5 +377,92 @@ out:
 	gsl_vector_free(eval);
 	gsl_matrix_free(evec);
 	gsl_eigen_symmv_free(ws);
+	return ret;
+}
+
+/*
+ * The fit in the span of the inputs: with Q = [Q_r, Q_perp] orthogonal,
+ * Q_r a basis of the span of the nx + ny = r < d inputs (GSL's
+ * Householder QR of the d x r matrix of inputs, unpacked to d x d), the
+ * moments vanish on Q_perp, where every fit gives a = 0 and B = I; so
+ * the r-dimensional fit of the projected inputs X Q_r, Y Q_r, extended by
+ *   a = (a_r, 0),  B_k = [B_k,r Q_r^T; Q_perp^T],
+ * is the d-dimensional one (B_1^T P B_2 = Q_r Q_r^T + Q_perp Q_perp^T = I),
+ * at O(d^2 r) instead of the O(d^3) eigendecompositions: pair mode and
+ * the variance maps fit one pair per point.
+ */
+int rfx_derf_fit_reduced(struct rfx_params *p, const double *X, size_t nx,
+			 const double *Y, size_t ny, int M,
+			 int (*fit)(struct rfx_params *, const double *, size_t,
+				    const double *, size_t, int,
+				    struct rfx_err *),
+			 struct rfx_err *err)
+{
+	size_t d = (size_t)p->d, r = nx + ny, i, l, k;
+	gsl_matrix *A = gsl_matrix_alloc(d, r), *Q = gsl_matrix_alloc(d, d);
+	gsl_matrix *R = gsl_matrix_alloc(d, r);
+	gsl_vector *tau = gsl_vector_alloc(r);
+	double *Xr = malloc(nx * r * sizeof(double)), *Yr = malloc(ny * r * sizeof(double));
+	struct rfx_params q;
+	int ret;
+
+	rfx_params_init(&q, (int)r);
+	if (!A || !Q || !R || !tau || !Xr || !Yr) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < r; i++)
+		for (l = 0; l < d; l++)
+			gsl_matrix_set(A, l, i, i < nx ? X[i * d + l] : Y[(i - nx) * d + l]);
+	if (gsl_linalg_QR_decomp(A, tau) || gsl_linalg_QR_unpack(A, tau, Q, R)) {
+		ret = rfx_error(err, RFX_ENUMERIC, "qr factorisation of the inputs failed");
+		goto out;
+	}
+	for (i = 0; i < nx + ny; i++) {
+		const double *v = i < nx ? X + i * d : Y + (i - nx) * d;
+		double *o = i < nx ? Xr + i * r : Yr + (i - nx) * r;
+
+		for (k = 0; k < r; k++) {
+			double s = 0.0;
+
+			for (l = 0; l < d; l++)
+				s += v[l] * gsl_matrix_get(Q, l, k);
+			o[k] = s;
+		}
+	}
+	ret = fit(&q, Xr, nx, Yr, ny, M, err);
+	if (ret)
+		goto out;
+	ret = rfx_derf_alloc(p, err);
+	if (ret)
+		goto out;
+	for (k = 0; k < d; k++) {
+		rfx_derf_a(p)[k] = k < r ? rfx_derf_a(&q)[k] : 0.0;
+		for (l = 0; l < d; l++) {
+			double b1 = 0.0, b2 = 0.0;
+
+			if (k < r) {
+				for (i = 0; i < r; i++) {
+					double ql = gsl_matrix_get(Q, l, i);
+
+					b1 += rfx_derf_b(&q, 1)[k * r + i] * ql;
+					b2 += rfx_derf_b(&q, 2)[k * r + i] * ql;
+				}
+			} else {
+				b1 = b2 = gsl_matrix_get(Q, l, k);
+			}
+			rfx_derf_b(p, 1)[k * d + l] = b1;
+			rfx_derf_b(p, 2)[k * d + l] = b2;
+		}
+	}
+	ret = RFX_OK;
+out:
+	gsl_matrix_free(A);
+	gsl_matrix_free(Q);
+	gsl_matrix_free(R);
+	gsl_vector_free(tau);
+	free(Xr);
+	free(Yr);
+	rfx_params_release(&q);
 	return ret;
 }

@@ -108,6 +108,18 @@ double rfx_derf_objective(const struct rfx_params *p,
 int rfx_derf_fit_sigma(struct rfx_params *p, double *S, const double *G,
 		       const double *H, struct rfx_err *err);
 
+/*
+ * Runs fit (an estimator's own fit) in the r = nx + ny dimensional span
+ * of the inputs and extends the result to p->d dimensions exactly (see
+ * derf.c); for r < d, where it turns O(d^3) into O(d^2 r).
+ */
+int rfx_derf_fit_reduced(struct rfx_params *p, const double *X, size_t nx,
+			 const double *Y, size_t ny, int M,
+			 int (*fit)(struct rfx_params *, const double *, size_t,
+				    const double *, size_t, int,
+				    struct rfx_err *),
+			 struct rfx_err *err);
+
 /* OPRF's rho for statistic v in dimension d (positive root, no cancellation). */
 double rfx_derf_rho(double v, double d);
 
