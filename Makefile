@@ -215,6 +215,9 @@ check: deps
 test: rfx $(TEST_BINS)
 	@$(TEST_ENV) RFX=$(CURDIR)/rfx RFX_TOP=$(CURDIR) $(PROVE) -e '' $(TEST_BINS)
 
+# t_est_hyb evaluates its references in binary128 (libquadmath, GCC's).
+tests/bin/t_est_hyb: LDLIBS += -lquadmath
+
 # The replay of the fuzz corpora includes the option parser from cli/.
 tests/bin/t_fuzz: CPPFLAGS += -Icli
 tests/bin/t_fuzz: cli/opt.c $(wildcard tests/fuzz/*.[ch])

@@ -136,49 +136,152 @@ static int kind_fit(const struct hyb_kind *k, struct rfx_params *p,
 
 /*
  * The weights of one pair: wl2 = E lambda^2, wt2 = E (1 - lambda)^2 and
- * wc = 2 E lambda (1 - lambda). im3 = 1/m3; nx = |x|, ny = |y| and
- * rq = 1/(2 sqrt(|x| |y|)) come from the row and the column (computed
- * there once: per pair, two square roots and a division were most of the
- * angular weights' time); the remaining arguments are the block's per-pair
- * quantities.
+ * wc = 2 E lambda (1 - lambda). t is the pair's angle as hyb_angles codes
+ * it (the smaller of q = theta/pi and 1 - q, with the sign bit set when it
+ * is 1 - q, so that neither q nor 1 - q is ever formed as 1 - (nearly 1);
+ * HYB_NODIR when x or y is 0: no direction, lambda^ = 1/2 exactly); the
+ * remaining arguments are the block's per-pair quantities. The Gaussian
+ * weights use expm1, not 1 - exp: for |x - y|^2 = 1e-18 the difference
+ * form was 4 off in log Var (issue 21).
  */
 static inline __attribute__((always_inline)) void
-hyb_weights(int gauss, double xx, double yy, double nx, double ny,
-	    double rq, double dd, double ss, double im3, double sigma2,
+hyb_weights(int gauss, double t, double dd, double im3, double sigma2,
 	    double rho, double *wl2, double *wt2, double *wc)
 {
-	double q, v;
+	double q, p, v;
 
 	if (gauss) {
-		double e1 = exp(-0.5 * sigma2 * dd), e2 = exp(-sigma2 * dd);
+		double e1 = -expm1(-0.5 * sigma2 * dd);
+		double e2 = -expm1(-sigma2 * dd);
 
-		v = 0.5 * im3 * (1.0 - e2) * (1.0 - e2) / (rho * rho);
-		q = (1.0 - e1) / rho;
+		/* the ratio first: e2 and rho both ~1e-200 for inputs ~1e-100 */
+		v = 0.5 * im3 * (e2 / rho) * (e2 / rho);
+		q = e1 / rho;
+		p = 1.0 - q;
 	} else {
-		/*
-		 * theta from |x - y|^2 or |x + y|^2, whichever is smaller, both
-		 * accurate for close or opposite points (block.c): with
-		 * l = |x| - |y|, 1 -+ cos(theta) = (|x -+ y|^2 - l^2)/(2|x||y|),
-		 * so theta = 2 asin(sqrt(|x - y|^2 - l^2)/(2 sqrt(|x||y|))) near 0
-		 * and pi minus the same with |x + y|^2 near pi; acos of x.y/(|x||y|)
-		 * would lose half the digits there. No short-circuits and no
-		 * division under a condition (GCC will not speculate a trapping
-		 * operation), so that the loop vectorises. One asin, of the
-		 * argument chosen.
-		 */
-		int nz = (xx > 0.0) & (yy > 0.0), near = dd < ss;
-		double l = (xx - yy) / (nz ? nx + ny : 1.0), l2 = l * l;
-		double a0 = (near ? dd : ss) - l2;
-		double s0 = sqrt(a0 > 0.0 ? a0 : 0.0) * (nz ? rq : 1.0);
-		double t0 = 2.0 * asin(s0 < 1.0 ? s0 : 1.0);
-		double th = nz ? (near ? t0 : RFX_PI - t0) : 0.5 * RFX_PI;
+		int nz = t <= 1.0, flip = signbit(t) != 0;
+		double m = nz ? fabs(t) : 0.5;
 
-		q = th / RFX_PI;
-		v = nz ? q * (1.0 - q) * im3 : 0.0;
+		q = flip ? 1.0 - m : m;
+		p = flip ? m : 1.0 - m;
+		v = nz ? m * (1.0 - m) * im3 : 0.0;
 	}
 	*wl2 = q * q + v;
-	*wt2 = (1.0 - q) * (1.0 - q) + v;
-	*wc = 2.0 * (q * (1.0 - q) - v);
+	*wt2 = p * p + v;
+	*wc = 2.0 * (q * p - v);
+}
+
+/* hyb_angles' code for a pair without a direction (x or y is 0). */
+#define HYB_NODIR 2.0
+
+/* Below this, |x| |y| may have lost digits to underflow. */
+#define HYB_NN_MIN 1e-280
+
+/* 2^-e with 2^(e-1) <= max |x_l| < 2^e, or 0 when x is 0: an exact scale. */
+static double pow2_scale(const double *x, int d)
+{
+	double a = 0.0;
+	int l, e;
+
+	for (l = 0; l < d; l++)
+		a = fabs(x[l]) > a ? fabs(x[l]) : a;
+	if (a == 0.0)
+		return 0.0;
+	frexp(a, &e);
+	return ldexp(1.0, -e);
+}
+
+/*
+ * The angle between x and y, coded as hyb_weights reads it, accurate to
+ * a few ulps in theta AND in pi - theta, at every angle and ratio of
+ * lengths. Kahan's theta = 2 atan2(|u - v|, |u + v|) on the unit vectors
+ * ("How futile are mindless assessments of roundoff", 2006, sec. 12)
+ * leaves |u -+ v| an absolute error of an ulp, a relative one of
+ * ulp/theta near 0 and ulp/(pi - theta) near pi (1e-7 for opposite inputs
+ * whose lengths differ by 1e-9). Here |y| (u -+ v) is formed as
+ *   A, B = (x -+ y) + x (|y| - |x|)/|x|,
+ *   |y| - |x| = sum_l (y_l - x_l)(y_l + x_l) / (|x| + |y|),
+ * whose terms carry their own relative accuracy (x -+ y is exact for
+ * close or opposite inputs), and theta = 2 atan2(|A|, |B|),
+ * pi - theta = 2 atan2(|B|, |A|). x and y are first scaled by powers of 2
+ * (exact; the angle does not see positive scales), so that no length
+ * under- or overflows.
+ */
+static double kahan_angle(const double *x, const double *y, int d)
+{
+	double sx = pow2_scale(x, d), sy = pow2_scale(y, d);
+	double nx = 0.0, ny = 0.0, dl = 0.0, am = 0.0, ap = 0.0, th, tc, f;
+	int l;
+
+	if (sx == 0.0 || sy == 0.0)
+		return HYB_NODIR;
+	for (l = 0; l < d; l++) {
+		double u = x[l] * sx, v = y[l] * sy;
+
+		nx += u * u;
+		ny += v * v;
+		dl += (v - u) * (v + u);
+	}
+	nx = sqrt(nx);
+	ny = sqrt(ny);
+	f = dl / ((nx + ny) * nx);
+	for (l = 0; l < d; l++) {
+		double u = x[l] * sx, v = y[l] * sy;
+		double a = (u - v) + u * f, b = (u + v) + u * f;
+
+		am += a * a;
+		ap += b * b;
+	}
+	th = 2.0 * atan2(sqrt(am), sqrt(ap));
+	tc = 2.0 * atan2(sqrt(ap), sqrt(am));
+	return th <= tc ? th / RFX_PI : -(tc / RFX_PI);
+}
+
+/*
+ * The angle of every pair of b into th (nx x ny), coded as hyb_weights
+ * reads it. acos of x.y / (|x| |y|) is accurate to about d ulps while
+ * |cos| <= 1/2 (the slope of acos is at most 2/sqrt 3 there), whatever the
+ * ratio of the lengths, and vectorises; nearer 0 and pi it would lose half
+ * the digits (and the form 1 -+ cos = (|x -+ y|^2 - (|x| - |y|)^2) /
+ * (2 |x| |y|) cancels entirely when one input is much shorter: an angle
+ * of pi/2 came out as pi for lengths 1e-20 and 1, issue 21), so those
+ * pairs, and those whose |x| |y| may have underflowed, take kahan_angle
+ * coordinate-wise.
+ */
+RFX_SIMD_CLONES
+static void hyb_angles(const struct rfx_block *b, double *th)
+{
+	size_t i, j, ny = b->ny;
+	int d = b->d;
+
+	for (i = 0; i < b->nx; i++) {
+		const double *xy = b->xy + i * ny, *yy = b->yy;
+		double *t = th + i * ny, nx = sqrt(b->xx[i]), bad = 0.0;
+
+#pragma omp simd reduction(+ : bad)
+		for (j = 0; j < ny; j++) {
+			double nn = nx * sqrt(yy[j]);
+			int ok = nn >= HYB_NN_MIN;
+			double c = xy[j] / (ok ? nn : 1.0), q;
+
+			c = c > 1.0 ? 1.0 : (c < -1.0 ? -1.0 : c);
+			ok &= fabs(c) <= 0.5;
+			/* q in [1/3, 2/3] here: 1 - q is exact enough */
+			q = acos(ok ? c : 0.0) / RFX_PI;
+			t[j] = q <= 0.5 ? q : -(1.0 - q);
+			bad += !ok;
+		}
+		if (bad == 0.0)
+			continue;
+		for (j = 0; j < ny; j++) {
+			double nn = nx * sqrt(yy[j]);
+
+			if (nn >= HYB_NN_MIN && fabs(xy[j] / nn) <= 0.5)
+				continue;
+			t[j] = kahan_angle(b->X + i * (size_t)d,
+					   b->Y + j * (size_t)d, d);
+		}
+	}
 }
 
 /*
@@ -276,9 +379,6 @@ static int hyb_block_linear(const struct rfx_block *b)
 	return lo >= HYB_LIN_LO && hi <= HYB_LIN_HI; /* false for NaN */
 }
 
-/* Columns of a block per pass, with their norms on the stack. */
-#define HYB_COLS 256
-
 RFX_SIMD_CLONES
 static int hyb_log_variance_kind(const struct hyb_kind *k,
 				 const struct rfx_params *p,
@@ -286,9 +386,8 @@ static int hyb_log_variance_kind(const struct hyb_kind *k,
 				 struct rfx_err *err)
 {
 	int m1, m3, posh = k->posh, shared = k->shared, gauss = k->gauss;
-	size_t i, j, j0, ny = b->ny;
+	size_t i, j, ny = b->ny;
 	double lm1, im3, sigma2 = p->sigma * p->sigma, rho = p->rho;
-	double cn[HYB_COLS], cr[HYB_COLS]; /* |y| and |y|^-1/2 of columns */
 
 	hyb_counts(k, p, M, &m1, &m3);
 	if (m1 < 1 || m3 < 1)
@@ -304,32 +403,23 @@ static int hyb_log_variance_kind(const struct hyb_kind *k,
 	 * drops the other branches and vectorises (it does not unswitch at -O2).
 	 */
 #define HYB_LOOP(POSH, SHARED, GAUSS, VAR1)                                    \
-	for (j0 = 0; j0 < ny; j0 += HYB_COLS) {                                \
-		size_t jn = ny - j0 < HYB_COLS ? ny - j0 : HYB_COLS;           \
-		const double *yy = b->yy + j0;                                 \
+	for (i = 0; i < b->nx; i++) {                                          \
+		const double *dd = b->dd + i * ny, *ss = b->ss + i * ny;       \
+		double *o = out + i * ny, xx = b->xx[i];                       \
                                                                                \
-		for (j = 0; j < jn; j++) {                                     \
-			cn[j] = sqrt(yy[j]);                                   \
-			cr[j] = 1.0 / sqrt(cn[j]);                             \
-		}                                                              \
-		for (i = 0; i < b->nx; i++) {                                  \
-			const double *dd = b->dd + i * ny + j0;                \
-			const double *ss = b->ss + i * ny + j0;                \
-			double *o = out + i * ny + j0, xx = b->xx[i];          \
-			double nx = sqrt(xx), rx = 0.5 / sqrt(nx);             \
+		_Pragma("omp simd")                                            \
+		for (j = 0; j < ny; j++) {                                     \
+			double wl2, wt2, wc;                                   \
                                                                                \
-			_Pragma("omp simd")                                    \
-			for (j = 0; j < jn; j++) {                             \
-				double wl2, wt2, wc;                           \
-                                                                               \
-				hyb_weights(GAUSS, xx, yy[j], nx, cn[j],       \
-					    rx * cr[j], dd[j], ss[j], im3,     \
-					    sigma2, rho, &wl2, &wt2, &wc);     \
-				o[j] = VAR1(POSH, SHARED, xx, yy[j], dd[j],    \
-					    ss[j], lm1, wl2, wt2, wc);         \
-			}                                                      \
+			hyb_weights(GAUSS, o[j], dd[j], im3, sigma2, rho,      \
+				    &wl2, &wt2, &wc);                          \
+			o[j] = VAR1(POSH, SHARED, xx, b->yy[j], dd[j], ss[j],  \
+				    lm1, wl2, wt2, wc);                        \
 		}                                                              \
 	}
+	/* the angles go into out first; each pair's variance replaces its own */
+	if (!gauss)
+		hyb_angles(b, out);
 	if (hyb_block_linear(b)) {
 		size_t k, np = b->nx * ny;
 
