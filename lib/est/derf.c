@@ -11,13 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
 
+#include "num/blas.h"
 #include "num/gemm.h"
 #include "num/logmath.h"
 #include "num/vmath.h"
+
+/* Rows per block of the extra product X B_k^T in the feature maps. */
+#define ROWS 256
 
 int rfx_derf_alloc(struct rfx_params *p, struct rfx_err *err)
 {
@@ -173,22 +181,42 @@ int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
 		      int side, const double *X, size_t n, int M,
 		      struct rfx_featmat *F, struct rfx_err *err)
 {
-	size_t d = (size_t)p->d, i, l;
-	const double *a;
-	double *T = NULL, *work = NULL, logd = 0.0;
-	int m, ret = rfx_derf_check(p, "derf", err);
+	size_t d = (size_t)p->d, l, k, nblk = (n + ROWS - 1) / ROWS;
+	const double *a, *B;
+	double *T = NULL, *Bt = NULL, logd = 0.0;
+	long blk;
+	int m, outer = 1, saved = 0, ret = rfx_derf_check(p, "derf", err);
 
 	if (ret)
 		return ret;
 	a = rfx_derf_a(p);
+	B = rfx_derf_b(p, side == 1 ? 1 : 2);
 	T = malloc(n * d * sizeof(double));
-	work = malloc(d * d * sizeof(double));
-	if (!T || !work) {
+	Bt = malloc(d * d * sizeof(double));
+	if (!T || !Bt) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
 		goto out;
 	}
-	rfx_gemm_nt(n, d, d, X, d, rfx_derf_b(p, side == 1 ? 1 : 2), d, T, d,
-		    work);
+	for (l = 0; l < d; l++)
+		for (k = 0; k < d; k++)
+			Bt[k * d + l] = B[l * d + k];
+#ifdef _OPENMP
+	outer = !omp_in_parallel();
+#endif
+	/*
+	 * T = X B_k^T in blocks of rows, each on one thread with one BLAS
+	 * thread: a row's values do not depend on the thread count.
+	 */
+	if (outer)
+		saved = rfx_blas_single_begin();
+#pragma omp parallel for schedule(static) if (outer && nblk > 1)
+	for (blk = 0; blk < (long)nblk; blk++) {
+		size_t i0 = (size_t)blk * ROWS, nb = n - i0 < ROWS ? n - i0 : ROWS;
+
+		rfx_gemm(nb, d, d, 1.0, X + i0 * d, d, Bt, d, T + i0 * d, d);
+	}
+	if (outer)
+		rfx_blas_single_end(saved);
 	for (l = 0; l < d; l++)
 		logd += 0.25 * log1p(-4.0 * a[l]);
 	for (m = 0; m < M; m++) {
@@ -203,17 +231,23 @@ int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
 	}
 	rfx_featmat_exp(F, w, T, n, M, 1.0, F->cwork, 0.0,
 			logd - 0.5 * log((double)M));
-	for (i = 0; i < n; i++) {
-		const double *t = T + i * d, *x = X + i * d;
+	/* the per-row terms -(sum_l t_l^2/(1 - 4a_l) + |x|^2)/2 */
+	for (l = 0; l < d; l++)
+		Bt[l] = 1.0 / (1.0 - 4.0 * a[l]);
+#pragma omp parallel for schedule(static) if (outer && nblk > 1)
+	for (blk = 0; blk < (long)n; blk++) {
+		const double *t = T + (size_t)blk * d, *x = X + (size_t)blk * d;
 		double r = 0.0;
+		size_t j;
 
-		for (l = 0; l < d; l++)
-			r += t[l] * t[l] / (1.0 - 4.0 * a[l]) + x[l] * x[l];
-		F->lscale[i] -= 0.5 * r;
+#pragma omp simd reduction(+ : r)
+		for (j = 0; j < d; j++)
+			r += t[j] * t[j] * Bt[j] + x[j] * x[j];
+		F->lscale[blk] -= 0.5 * r;
 	}
 out:
 	free(T);
-	free(work);
+	free(Bt);
 	return ret;
 }
 
