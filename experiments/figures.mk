@@ -56,6 +56,15 @@ FIG_RESULTS += $(R)/fig4_1.h5 $(R)/fig6_1.h5 $(R)/fig6_2.h5 $(R)/fig_hrf1.h5 \
 # Text tables beside the papers' (also in the report).
 FIG_TEXT = $(R)/uci_tables.txt $(R)/table_hrf3.md
 
+# Beyond the papers (issue 19, docs/DERIVATIONS.md): the DERFs on Fig 6.4's
+# regimes, with the log factor of their variance below OPRF's in
+# fig_beyond6_4.h5.claims.tsv (about 2 CPU-min at full scale, 5 s fast),
+# and the variance of PosRF and OPRF on simplex, simplex+ and ort-anti over
+# ORF's against |x|, closed form beside Monte Carlo (about 10 CPU-min full,
+# 20 s fast). Not yet in the report.
+FIG_RESULTS += $(R)/fig_beyond6_4.h5
+FIG_TEXT += $(R)/beyond_ratio.tsv
+
 FIG_PLOTS = $(P)/fig6_4_nonpositive.png $(P)/fig6_4_nonpositive.pdf \
 	    $(P)/fig6_4_positive.png $(P)/fig6_4_positive.pdf \
 	    $(P)/fig6_4_mc.png $(P)/fig6_4_mc.pdf \
@@ -149,6 +158,10 @@ $(P)/fig_hrf_table1.png $(P)/fig_hrf_table1.pdf &: plots/fig_hrf_table1.gp plots
 $(P)/fig%.png $(P)/fig%.pdf: plots/fig%.gp plots/common.gp $(R)/fig%.h5 | rfx
 	@echo '   ' PLOT fig$* >&2
 	@$(GNUPLOT) -e "rfx='./rfx'; in='$(R)/fig$*.h5'; out='$(P)/fig$*'" plots/fig$*.gp
+
+$(R)/beyond_ratio.tsv: experiments/beyond_ratio.sh $(EXP_DEPS)
+	@echo '   ' GEN $@ >&2
+	@RFX=./rfx experiments/beyond_ratio.sh $@
 
 # Thesis sec. 6.6.2, Tables 6.1-6.3: UCI classification by kernel regression.
 $(R)/uci_tables.txt: experiments/uci_tables.sh $(R)/uci.h5 \
