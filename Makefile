@@ -71,6 +71,7 @@ LAYERS = base num io proj data est eval exp
 LIB_OBJS += lib/base/cancel.o
 LIB_OBJS += lib/base/err.o
 LIB_OBJS += lib/base/rng.o
+LIB_OBJS += lib/base/sha256.o
 LIB_OBJS += lib/num/bessel.o
 LIB_OBJS += lib/num/blas.o
 LIB_OBJS += lib/num/block.o
@@ -85,6 +86,7 @@ LIB_OBJS += lib/proj/proj.o
 LIB_OBJS += lib/proj/wht.o
 LIB_OBJS += lib/data/dataset.o
 LIB_OBJS += lib/data/images.o
+LIB_OBJS += lib/data/matrix.o
 LIB_OBJS += lib/data/regime.o
 LIB_OBJS += lib/data/uci.o
 LIB_OBJS += lib/est/aderf.o
@@ -141,6 +143,7 @@ BENCH_BINS += bench/bin/bench_bessel
 BENCH_BINS += bench/bin/bench_featmap
 BENCH_BINS += bench/bin/bench_proj
 BENCH_BINS += bench/bin/runstat
+BENCH_BINS += bench/bin/mkset
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
@@ -247,7 +250,7 @@ valgrind-run: $(VALGRIND_TESTS)
 # new inputs go to build/fuzz/corpus/, crashes to build/fuzz/artifacts/.
 FUZZ_CC = clang
 FUZZ_TIME = 60
-FUZZ_TARGETS = dataset uci idx opt
+FUZZ_TARGETS = dataset uci idx opt matrix
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fopenmp -MMD -MP -Wno-pass-failed \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS = $(patsubst %.o,build/fuzz/%.o,$(LIB_OBJS)) build/fuzz/cli/opt.o

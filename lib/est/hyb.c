@@ -136,7 +136,7 @@ static int kind_fit(const struct hyb_kind *k, struct rfx_params *p,
 
 /*
  * The weights of one pair: wl2 = E lambda^2, wt2 = E (1 - lambda)^2 and
- * wc = 2 E lambda (1 - lambda). t is the pair's angle as hyb_angles codes
+ * wc = 2 E lambda (1 - lambda). t is the pair's angle as hyb_angle codes
  * it (the smaller of q = theta/pi and 1 - q, with the sign bit set when it
  * is 1 - q, so that neither q nor 1 - q is ever formed as 1 - (nearly 1);
  * HYB_NODIR when x or y is 0: no direction, lambda^ = 1/2 exactly); the
@@ -159,7 +159,8 @@ hyb_weights(int gauss, double t, double dd, double im3, double sigma2,
 		q = e1 / rho;
 		p = 1.0 - q;
 	} else {
-		int nz = t <= 1.0, flip = signbit(t) != 0;
+		/* copysign, not signbit: GCC vectorises the first only */
+		int nz = t <= 1.0, flip = copysign(1.0, t) < 0.0;
 		double m = nz ? fabs(t) : 0.5;
 
 		q = flip ? 1.0 - m : m;
@@ -171,7 +172,7 @@ hyb_weights(int gauss, double t, double dd, double im3, double sigma2,
 	*wc = 2.0 * (q * p - v);
 }
 
-/* hyb_angles' code for a pair without a direction (x or y is 0). */
+/* hyb_angle's code for a pair without a direction (x or y is 0). */
 #define HYB_NODIR 2.0
 
 /* Below this, |x| |y| may have lost digits to underflow. */
@@ -238,50 +239,52 @@ static double kahan_angle(const double *x, const double *y, int d)
 }
 
 /*
- * The angle of every pair of b into th (nx x ny), coded as hyb_weights
- * reads it. acos of x.y / (|x| |y|) is accurate to about d ulps while
- * |cos| <= 1/2 (the slope of acos is at most 2/sqrt 3 there), whatever the
- * ratio of the lengths, and vectorises; nearer 0 and pi it would lose half
- * the digits (and the form 1 -+ cos = (|x -+ y|^2 - (|x| - |y|)^2) /
- * (2 |x| |y|) cancels entirely when one input is much shorter: an angle
- * of pi/2 came out as pi for lengths 1e-20 and 1, issue 21), so those
- * pairs, and those whose |x| |y| may have underflowed, take kahan_angle
- * coordinate-wise.
+ * The angle of one pair, coded as hyb_weights reads it, with one asin, in
+ * the vectorised loop; *bad is set where the result is not to be trusted
+ * and kahan_angle must redo it:
+ *  - |cos| <= 1/2: theta = pi/2 - asin(x.y / (|x| |y|)), accurate to about
+ *    d ulps whatever the ratio of the lengths (asin's slope is at most
+ *    2/sqrt 3 there);
+ *  - nearer 0 or pi: with l = |x| - |y|, 1 -+ cos = (|x -+ y|^2 - l^2) /
+ *    (2 |x| |y|) gives theta (or pi - theta) = 2 asin(sqrt(|x -+ y|^2 -
+ *    l^2) / (2 sqrt(|x| |y|))) from the block's accurate |x -+ y|^2, to a
+ *    few ulps while the subtraction keeps half its bits; the acos of the
+ *    cosine would lose half the digits there.
+ * With want_bad, returns 1 for such a pair and 0 otherwise instead.
+ * Bad: one input much shorter than the other, where the subtraction
+ * cancels (an angle of pi/2 came out as pi for lengths 1e-20 and 1, issue
+ * 21), and |x| |y| below HYB_NN_MIN, where it may have underflowed. Such
+ * pairs are rare in the experiments' sets, which keeps Fig 6.4 at its
+ * speed. nx = |x|, ny = |y|, rq = 1/(2 sqrt(|x| |y|)), rnn = 1/(|x| |y|)
+ * come from the row and the column.
  */
-RFX_SIMD_CLONES
-static void hyb_angles(const struct rfx_block *b, double *th)
+static inline __attribute__((always_inline)) double
+hyb_angle(double xx, double yy, double nx, double ny, double rq, double rnn,
+	  double xy, double dd, double ss, int want_bad)
 {
-	size_t i, j, ny = b->ny;
-	int d = b->d;
+	double nn = nx * ny;
+	int ok = nn >= HYB_NN_MIN, near = dd < ss;
+	double c = xy * rnn;
+	int mid = fabs(c) <= 0.5;
+	double l = (xx - yy) / (ok ? nx + ny : 1.0);
+	double v = near ? dd : ss, a0 = v - l * l;
+	double s0 = sqrt(a0 > 0.0 ? a0 : 0.0) * rq;
+	double fm = mid ? 1.0 : 0.0;
+	/*
+	 * One asin of a blended argument: with a select GCC sinks the call
+	 * into both arms and can no longer use the vector asin.
+	 */
+	double as = asin(fm * c + (1.0 - fm) * (s0 < 1.0 ? s0 : 1.0));
+	double m = mid ? 0.5 - fabs(as) / RFX_PI : 2.0 * as / RFX_PI;
+	int flip = mid ? c < 0.0 : !near;
 
-	for (i = 0; i < b->nx; i++) {
-		const double *xy = b->xy + i * ny, *yy = b->yy;
-		double *t = th + i * ny, nx = sqrt(b->xx[i]), bad = 0.0;
-
-#pragma omp simd reduction(+ : bad)
-		for (j = 0; j < ny; j++) {
-			double nn = nx * sqrt(yy[j]);
-			int ok = nn >= HYB_NN_MIN;
-			double c = xy[j] / (ok ? nn : 1.0), q;
-
-			c = c > 1.0 ? 1.0 : (c < -1.0 ? -1.0 : c);
-			ok &= fabs(c) <= 0.5;
-			/* q in [1/3, 2/3] here: 1 - q is exact enough */
-			q = acos(ok ? c : 0.0) / RFX_PI;
-			t[j] = q <= 0.5 ? q : -(1.0 - q);
-			bad += !ok;
-		}
-		if (bad == 0.0)
-			continue;
-		for (j = 0; j < ny; j++) {
-			double nn = nx * sqrt(yy[j]);
-
-			if (nn >= HYB_NN_MIN && fabs(xy[j] / nn) <= 0.5)
-				continue;
-			t[j] = kahan_angle(b->X + i * (size_t)d,
-					   b->Y + j * (size_t)d, d);
-		}
-	}
+	/*
+	 * The flag is a second call's result, not an out-parameter: an
+	 * address taken in the loop body keeps GCC from vectorising it.
+	 */
+	if (want_bad)
+		return ((!ok) | ((!mid) & (a0 < 0.5 * v))) ? 1.0 : 0.0;
+	return flip ? -m : m;
 }
 
 /*
@@ -379,6 +382,9 @@ static int hyb_block_linear(const struct rfx_block *b)
 	return lo >= HYB_LIN_LO && hi <= HYB_LIN_HI; /* false for NaN */
 }
 
+/* Columns of a block per pass, with their norms on the stack. */
+#define HYB_COLS 256
+
 RFX_SIMD_CLONES
 static int hyb_log_variance_kind(const struct hyb_kind *k,
 				 const struct rfx_params *p,
@@ -386,8 +392,10 @@ static int hyb_log_variance_kind(const struct hyb_kind *k,
 				 struct rfx_err *err)
 {
 	int m1, m3, posh = k->posh, shared = k->shared, gauss = k->gauss;
-	size_t i, j, ny = b->ny;
+	size_t i, j, j0, ny = b->ny;
 	double lm1, im3, sigma2 = p->sigma * p->sigma, rho = p->rho;
+	/* |y|, |y|^-1/2 and 1/|y| of a pass's columns */
+	double cn[HYB_COLS], cr[HYB_COLS], ci[HYB_COLS];
 
 	hyb_counts(k, p, M, &m1, &m3);
 	if (m1 < 1 || m3 < 1)
@@ -403,23 +411,58 @@ static int hyb_log_variance_kind(const struct hyb_kind *k,
 	 * drops the other branches and vectorises (it does not unswitch at -O2).
 	 */
 #define HYB_LOOP(POSH, SHARED, GAUSS, VAR1)                                    \
-	for (i = 0; i < b->nx; i++) {                                          \
-		const double *dd = b->dd + i * ny, *ss = b->ss + i * ny;       \
-		double *o = out + i * ny, xx = b->xx[i];                       \
+	for (j0 = 0; j0 < ny; j0 += HYB_COLS) {                                \
+		size_t jn = ny - j0 < HYB_COLS ? ny - j0 : HYB_COLS;           \
+		const double *yy = b->yy + j0;                                 \
                                                                                \
-		_Pragma("omp simd")                                            \
-		for (j = 0; j < ny; j++) {                                     \
-			double wl2, wt2, wc;                                   \
+		for (j = 0; j < jn; j++) {                                     \
+			cn[j] = sqrt(yy[j]);                                   \
+			cr[j] = 1.0 / sqrt(cn[j]);                             \
+			ci[j] = 1.0 / cn[j];                                   \
+		}                                                              \
+		for (i = 0; i < b->nx; i++) {                                  \
+			const double *dd = b->dd + i * ny + j0;                \
+			const double *ss = b->ss + i * ny + j0;                \
+			const double *xy = b->xy + i * ny + j0;                \
+			double *o = out + i * ny + j0, xx = b->xx[i];          \
+			double nx = sqrt(xx), rx = 0.5 / sqrt(nx), ix = 1.0 / nx; \
+			double nbad = 0.0;                                     \
                                                                                \
-			hyb_weights(GAUSS, o[j], dd[j], im3, sigma2, rho,      \
-				    &wl2, &wt2, &wc);                          \
-			o[j] = VAR1(POSH, SHARED, xx, b->yy[j], dd[j], ss[j],  \
-				    lm1, wl2, wt2, wc);                        \
+			_Pragma("omp simd reduction(+ : nbad)")                \
+			for (j = 0; j < jn; j++) {                             \
+				double wl2, wt2, wc, t = 0.0;                  \
+                                                                               \
+				if (!GAUSS) {                                  \
+					t = hyb_angle(xx, yy[j], nx, cn[j],    \
+						      rx * cr[j], ix * ci[j],  \
+						      xy[j], dd[j], ss[j], 0); \
+					nbad += hyb_angle(xx, yy[j], nx, cn[j], \
+							  rx * cr[j],          \
+							  ix * ci[j], xy[j],   \
+							  dd[j], ss[j], 1);    \
+				}                                              \
+				hyb_weights(GAUSS, t, dd[j], im3, sigma2, rho, \
+					    &wl2, &wt2, &wc);                  \
+				o[j] = VAR1(POSH, SHARED, xx, yy[j], dd[j],    \
+					    ss[j], lm1, wl2, wt2, wc);         \
+			}                                                      \
+			for (j = 0; !GAUSS && nbad > 0.0 && j < jn; j++) {     \
+				double wl2, wt2, wc, t;                        \
+                                                                               \
+				if (hyb_angle(xx, yy[j], nx, cn[j], rx * cr[j], \
+					      ix * ci[j], xy[j], dd[j], ss[j], \
+					      1) == 0.0)                       \
+					continue;                              \
+				t = kahan_angle(b->X + i * (size_t)b->d,       \
+						b->Y + (j0 + j) * (size_t)b->d, \
+						b->d);                         \
+				hyb_weights(GAUSS, t, dd[j], im3, sigma2, rho, \
+					    &wl2, &wt2, &wc);                  \
+				o[j] = VAR1(POSH, SHARED, xx, yy[j], dd[j],    \
+					    ss[j], lm1, wl2, wt2, wc);         \
+			}                                                      \
 		}                                                              \
 	}
-	/* the angles go into out first; each pair's variance replaces its own */
-	if (!gauss)
-		hyb_angles(b, out);
 	if (hyb_block_linear(b)) {
 		size_t k, np = b->nx * ny;
 

@@ -286,29 +286,30 @@ int rfx_h5out_attr(struct rfx_h5out *o, const char *name, const char *value,
 	return RFX_OK;
 }
 
-/* Writes the seed as a scalar unsigned 64-bit attribute of the root. */
-static int write_seed(struct rfx_h5out *o, uint64_t seed, struct rfx_err *err)
+/* Writes a scalar unsigned 64-bit attribute of the root (the seed, sizes). */
+static int write_u64(struct rfx_h5out *o, const char *name, uint64_t v,
+		     struct rfx_err *err)
 {
 	hid_t sid = H5I_INVALID_HID;
 	hid_t aid = H5I_INVALID_HID;
 	htri_t has;
 	int ret = RFX_OK;
 
-	if ((has = H5Aexists(o->file, "seed")) < 0 ||
-	    (has > 0 && H5Adelete(o->file, "seed") < 0) ||
+	if ((has = H5Aexists(o->file, name)) < 0 ||
+	    (has > 0 && H5Adelete(o->file, name) < 0) ||
 	    (sid = H5Screate(H5S_SCALAR)) < 0 ||
-	    (aid = H5Acreate2(o->file, "seed", H5T_STD_U64LE, sid, H5P_DEFAULT,
+	    (aid = H5Acreate2(o->file, name, H5T_STD_U64LE, sid, H5P_DEFAULT,
 			      H5P_DEFAULT)) < 0 ||
-	    H5Awrite(aid, H5T_NATIVE_UINT64, &seed) < 0) {
-		ret = h5_error(err, RFX_EIO, "cannot write attribute 'seed' to '%s'",
-			       o->path);
+	    H5Awrite(aid, H5T_NATIVE_UINT64, &v) < 0) {
+		ret = h5_error(err, RFX_EIO, "cannot write attribute '%s' to '%s'",
+			       name, o->path);
 		goto out;
 	}
 
 out:
 	if (aid >= 0 && H5Aclose(aid) < 0 && ret == RFX_OK)
-		ret = h5_error(err, RFX_EIO, "cannot write attribute 'seed' to '%s'",
-			       o->path);
+		ret = h5_error(err, RFX_EIO, "cannot write attribute '%s' to '%s'",
+			       name, o->path);
 	if (sid >= 0)
 		H5Sclose(sid);
 	return ret;
@@ -328,7 +329,7 @@ int rfx_h5out_provenance(struct rfx_h5out *o, const struct rfx_provenance *p,
 		{ "rng", p ? p->rng : NULL },
 	};
 	size_t i;
-	int ret;
+	int ret, k;
 
 	if (!o || !p)
 		return rfx_error(err, RFX_EINVAL, "no file or provenance given");
@@ -340,7 +341,24 @@ int rfx_h5out_provenance(struct rfx_h5out *o, const struct rfx_provenance *p,
 	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		if ((ret = rfx_h5out_attr(o, s[i].name, s[i].value, err)))
 			return ret;
-	return write_seed(o, p->seed, err);
+	for (k = 0; k < p->ninputs; k++) {
+		const struct rfx_input_file *in = &p->inputs[k];
+		char name[32];
+
+		if (!in->path || !in->sha256)
+			return rfx_error(err, RFX_EINVAL,
+					 "provenance of input %d is missing", k);
+		snprintf(name, sizeof(name), "input_%d_path", k);
+		if ((ret = rfx_h5out_attr(o, name, in->path, err)))
+			return ret;
+		snprintf(name, sizeof(name), "input_%d_sha256", k);
+		if ((ret = rfx_h5out_attr(o, name, in->sha256, err)))
+			return ret;
+		snprintf(name, sizeof(name), "input_%d_size", k);
+		if ((ret = write_u64(o, name, in->size, err)))
+			return ret;
+	}
+	return write_u64(o, "seed", p->seed, err);
 }
 
 /* Rejects a schema whose declared layout cannot be the struct it names. */
