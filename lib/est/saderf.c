@@ -57,7 +57,14 @@ static int saderf_fit(struct rfx_params *p, const double *X, size_t nx,
 		B2[l * d + l] = beta / a[l];
 		a[l] = aa;
 	}
-	ret = rfx_derf_check_unbiased(p, "saderf", err);
+	/* B_1^T P B_2 = diag(b g_l (1/(1-4a)) b/g_l) = I by construction: O(d) check */
+	for (l = 0; l < d; l++)
+		if (!(fabs(B1[l * d + l] * B2[l * d + l] / (1.0 - 4.0 * aa) - 1.0) <= 1e-12)) {
+			ret = rfx_error(err, RFX_ENUMERIC,
+					"saderf: biased parameters at coordinate %zu", l);
+			goto out;
+		}
+	ret = rfx_derf_check(p, "saderf", err);
 out:
 	rfx_derf_moments_release(&m);
 	return ret;
