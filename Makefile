@@ -23,8 +23,11 @@ WERROR = -Werror
 # math call nor floating-point exception flags, and together they let the
 # compiler vectorise the log-domain loops through libmvec (lib/num/logmath.h).
 # IEEE semantics otherwise stay (no -ffast-math: rfx relies on inf).
+# -Wno-missing-field-initializers, as in git's config.mak.dev: tables such
+# as cli/opt.h's options spell out their leading fields and leave optional
+# trailing ones (bounds, default) zero.
 CFLAGS = -std=c11 -g $(OPT) -fno-math-errno -fno-trapping-math -Wall -Wextra \
-	 $(WERROR) -fopenmp -MMD -MP
+	 -Wno-missing-field-initializers $(WERROR) -fopenmp -MMD -MP
 CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Ilib -Ibuild $(HDF5_CFLAGS)
 LDFLAGS = -fopenmp
 # OpenBLAS comes before GSL so that GSL's cblas_* calls bind to OpenBLAS,
@@ -72,6 +75,7 @@ LIB_OBJS += lib/base/cancel.o
 LIB_OBJS += lib/base/err.o
 LIB_OBJS += lib/base/rng.o
 LIB_OBJS += lib/base/sha256.o
+LIB_OBJS += lib/base/suggest.o
 LIB_OBJS += lib/num/bessel.o
 LIB_OBJS += lib/num/blas.o
 LIB_OBJS += lib/num/block.o
@@ -120,10 +124,12 @@ LIB_OBJS += lib/exp/svmexp.o
 LIB_OBJS += lib/exp/uciexp.o
 LIB_OBJS += lib/exp/varexp.o
 LIB_OBJS += lib/exp/varmap.o
+LIB_OBJS += lib/exp/varpair.o
 LIB_OBJS += lib/exp/zcurve.o
 
 CLI_OBJS += cli/clustered.o
 CLI_OBJS += cli/dump.o
+CLI_OBJS += cli/estimators.o
 CLI_OBJS += cli/mse_table.o
 CLI_OBJS += cli/opt.o
 CLI_OBJS += cli/optis.o

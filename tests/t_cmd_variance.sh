@@ -17,8 +17,9 @@
 # MNIST comes from data/ next to rfx unless the environment says otherwise.
 unset RFX_DATA
 
-METHODS="trig hyb gerf pois geom pos oprf pois+ geom+ posh ang ang-ind gauss-hyb cexp cexp-c sderf aderf saderf"
-NMETHODS=18
+# every estimator of the registry, in its order (not a hand-kept copy)
+METHODS=$("$RFX" help estimators --format names | tr '\n' ' ' | sed 's/ $//')
+NMETHODS=$(echo $METHODS | wc -w)
 HEADER=$(printf 'method\tregime\tgamma\td\tM\tn_pairs\tn_zero\tlogvar_mean\tlogvar_std\tlogvar_min\tlogvar_max')
 MC_HEADER=$(printf '%s\tprojection\tmc_R\tmc_pairs\tsub_logvar_mean\tmc_logvar_mean\tmc_logvar_std\tmc_logvar_se\tmc_zero' "$HEADER")
 PAIR_HEADER=$(printf 'method\tparams\td\tM\tlog_kernel\tvariance\tlog_variance\tclosed_form')

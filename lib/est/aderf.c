@@ -199,7 +199,9 @@ out:
 
 const struct rfx_estimator_type rfx_est_aderf = {
 	.name = "aderf",
-	.title = "ADERF (FAVOR#)",
+	.title = "ADERF, asymmetric dense-exponential features (FAVOR#, Likhosherstov et al. 2023)",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "A, B1, B2: balanced second-moment matrices, never worse than sderf (docs/DERIVATIONS.md)",
 	.flags = RFX_EST_POSITIVE,
 	.params = 0,
 	.fit = aderf_fit,

@@ -767,7 +767,8 @@ static int hyb_estimate_kind(const struct hyb_kind *k,
 }
 
 /* One registry entry per kind: thin wrappers that pass the kind along. */
-#define HYB_ENTRY(id, kind, name_, title_, flags_, params_)                    \
+/* Further initializers (aliases, fit_note) follow params_. */
+#define HYB_ENTRY(id, kind, name_, title_, flags_, params_, ...)               \
 	static int id##_fit(struct rfx_params *p, const double *X, size_t nx,  \
 			    const double *Y, size_t ny, int M,                 \
 			    struct rfx_err *err)                               \
@@ -817,16 +818,29 @@ static int hyb_estimate_kind(const struct hyb_kind *k,
 		.draw = id##_draw,                                             \
 		.estimate = id##_estimate,                                     \
 		.features = id##_features,                                     \
+		.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,                    \
+		__VA_ARGS__                                                    \
 	}
 
 #define HYB_PARAMS (RFX_P(RFX_PARAM_M1) | RFX_P(RFX_PARAM_M3))
 
-HYB_ENTRY(hyb, kind_hyb, "hyb", "HybRF", RFX_EST_COMPLEX, HYB_PARAMS);
-HYB_ENTRY(ang, kind_ang, "ang", "HRF angular hybrid", RFX_EST_COMPLEX,
-	  HYB_PARAMS);
+/* hybrf: the thesis' name (sec. 6.2, "HybRFs") */
+HYB_ENTRY(hyb, kind_hyb, "hyb", "HybRF, shared projections (thesis sec. 6.2)",
+	  RFX_EST_COMPLEX, HYB_PARAMS, .aliases = "hybrf",
+	  .fit_note = "m1 = M1 = M2 and m3 split the budget M");
+/* angular-hybrid: the HRF paper's name (sec. 2.4, "angular hybrid") */
+HYB_ENTRY(ang, kind_ang, "ang",
+	  "angular hybrid, shared projections (HRF eqs. 12, 19, 23)",
+	  RFX_EST_COMPLEX, HYB_PARAMS, .aliases = "angular-hybrid",
+	  .fit_note = "m1 = m and m3 = n split the budget M");
 HYB_ENTRY(ang_ind, kind_ang_ind, "ang-ind",
-	  "HRF angular hybrid, independent projections", RFX_EST_COMPLEX,
-	  HYB_PARAMS);
-HYB_ENTRY(gauss_hyb, kind_gauss, "gauss-hyb", "HRF Gaussian hybrid",
+	  "angular hybrid, independent projections (HRF eq. 22)",
+	  RFX_EST_COMPLEX, HYB_PARAMS,
+	  .fit_note = "m1 and m3 split the budget M");
+/* gaussian-hybrid: the HRF paper's name (sec. 2.4, "Gaussian hybrid") */
+HYB_ENTRY(gauss_hyb, kind_gauss, "gauss-hyb",
+	  "normalised bipolar Gaussian hybrid (HRF appendix F)",
 	  RFX_EST_COMPLEX,
-	  HYB_PARAMS | RFX_P(RFX_PARAM_SIGMA) | RFX_P(RFX_PARAM_RHO));
+	  HYB_PARAMS | RFX_P(RFX_PARAM_SIGMA) | RFX_P(RFX_PARAM_RHO),
+	  .aliases = "gaussian-hybrid",
+	  .fit_note = "m1, m3 split the budget M; sigma 1; rho by HRF eq. 68");

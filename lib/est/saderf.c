@@ -72,7 +72,9 @@ out:
 
 const struct rfx_estimator_type rfx_est_saderf = {
 	.name = "saderf",
-	.title = "SADERF (FAVOR#, simplified)",
+	.title = "SADERF, simplified asymmetric dense-exponential features (FAVOR#)",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "a, diagonal B: exact optimum of the family, O(dL) (docs/DERIVATIONS.md)",
 	.flags = RFX_EST_POSITIVE,
 	.params = 0,
 	.fit = saderf_fit,

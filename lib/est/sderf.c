@@ -56,7 +56,9 @@ static int sderf_fit(struct rfx_params *p, const double *X, size_t nx,
 
 const struct rfx_estimator_type rfx_est_sderf = {
 	.name = "sderf",
-	.title = "SDERF (FAVOR#)",
+	.title = "SDERF, symmetric dense-exponential features (FAVOR#, Likhosherstov et al. 2023)",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "A, B: global optimum from the eigendecomposition of mean (x+y)(x+y)^T (docs/DERIVATIONS.md)",
 	.flags = RFX_EST_POSITIVE,
 	.params = 0,
 	.fit = sderf_fit,
