@@ -23,7 +23,9 @@ fast) R=500 ;;
 *) echo "beyond_ratio.sh: SCALE must be full or fast" >&2; exit 2 ;;
 esac
 tmp=$(mktemp) || exit 1
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$out.tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 printf 'd\tr\tmethod\tprojection\tclosed_form\tlog_variance\tmc_log_variance\tmc_log_variance_se\tratio\n' >"$out.tmp"
 for d in 4 8 16 64; do
 	for r in 0.25 0.5 0.75 1 1.5 2; do

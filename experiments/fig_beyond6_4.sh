@@ -20,6 +20,9 @@ full) scale="--L 1024 --samples 5 --mc 2000 --mc-pairs 16" ;;
 fast) scale="--L 128 --samples 2 --mc 500 --mc-pairs 4" ;;
 *) echo "fig_beyond6_4.sh: SCALE must be full or fast" >&2; exit 2 ;;
 esac
+trap 'rm -f "$out.tsv.tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 # shellcheck disable=SC2086
 "$RFX" variance --method oprf,geom+,sderf,aderf,saderf \
 	--regime all --d 64 --seed 20221121 $scale \

@@ -114,7 +114,7 @@ static int balance(size_t d, const double *Mx, const double *My, double eps,
 	return RFX_OK;
 }
 
-static int aderf_fit(struct rfx_params *p, const double *X, size_t nx,
+static int aderf_core(struct rfx_params *p, const double *X, size_t nx,
 		     const double *Y, size_t ny, int M, struct rfx_err *err)
 {
 	struct rfx_derf_moments m;
@@ -122,12 +122,9 @@ static int aderf_fit(struct rfx_params *p, const double *X, size_t nx,
 	size_t d = (size_t)p->d, k, l;
 	double *buf = NULL, *G, *H, *T1, *T2, *T3, *T4, *val, *gx, *hy;
 	double tr = 0.0, eps, obj_s, obj_a;
-	int ret = rfx_params_check_dim(p, "aderf", X, nx, Y, ny, M, err);
+	int ret;
 
-	if (ret)
-		return ret;
-	if (nx + ny < (size_t)p->d)
-		return rfx_derf_fit_reduced(p, X, nx, Y, ny, M, aderf_fit, err);
+	(void)M; /* the budget does not enter the fit (docs/DERIVATIONS.md) */
 	ret = rfx_derf_moments_init(&m, p->d, X, nx, Y, ny, 0, err);
 	if (ret)
 		return ret;
@@ -195,6 +192,23 @@ out:
 	rfx_params_release(&q);
 	rfx_derf_moments_release(&m);
 	return ret;
+}
+
+/*
+ * Inputs checked once here: the fit in the inputs' span (fewer inputs than
+ * dimensions) sees projected coordinates up to |x|, beyond the
+ * per-coordinate range, which the core does not re-check.
+ */
+static int aderf_fit(struct rfx_params *p, const double *X, size_t nx,
+		  const double *Y, size_t ny, int M, struct rfx_err *err)
+{
+	int ret = rfx_params_check_dim(p, "aderf", X, nx, Y, ny, M, err);
+
+	if (ret)
+		return ret;
+	if (nx + ny < (size_t)p->d)
+		return rfx_derf_fit_reduced(p, X, nx, Y, ny, M, aderf_core, err);
+	return aderf_core(p, X, nx, Y, ny, M, err);
 }
 
 const struct rfx_estimator_type rfx_est_aderf = {

@@ -26,17 +26,14 @@ static void pair_moment(const struct rfx_derf_moments *m, double *S)
 				       m->mx[k] * m->my[l] + m->my[k] * m->mx[l];
 }
 
-static int sderf_fit(struct rfx_params *p, const double *X, size_t nx,
+static int sderf_core(struct rfx_params *p, const double *X, size_t nx,
 		     const double *Y, size_t ny, int M, struct rfx_err *err)
 {
 	struct rfx_derf_moments m;
 	double *S;
-	int ret = rfx_params_check_dim(p, "sderf", X, nx, Y, ny, M, err);
+	int ret;
 
-	if (ret)
-		return ret;
-	if (nx + ny < (size_t)p->d)
-		return rfx_derf_fit_reduced(p, X, nx, Y, ny, M, sderf_fit, err);
+	(void)M; /* the budget does not enter the fit (docs/DERIVATIONS.md) */
 	ret = rfx_derf_moments_init(&m, p->d, X, nx, Y, ny, 0, err);
 	if (ret)
 		return ret;
@@ -52,6 +49,23 @@ static int sderf_fit(struct rfx_params *p, const double *X, size_t nx,
 	free(S);
 	rfx_derf_moments_release(&m);
 	return ret;
+}
+
+/*
+ * Inputs checked once here: the fit in the inputs' span (fewer inputs than
+ * dimensions) sees projected coordinates up to |x|, beyond the
+ * per-coordinate range, which the core does not re-check.
+ */
+static int sderf_fit(struct rfx_params *p, const double *X, size_t nx,
+		  const double *Y, size_t ny, int M, struct rfx_err *err)
+{
+	int ret = rfx_params_check_dim(p, "sderf", X, nx, Y, ny, M, err);
+
+	if (ret)
+		return ret;
+	if (nx + ny < (size_t)p->d)
+		return rfx_derf_fit_reduced(p, X, nx, Y, ny, M, sderf_core, err);
+	return sderf_core(p, X, nx, Y, ny, M, err);
 }
 
 const struct rfx_estimator_type rfx_est_sderf = {
