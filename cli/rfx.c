@@ -56,6 +56,8 @@ static const struct rfx_cmd commands[] = {
 	  rfx_cl_accepts },
 	{ "optis", cmd_optis,
 	  "plain against optimal importance sampling (random features representations are equivalent)" },
+	{ "features", cmd_features,
+	  "the random feature matrix of your inputs, as librfx and Python's rfx.features give it" },
 	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },
 	{ "uci-classify", cmd_uci_classify,
 	  "kernel regression classification on eight UCI datasets (thesis Tables 6.1-6.3)",

@@ -383,7 +383,7 @@ cat > "$tmp/catalogue" <<'END'
 2|unknown dataset 'iris'|mse-table --dataset iris -o out.h5
 2|unknown projection 'qr'|mse-table --method trig:qr -o out.h5
 2|unknown method 'nope'|mse-table --method X=nope:ort -o out.h5
-2|saderf)|mse-table --method all -o out.h5
+2|unknown method 'all' (valid: trig,|mse-table --method all -o out.h5
 2|comes alone|variance --method trig,all --L 8 --samples 1 --mc 0 -o out.h5
 2|--features|mse-table --features 0 -o out.h5
 2|--sigma|mse-table --kernel gauss --sigma 0 -o out.h5

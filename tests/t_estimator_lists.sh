@@ -148,6 +148,8 @@ ang-ind	hyb	est_hrf
 gauss-hyb	hyb	est_hrf
 cexp	cexp	est_cexp
 cexp-c	cexp	est_cexp
+hyb-ind	hyb	est_hyb
+gauss-hyb-ind	hyb	est_hrf
 sderf	sderf	est_derf
 aderf	aderf	est_derf
 saderf	saderf	est_derf

@@ -38,6 +38,8 @@ static const struct rfx_estimator_type *const registry[] = {
 	&rfx_est_gauss_hyb,
 	&rfx_est_cexp,
 	&rfx_est_cexp_c,
+	&rfx_est_hyb_ind,
+	&rfx_est_gauss_hyb_ind,
 	&rfx_est_sderf,
 	&rfx_est_aderf,
 	&rfx_est_saderf,

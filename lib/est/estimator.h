@@ -160,6 +160,8 @@ extern const struct rfx_estimator_type rfx_est_ang_ind;
 extern const struct rfx_estimator_type rfx_est_gauss_hyb;
 extern const struct rfx_estimator_type rfx_est_cexp;
 extern const struct rfx_estimator_type rfx_est_cexp_c;
+extern const struct rfx_estimator_type rfx_est_hyb_ind;
+extern const struct rfx_estimator_type rfx_est_gauss_hyb_ind;
 extern const struct rfx_estimator_type rfx_est_sderf;
 extern const struct rfx_estimator_type rfx_est_aderf;
 extern const struct rfx_estimator_type rfx_est_saderf;
