@@ -2,8 +2,9 @@
  * Benchmark of the feature maps against the projection they start from.
  * For L inputs of dimension d and a budget of M features it times one
  * OpenBLAS dgemm of the projection's shape (L x d times d x M, all BLAS
- * threads), then the features hook of trig, pos, oprf and the angular
- * hybrid ang through the registry, exactly as the Monte Carlo code calls
+ * threads), then the features hook of trig, pos, oprf, the angular
+ * hybrid ang and the dense-exponential sderf (one extra d x d product per
+ * input; aderf and saderf share its map) through the registry, exactly as the Monte Carlo code calls
  * it, and prints each map's time as a multiple of the dgemm's. The target
  * (bench/README.md) is a multiple of at most 1.5.
  *
@@ -20,7 +21,7 @@
  * is 0 even when a target is missed: a benchmark reports, it never fails a
  * build.
  *
- * With --item (dgemm, trig, pos, oprf or ang) the process allocates and
+ * With --item (dgemm, trig, pos, oprf, ang or sderf) the process allocates and
  * runs that item alone and prints "NAME ms peak_KiB features": the peak
  * resident set (getrusage) is then the item's own, inputs included, which
  * bench/featmaps.sh reports per line; it runs the items in rounds, one
@@ -103,10 +104,10 @@ static void settle(void)
 	nanosleep(&ts, NULL);
 }
 
-#define NMETHODS 4
+#define NMETHODS 5
 
 static const struct rfx_estimator_type *const methods[NMETHODS] = {
-	&rfx_est_trig, &rfx_est_pos, &rfx_est_oprf, &rfx_est_ang
+	&rfx_est_trig, &rfx_est_pos, &rfx_est_oprf, &rfx_est_ang, &rfx_est_sderf
 };
 
 /* n inputs of dimension d and norm about 1 (the normal regime, gamma 1). */
@@ -209,7 +210,7 @@ int main(int argc, char **argv)
 	reps = argc > 4 ? atoi(argv[4]) : 7;
 	if (item == -3 || L < 1 || d < 1 || M < 1 || reps < 1 || argc > 5) {
 		fprintf(stderr, "usage: bench_featmap [--item dgemm|trig|pos|"
-				"oprf|ang] [L [d [M [reps]]]]\n");
+				"oprf|ang|sderf] [L [d [M [reps]]]]\n");
 		return 2;
 	}
 	if (item > -2)

@@ -107,6 +107,7 @@ while [ "$r" -lt "$rounds" ]; do
 	fi
 	item oprf "$bin" --item oprf $L $d $M 2
 	item ang "$bin" --item ang $L $d $M 2
+	item sderf "$bin" --item sderf $L $d $M 2
 	r=$((r + 1))
 done
 awk -v mt="$MAP_TARGET" -v pt="$PEER_TARGET" -v peers="$peers" '
@@ -125,8 +126,8 @@ END {
 	printf "%-10s %-30s %-13s %9s %8s %9s  %s\n", "# op", "implementation",
 	       "features", "ms", "x dgemm", "peak MiB", "target"
 	row("project", "OpenBLAS dgemm (the floor)", "dgemm", "L x M"); printf "\n"
-	for (i = 1; i <= 4; i++) {
-		m = (i == 1 ? "trig" : (i == 2 ? "pos" : (i == 3 ? "oprf" : "ang")))
+	for (i = 1; i <= 5; i++) {
+		m = (i == 1 ? "trig" : (i == 2 ? "pos" : (i == 3 ? "oprf" : (i == 4 ? "ang" : "sderf"))))
 		feat = nf[m] ((m == "trig" || m == "ang") ? " complex" : " real")
 		row(m " map", "rfx " m, m, feat)
 		if (m in best && "dgemm" in best) {

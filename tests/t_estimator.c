@@ -30,7 +30,7 @@
 static const char *const expect_names[] = {
 	"trig", "hyb", "gerf", "pois", "geom", "pos", "oprf", "pois+", "geom+",
 	"posh", "ang", "ang-ind", "gauss-hyb", "cexp", "cexp-c", "hyb-ind",
-	"gauss-hyb-ind",
+	"gauss-hyb-ind", "sderf", "aderf", "saderf",
 };
 #define NTHESIS 9
 #define NEST ((int)(sizeof(expect_names) / sizeof(expect_names[0])))
@@ -46,7 +46,8 @@ static int in(const char *name, const char *const *set)
 static void test_registry(void)
 {
 	static const char *const positive[] = { "pos", "oprf", "pois+", "geom+",
-						"posh", NULL };
+						"posh", "sderf", "aderf",
+						"saderf", NULL };
 	static const char *const complex_[] = { "trig", "hyb", "gerf", "ang",
 						"ang-ind", "gauss-hyb", "cexp-c",
 						"hyb-ind", "gauss-hyb-ind", NULL };
@@ -694,7 +695,7 @@ static void test_positive_features(void)
 		rfx_featmat_free(F2);
 		rfx_params_release(&p);
 	}
-	ok(npos == 5, "five estimators were checked for positivity");
+	ok(npos == 8, "eight estimators were checked for positivity");
 	gsl_rng_free(r);
 }
 

@@ -150,6 +150,9 @@ cexp	cexp	est_cexp
 cexp-c	cexp	est_cexp
 hyb-ind	hyb	est_hyb
 gauss-hyb-ind	hyb	est_hrf
+sderf	sderf	est_derf
+aderf	aderf	est_derf
+saderf	saderf	est_derf
 END
 cd "$RFX_TOP" || bail "cannot enter $RFX_TOP"
 bad=

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 
@@ -626,14 +627,140 @@ static void test_haar(void)
 	rfx_proj_ws_free(ws3);
 }
 
+/*
+ * The coupled kinds' structure, exactly (proj.h). simplex: the normalised
+ * columns of a block meet at -1/(d-1) and sum to 0. simplex and simplex+
+ * consume the stream alike, so the same seed gives the same R and norms:
+ * the norms agree column by column, and simplex+ is the simplex block
+ * after 5 Gauss-Seidel sweeps u_i <- -normalise(sum_{j != i} r_j u_j),
+ * recomputed here from the simplex draw; each sweep step minimises
+ * |sum_j r_j u_j| over u_i, so that length never grows. ort-anti: the
+ * columns are orthogonal and the norms of columns 2k, 2k+1 are
+ * antithetic, F(r_2k) + F(r_2k+1) = 1 with F the chi(d) CDF.
+ */
+static void test_coupled(void)
+{
+	enum { D = 5, M = 5, N = 200 };
+	struct rfx_proj_ws *ws = workspace(D);
+	double *a = alloc_omega(D, M), *b = alloc_omega(D, M);
+	double u[D][D], r[D], worst_dot = 0.0, worst_sum = 0.0, worst_norm = 0.0;
+	double worst_plus = 0.0, worst_orth = 0.0, worst_anti = 0.0;
+	int n, i, j, l, sweep, grew = 0;
+
+	for (n = 0; n < N; n++) {
+		gsl_rng *g = stream(40 + n, 1);
+		double t[D], len0 = 0.0, len1 = 0.0;
+
+		draw(g, RFX_PROJ_SIMPLEX, D, M, a, M, 0, ws);
+		gsl_rng_free(g);
+		g = stream(40 + n, 1);
+		draw(g, RFX_PROJ_SIMPLEX_PLUS, D, M, b, M, 0, ws);
+		gsl_rng_free(g);
+		for (j = 0; j < D; j++) {
+			r[j] = sqrt(dot(a, M, D, (size_t)j, (size_t)j));
+			worst_norm = fmax(worst_norm,
+					  fabs(sqrt(dot(b, M, D, (size_t)j, (size_t)j)) - r[j]));
+			for (l = 0; l < D; l++)
+				u[j][l] = a[l * M + j] / r[j];
+		}
+		for (i = 0; i < D; i++)
+			for (j = 0; j < D; j++)
+				if (i != j)
+					worst_dot = fmax(worst_dot,
+							 fabs(dot(a, M, D, (size_t)i, (size_t)j) /
+								      (r[i] * r[j]) +
+							      1.0 / (D - 1.0)));
+		for (l = 0; l < D; l++) {
+			double s = 0.0;
+
+			for (j = 0; j < D; j++)
+				s += u[j][l];
+			worst_sum = fmax(worst_sum, fabs(s));
+			t[l] = 0.0;
+			for (j = 0; j < D; j++)
+				t[l] += r[j] * u[j][l];
+			len0 += t[l] * t[l];
+		}
+		for (sweep = 0; sweep < 5; sweep++)
+			for (i = 0; i < D; i++) {
+				double v[D], vl = 0.0, before = 0.0, after = 0.0;
+
+				for (l = 0; l < D; l++) {
+					v[l] = 0.0;
+					for (j = 0; j < D; j++)
+						if (j != i)
+							v[l] += r[j] * u[j][l];
+					vl += v[l] * v[l];
+					before += (v[l] + r[i] * u[i][l]) *
+						  (v[l] + r[i] * u[i][l]);
+				}
+				for (l = 0; l < D; l++) {
+					u[i][l] = -v[l] / sqrt(vl);
+					after += (v[l] + r[i] * u[i][l]) *
+						 (v[l] + r[i] * u[i][l]);
+				}
+				grew += after > before * (1.0 + 1e-12) + 1e-24;
+			}
+		for (j = 0; j < D; j++)
+			for (l = 0; l < D; l++)
+				worst_plus = fmax(worst_plus,
+						  fabs(b[l * M + j] - r[j] * u[j][l]));
+		for (l = 0; l < D; l++) {
+			double s = 0.0;
+
+			for (j = 0; j < D; j++)
+				s += b[l * M + j];
+			len1 += s * s;
+		}
+		grew += len1 > len0 * (1.0 + 1e-12) + 1e-24;
+
+		g = stream(40 + n, 2);
+		draw(g, RFX_PROJ_ORT_ANTI, D, M, a, M, 0, ws);
+		gsl_rng_free(g);
+		for (i = 0; i < D; i++)
+			for (j = 0; j < i; j++)
+				worst_orth = fmax(worst_orth,
+						  fabs(dot(a, M, D, (size_t)i, (size_t)j)));
+		for (j = 0; j + 1 < D; j += 2)
+			worst_anti = fmax(worst_anti,
+					  fabs(gsl_cdf_chisq_P(dot(a, M, D, (size_t)j, (size_t)j), D) +
+					       gsl_cdf_chisq_P(dot(a, M, D, (size_t)j + 1,
+								   (size_t)j + 1), D) -
+					       1.0));
+	}
+	ok(worst_dot < 1e-12, "simplex: u_i . u_j = -1/(d-1) in every block (max error %.2g)",
+	   worst_dot);
+	ok(worst_sum < 1e-12, "simplex: the directions of a block sum to 0 (max %.2g)",
+	   worst_sum);
+	ok(worst_norm < 1e-12,
+	   "simplex+ has simplex's norms for the same stream (max diff %.2g)",
+	   worst_norm);
+	ok(worst_plus < 1e-10,
+	   "simplex+ is the simplex block after 5 sweeps u_i <- -normalise(sum_{j!=i} r_j u_j) (max diff %.2g)",
+	   worst_plus);
+	ok(!grew, "simplex+: no sweep step lengthens |sum_j w_j|");
+	ok(worst_orth < 1e-10, "ort-anti: the columns of a block are orthogonal (max %.2g)",
+	   worst_orth);
+	ok(worst_anti < 1e-10,
+	   "ort-anti: F(r_2k) + F(r_2k+1) = 1 for the chi(d) CDF F (max error %.2g)",
+	   worst_anti);
+	free(a);
+	free(b);
+	rfx_proj_ws_free(ws);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
-	plan(7 + 2 * 20 + 3 + 12 + 2 * 3 + 15);
+	plan(7 + 5 * 20 + 7 + 3 + 12 + 2 * 3 + 15);
 
 	test_orthogonality();
 	test_distribution(RFX_PROJ_IID);
 	test_distribution(RFX_PROJ_ORT);
+	test_distribution(RFX_PROJ_SIMPLEX);
+	test_distribution(RFX_PROJ_SIMPLEX_PLUS);
+	test_distribution(RFX_PROJ_ORT_ANTI);
+	test_coupled();
 	test_blocks();
 	test_errors();
 	test_reproducible(RFX_PROJ_IID);

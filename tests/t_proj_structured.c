@@ -140,6 +140,9 @@ static void test_table(void)
 		{ RFX_PROJ_HALTON_REV, "halton-rev", 1, 0 },
 		{ RFX_PROJ_SOBOL, "sobol", 1, 0 },
 		{ RFX_PROJ_HALTON_SCR, "halton-scr", 1, 0 },
+		{ RFX_PROJ_SIMPLEX, "simplex", 1, 13 },
+		{ RFX_PROJ_SIMPLEX_PLUS, "simplex+", 1, 13 },
+		{ RFX_PROJ_ORT_ANTI, "ort-anti", 1, 13 },
 	};
 	struct rfx_err err;
 	enum rfx_proj p;
@@ -627,7 +630,8 @@ static void test_prefix(void)
 	static const enum rfx_proj kinds[] = {
 		RFX_PROJ_ORF_PRIME, RFX_PROJ_SORF, RFX_PROJ_HDHD, RFX_PROJ_HD,
 		RFX_PROJ_HALTON, RFX_PROJ_HALTON_REV, RFX_PROJ_SOBOL,
-		RFX_PROJ_HALTON_SCR
+		RFX_PROJ_HALTON_SCR, RFX_PROJ_SIMPLEX, RFX_PROJ_SIMPLEX_PLUS,
+		RFX_PROJ_ORT_ANTI
 	};
 	enum { D = 6, M = 37, SMALL = 5 };
 	size_t k;

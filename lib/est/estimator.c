@@ -40,6 +40,9 @@ static const struct rfx_estimator_type *const registry[] = {
 	&rfx_est_cexp_c,
 	&rfx_est_hyb_ind,
 	&rfx_est_gauss_hyb_ind,
+	&rfx_est_sderf,
+	&rfx_est_aderf,
+	&rfx_est_saderf,
 	NULL
 };
 
@@ -359,7 +362,8 @@ void rfx_params_release(struct rfx_params *p)
 	free(p->c);
 	free(p->a_re);
 	free(p->a_im);
-	p->c = p->a_re = p->a_im = NULL;
+	free(p->dense);
+	p->c = p->a_re = p->a_im = p->dense = NULL;
 }
 
 /* A copy of v (d entries), or NULL for NULL; *fail set when out of memory. */
@@ -385,11 +389,13 @@ int rfx_params_copy(struct rfx_params *dst, const struct rfx_params *src,
 	double *c = dup_vec(src->c, src->d, &fail);
 	double *ar = dup_vec(src->a_re, src->d, &fail);
 	double *ai = dup_vec(src->a_im, src->d, &fail);
+	double *dn = dup_vec(src->dense, src->d * (1 + 2 * src->d), &fail);
 
 	if (fail) {
 		free(c);
 		free(ar);
 		free(ai);
+		free(dn);
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	}
 	rfx_params_release(dst);
@@ -397,6 +403,7 @@ int rfx_params_copy(struct rfx_params *dst, const struct rfx_params *src,
 	dst->c = c;
 	dst->a_re = ar;
 	dst->a_im = ai;
+	dst->dense = dn;
 	return RFX_OK;
 }
 

@@ -66,6 +66,7 @@ struct rfx_params {
 	double rho;      /* Gaussian hybrid normaliser */
 	double *a_re;    /* diagonal of A (complex exponential), d entries, owned */
 	double *a_im;    /* its imaginary parts, d entries, owned */
+	double *dense;   /* DERFs (lib/est/derf.h): a, B1, B2, d + 2 d^2, owned */
 	unsigned given;  /* RFX_P() bits of values the user fixed: fit keeps them */
 };
 
@@ -161,6 +162,9 @@ extern const struct rfx_estimator_type rfx_est_cexp;
 extern const struct rfx_estimator_type rfx_est_cexp_c;
 extern const struct rfx_estimator_type rfx_est_hyb_ind;
 extern const struct rfx_estimator_type rfx_est_gauss_hyb_ind;
+extern const struct rfx_estimator_type rfx_est_sderf;
+extern const struct rfx_estimator_type rfx_est_aderf;
+extern const struct rfx_estimator_type rfx_est_saderf;
 
 /* The registry, NULL-terminated, in the order tables and plots list them. */
 const struct rfx_estimator_type *const *rfx_estimator_list(void);

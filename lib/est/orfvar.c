@@ -54,7 +54,7 @@ static int check(double z, int d, int D, struct rfx_err *err)
  */
 #define SERIES_X 4.5
 
-static int ort_cov(double z, int d, double *C, double *cerr)
+int rfx_orfvar_cov(double z, int d, double *C, double *cerr)
 {
 	double x = 0.5 * z * z;
 
@@ -98,7 +98,7 @@ int rfx_orfvar_ort(double z, int d, int D, double *var, struct rfx_err *err)
 	V1 = rfx_orfvar_rff(z, 1);
 	if (P > 0.0 && z > 0.0) {
 		double cerr;
-		int s = ort_cov(z, d, &C, &cerr);
+		int s = rfx_orfvar_cov(z, d, &C, &cerr);
 
 		/* the error of C against the variance it goes into */
 		if (s || !(P * cerr <= REL_TOL * (D * V1 + P * fabs(C))))

@@ -60,6 +60,13 @@ double rfx_orfvar_rff(double z, int D);
  */
 int rfx_orfvar_ort(double z, int d, int D, double *var, struct rfx_err *err);
 
+/*
+ * The within-block covariance of two ORF columns, C = 1F1(d; d/2; -z^2/2)
+ * - e^{-z^2}, into *C with an absolute error bound *cerr; returns a GSL
+ * status (nonzero when GSL's 1F1 failed). Used by lib/est/coupvar.c.
+ */
+int rfx_orfvar_cov(double z, int d, double *C, double *cerr);
+
 /* Eq. 3: the large-d ratio Var ORF / Var RFF; d = 0 means D = d -> infinity. */
 double rfx_orfvar_limit_ratio(double z, int d, int D);
 

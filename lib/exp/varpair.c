@@ -5,6 +5,7 @@
  * column sized for the longest, so no row is ever truncated.
  */
 #include "exp/varpair.h"
+#include "est/coupvar.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ static void make_schema(struct rfx_varpair_result *r, size_t plen, int mc)
 		COL(log_kernel, RFX_COL_DOUBLE),
 		COL(variance, RFX_COL_DOUBLE),
 		COL(log_variance, RFX_COL_DOUBLE),
+		COL(closed_form, RFX_COL_STRING),
 		COL(mc_R, RFX_COL_LONG),
 		COL(mc_mean, RFX_COL_DOUBLE),
 		COL(mc_mean_se, RFX_COL_DOUBLE),
@@ -57,7 +59,7 @@ static void make_schema(struct rfx_varpair_result *r, size_t plen, int mc)
 		COL(mc_variance_hi, RFX_COL_DOUBLE),
 	};
 #undef COL
-	const int ntail_plain = 5; /* d .. log_variance */
+	const int ntail_plain = 6; /* d .. closed_form */
 	int n = 0, k;
 
 	r->cols[n++] = head[0];
@@ -147,6 +149,19 @@ int rfx_varpair_run(const struct rfx_varpair_config *c,
 			ret = e->log_variance(&ps[m], b, M, &row->log_variance, err);
 		if (ret)
 			goto out;
+		/*
+		 * On coupled projections the exact variance where rfx has it
+		 * (lib/est/coupvar.h); closed_form names what it is exact for.
+		 */
+		snprintf(row->closed_form, sizeof(row->closed_form), "iid");
+		if (c->proj != RFX_PROJ_IID && rfx_coupvar_has(e, c->proj)) {
+			ret = rfx_coupvar_log_variance(e, &ps[m], c->proj, c->x, c->y,
+						       M, &row->log_variance, err);
+			if (ret)
+				goto out;
+			snprintf(row->closed_form, sizeof(row->closed_form), "%s",
+				 rfx_proj_name(c->proj));
+		}
 		snprintf(row->method, sizeof(row->method), "%s", e->name);
 		rfx_params_format(&ps[m], e, (char *)rfx_varpair_params(r, (size_t)m),
 				  plen);

@@ -48,6 +48,7 @@ struct rfx_varpair_row {
 	int d, M;
 	double log_kernel;
 	double variance, log_variance;
+	char closed_form[16]; /* projection log_variance is exact for (coupvar.h) */
 	long mc_R;
 	double mc_mean, mc_mean_se, mc_variance, mc_log_variance,
 		mc_log_variance_se;

@@ -32,7 +32,9 @@
  * kind has), whole blocks even when truncated; the quasi-Monte Carlo kinds
  * d uniforms for the shift, then nothing, except halton-scr, which then
  * draws the permutations coordinate by coordinate (p_l - 1 uniform
- * integers each, Fisher-Yates from the top). All of them make the M columns
+ * integers each, Fisher-Yates from the top); simplex and simplex+ draw as
+ * ort (whole blocks), ort-anti per block d*d Gaussians then one uniform
+ * per pair of columns (ceil(d/2)). All of them make the M columns
  * drawn from a stream a prefix of the M' > M columns the same stream would
  * give, so studies over M can share random numbers.
  */
@@ -95,7 +97,13 @@ struct rfx_proj_ws {
 	int *ndig;       /* digits per coordinate, enough for m < 2^31 */
 	int *perm;       /* one permutation of 0..p-1 per coordinate */
 	size_t *poff;    /* where coordinate l's permutation starts in perm */
+	double *haar;    /* d x d: the sign-corrected Haar block (simplex kinds) */
+	double *norm;    /* d: the column norms of a coupled block */
+	double *tot;     /* d: simplex+'s running sum of r_j u_j */
 };
+
+/* Sweeps of simplex+ over the d directions (see proj.h). */
+#define SIMPLEX_PLUS_SWEEPS 5
 
 /* Columns of an iid draw buffered at a time (sample_iid). */
 #define IID_COLS 16
@@ -127,6 +135,9 @@ static const struct {
 	{ "halton-rev", RFX_PROJ_HALTON_REV, 1, 0, 2 },
 	{ "sobol", RFX_PROJ_SOBOL, 1, 0, 3 },
 	{ "halton-scr", RFX_PROJ_HALTON_SCR, 1, 0, 4 },
+	{ "simplex", RFX_PROJ_SIMPLEX, 1, 0, 0 },
+	{ "simplex+", RFX_PROJ_SIMPLEX_PLUS, 1, 0, 0 },
+	{ "ort-anti", RFX_PROJ_ORT_ANTI, 1, 0, 0 },
 	{ NULL, RFX_PROJ_IID, 0, 0, 0 }
 };
 
@@ -149,7 +160,7 @@ static int proj_index(enum rfx_proj p)
 
 int rfx_proj_parse(const char *name, enum rfx_proj *out, struct rfx_err *err)
 {
-	char valid[160]; /* "iid, ort, ...": built from the table so they cannot drift */
+	char valid[256]; /* "iid, ort, ...": built from the table so they cannot drift */
 	const char *names[32]; /* the same names for "did you mean" */
 	char hint[96];
 	size_t len = 0;
@@ -299,7 +310,10 @@ struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
 	ws->u = malloc(n * sizeof(*ws->u));
 	ws->shift = malloc(n * sizeof(*ws->shift));
 	ws->cols = malloc(IID_COLS * n * sizeof(*ws->cols));
-	if (!ws->A || !ws->tau || (d < LAPACK_D ? !ws->Q || !ws->R : !ws->work) ||
+	ws->haar = malloc(n * n * sizeof(*ws->haar));
+	ws->norm = malloc(n * sizeof(*ws->norm));
+	ws->tot = malloc(n * sizeof(*ws->tot));
+	if (!ws->haar || !ws->norm || !ws->tot || !ws->A || !ws->tau || (d < LAPACK_D ? !ws->Q || !ws->R : !ws->work) ||
 	    !ws->scale || !ws->v ||
 	    !ws->sgn || !ws->u || !ws->shift || !ws->cols) {
 		rfx_proj_ws_free(ws);
@@ -343,6 +357,9 @@ void rfx_proj_ws_free(struct rfx_proj_ws *ws)
 	free(ws->u);
 	free(ws->shift);
 	free(ws->cols);
+	free(ws->haar);
+	free(ws->norm);
+	free(ws->tot);
 	for (i = 0; i < 3; i++)
 		if (ws->qrng[i])
 			gsl_qrng_free(ws->qrng[i]);
@@ -472,6 +489,82 @@ static int sample_block(const gsl_rng *r, int d, int k, double norm,
 				(lapack ? a[(size_t)j * (size_t)d + (size_t)i] : q[j]) *
 				scale[j];
 	}
+	return GSL_SUCCESS;
+}
+
+/*
+ * The coupled kinds (simplex, simplex+, ort-anti; see proj.h): one Haar
+ * block into ws->haar (d * d Gaussians, as ort), its column norms (d chi
+ * variates for the simplex kinds, ceil(d/2) uniforms for ort-anti), the
+ * directions, and the first k columns, each direction times its norm.
+ */
+static int sample_coupled(const gsl_rng *r, enum rfx_proj p, int d, int k,
+			  double *omega, size_t ld, struct rfx_proj_ws *ws)
+{
+	double *U = ws->haar, *nr = ws->norm, *t = ws->tot;
+	size_t dd = (size_t)d, i, j;
+	int status = sample_block(r, d, d, 1.0, U, dd, ws), sweep;
+
+	if (status)
+		return status;
+	if (p == RFX_PROJ_ORT_ANTI) {
+		for (j = 0; j < dd; j += 2) {
+			double u = gsl_rng_uniform_pos(r);
+
+			nr[j] = sqrt(gsl_cdf_chisq_Pinv(u, (double)d));
+			if (j + 1 < dd)
+				nr[j + 1] = sqrt(gsl_cdf_chisq_Qinv(u, (double)d));
+		}
+	} else {
+		for (j = 0; j < dd; j++)
+			nr[j] = sqrt(gsl_ran_chisq(r, (double)d));
+	}
+	if (p != RFX_PROJ_ORT_ANTI && d > 1) {
+		/* R s_j = sqrt(d/(d-1)) (R_j - mean_l R_l), row by row */
+		double f = sqrt((double)d / (d - 1.0));
+
+		for (i = 0; i < dd; i++) {
+			double *row = U + i * dd, mean = 0.0;
+
+			for (j = 0; j < dd; j++)
+				mean += row[j];
+			mean /= (double)d;
+			for (j = 0; j < dd; j++)
+				row[j] = f * (row[j] - mean);
+		}
+	}
+	if (p == RFX_PROJ_SIMPLEX_PLUS && d > 1) {
+		/* t = sum_j r_j u_j, kept up to date as directions change */
+		for (i = 0; i < dd; i++) {
+			t[i] = 0.0;
+			for (j = 0; j < dd; j++)
+				t[i] += nr[j] * U[i * dd + j];
+		}
+		for (sweep = 0; sweep < SIMPLEX_PLUS_SWEEPS; sweep++)
+			for (j = 0; j < dd; j++) {
+				double len = 0.0;
+
+				/* v = t - r_j u_j, the sum of the others */
+				for (i = 0; i < dd; i++) {
+					double v = t[i] - nr[j] * U[i * dd + j];
+
+					len += v * v;
+				}
+				len = sqrt(len);
+				if (!(len > 0.0))
+					continue;
+				for (i = 0; i < dd; i++) {
+					double v = t[i] - nr[j] * U[i * dd + j];
+					double u = -v / len;
+
+					t[i] = v + nr[j] * u;
+					U[i * dd + j] = u;
+				}
+			}
+	}
+	for (i = 0; i < dd; i++)
+		for (j = 0; j < (size_t)k; j++)
+			omega[i * ld + j] = U[i * dd + j] * nr[j];
 	return GSL_SUCCESS;
 }
 
@@ -665,9 +758,11 @@ int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
 		/* the last block keeps M - d (tau - 1) columns, not M - d tau */
 		int kb = b < tau - 1 ? d : M - d * (tau - 1);
 		double norm = p == RFX_PROJ_ORF_PRIME ? sqrt((double)d) : 0.0;
-		int status = sample_block(r, d, kb, norm,
-					  omega + col0 + (size_t)b * (size_t)d,
-					  ld, ws);
+		double *o = omega + col0 + (size_t)b * (size_t)d;
+		int status = p == RFX_PROJ_SIMPLEX || p == RFX_PROJ_SIMPLEX_PLUS ||
+					     p == RFX_PROJ_ORT_ANTI
+				     ? sample_coupled(r, p, d, kb, o, ld, ws)
+				     : sample_block(r, d, kb, norm, o, ld, ws);
 
 		if (status)
 			return rfx_error(err, RFX_ENUMERIC,

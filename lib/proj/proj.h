@@ -60,6 +60,31 @@
  *              keeps its one-dimensional stratification (random digit
  *              permutations, in the spirit of Kocis and Whiten's RR2 that
  *              the QMC feature-map papers use). d <= 1229.
+ *   simplex    simplex random features (SimRF; Reid, Choromanski,
+ *              Likhosherstov and Weller, ICML 2023): blocks of d columns
+ *              w_i = r_i R s_i with r_i ~ chi(d) i.i.d., R a Haar orthogonal
+ *              matrix (sign-corrected, as ort) and s_1..s_d the unit
+ *              vertices of a regular simplex centred at 0, s_i . s_j =
+ *              -1/(d-1) for i != j: rfx takes s_i = sqrt(d/(d-1)) (e_i -
+ *              1/d), so R s_i = sqrt(d/(d-1)) (R_i - mean of R's columns).
+ *              Each R s_i is uniform on the sphere and independent of r_i,
+ *              so every column is N(0, I_d). d = 1 has the one vertex 1
+ *              (simplex is ort there).
+ *   simplex+   SimRF+: the simplex block, then 5 sweeps over i = 1..d in
+ *              turn (Gauss-Seidel: each update is used by the next), each
+ *              replacing direction u_i by -normalise(sum_{j != i} r_j u_j)
+ *              (kept when that sum is 0). The directions then depend on
+ *              the norms, but the block is R times a function of the
+ *              norms with R Haar and independent of them, so u_i is still
+ *              uniform and independent of r_i: columns stay N(0, I_d)
+ *              (docs/DERIVATIONS.md).
+ *   ort-anti   norm-coupled orthogonal features (Reid et al., ICLR 2025):
+ *              ort blocks whose chi(d) norms come in antithetic pairs,
+ *              columns (1, 2), (3, 4), ... of each block: r = F^-1(u),
+ *              r' = F^-1(1 - u) with u uniform and F the chi(d) CDF (GSL's
+ *              chi^2 quantiles, the upper one for 1 - u); an odd d leaves
+ *              the last column's norm independent. Each norm is chi(d), so
+ *              columns are N(0, I_d).
  *
  * The M columns drawn from a stream are the first M of the M' > M columns
  * the same stream would give, for every kind, so studies over M can share
@@ -87,12 +112,16 @@ enum rfx_proj {
 	RFX_PROJ_HALTON,
 	RFX_PROJ_HALTON_REV,
 	RFX_PROJ_SOBOL,
-	RFX_PROJ_HALTON_SCR
+	RFX_PROJ_HALTON_SCR,
+	RFX_PROJ_SIMPLEX,
+	RFX_PROJ_SIMPLEX_PLUS,
+	RFX_PROJ_ORT_ANTI
 };
 
 /* The names, comma-separated, for help texts and messages. */
 #define RFX_PROJ_NAMES \
-	"iid, ort, orf-prime, sorf, hdhd, hd, halton, halton-rev, sobol, halton-scr"
+	"iid, ort, orf-prime, sorf, hdhd, hd, halton, halton-rev, sobol, " \
+	"halton-scr, simplex, simplex+, ort-anti"
 
 /* Parses a name of RFX_PROJ_NAMES; an unknown one is RFX_EINVAL listing them. */
 int rfx_proj_parse(const char *name, enum rfx_proj *out, struct rfx_err *err);

@@ -1,0 +1,502 @@
+/*
+ * The dense-exponential random features' shared machinery (see derf.h and
+ * docs/DERIVATIONS.md): parameter checks, the closed-form variance of a
+ * block of pairs, the feature maps, the set moments and the eigen-based
+ * minimiser over A that the three fits share.
+ */
+#include "est/derf.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+
+#include "num/blas.h"
+#include "num/gemm.h"
+#include "num/logmath.h"
+#include "num/vmath.h"
+
+/* Rows per block of the extra product X B_k^T in the feature maps. */
+#define ROWS 256
+
+int rfx_derf_alloc(struct rfx_params *p, struct rfx_err *err)
+{
+	size_t d = (size_t)p->d;
+
+	if (p->d < 1)
+		return rfx_error(err, RFX_EINVAL, "d must be positive, got %d",
+				 p->d);
+	if (!p->dense)
+		p->dense = calloc(d + 2 * d * d, sizeof(double));
+	if (!p->dense)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	return RFX_OK;
+}
+
+int rfx_derf_check(const struct rfx_params *p, const char *name,
+		   struct rfx_err *err)
+{
+	const double *a;
+	size_t d = (size_t)p->d, l;
+
+	if (!p->dense)
+		return rfx_error(err, RFX_EINVAL, "%s: parameters are not fitted",
+				 name);
+	a = rfx_derf_a(p);
+	for (l = 0; l < d; l++)
+		if (!(1.0 - 8.0 * a[l] > 0.0) || !isfinite(a[l]))
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: variance is infinite unless I - 8A > 0, got eigenvalue %g",
+					 name, a[l]);
+	return RFX_OK;
+}
+
+int rfx_derf_check_unbiased(const struct rfx_params *p, const char *name,
+			    struct rfx_err *err)
+{
+	const double *a, *B1, *B2;
+	size_t d = (size_t)p->d, i, j, l;
+	double big = 0.0;
+	int ret = rfx_derf_check(p, name, err);
+
+	if (ret)
+		return ret;
+	a = rfx_derf_a(p);
+	B1 = rfx_derf_b(p, 1);
+	B2 = rfx_derf_b(p, 2);
+	for (l = 0; l < d * d; l++) {
+		if (!isfinite(B1[l]) || !isfinite(B2[l]))
+			return rfx_error(err, RFX_EINVAL, "%s: B is not finite",
+					 name);
+		big = fmax(big, fmax(fabs(B1[l]), fabs(B2[l])));
+	}
+	/* (B_1^T P B_2)_ij = sum_l B1_li B2_lj/(1 - 4a_l) = delta_ij */
+	for (i = 0; i < d; i++)
+		for (j = 0; j < d; j++) {
+			double s = 0.0;
+
+			for (l = 0; l < d; l++)
+				s += B1[l * d + i] * B2[l * d + j] / (1.0 - 4.0 * a[l]);
+			if (!(fabs(s - (i == j)) <= 1e-8 * (1.0 + big * big)))
+				return rfx_error(err, RFX_ENUMERIC,
+						 "%s: biased parameters, (B1^T P B2)_%zu%zu = %g",
+						 name, i, j, s);
+		}
+	return RFX_OK;
+}
+
+double rfx_derf_la(const double *a, int d)
+{
+	double s = 0.0;
+	int l;
+
+	/* per coordinate as lib/est/gerf.c at d = 1: -log1p(-u^2)/2, u = 4a/(1-4a) */
+	for (l = 0; l < d; l++) {
+		double u = 4.0 * a[l] / (1.0 - 4.0 * a[l]);
+
+		s += fabs(u) < 0.5 ? -0.5 * log1p(-u * u)
+				   : log(1.0 - 4.0 * a[l]) -
+					     0.5 * log(1.0 - 8.0 * a[l]);
+	}
+	return s;
+}
+
+/*
+ * log Var = -|x - y|^2 + log expm1(la + sum_l s_l z_l^2) - log M, z the
+ * canonical B_1 x + B_2 y, s_l = 1/((1 - 8a_l)(1 - 4a_l)); z is formed
+ * coordinate by coordinate (u_l + v_l), not from expanded inner products,
+ * so a small z keeps its relative accuracy.
+ */
+int rfx_derf_log_variance(const struct rfx_params *p,
+			  const struct rfx_block *b, int M, double *out,
+			  struct rfx_err *err)
+{
+	size_t d = (size_t)p->d, nx = b->nx, ny = b->ny, i, j, l;
+	double *U = NULL, *V = NULL, *s = NULL, *work = NULL, la;
+	double lm = log((double)M);
+	int ret = rfx_derf_check(p, "derf", err);
+
+	if (ret)
+		return ret;
+	U = malloc(nx * d * sizeof(double));
+	V = malloc(ny * d * sizeof(double));
+	s = malloc(d * sizeof(double));
+	work = malloc(d * d * sizeof(double));
+	if (!U || !V || !s || !work) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (l = 0; l < d; l++) {
+		double a = rfx_derf_a(p)[l];
+
+		s[l] = 1.0 / ((1.0 - 8.0 * a) * (1.0 - 4.0 * a));
+	}
+	la = rfx_derf_la(rfx_derf_a(p), p->d);
+	rfx_gemm_nt(nx, d, d, b->X, d, rfx_derf_b(p, 1), d, U, d, work);
+	rfx_gemm_nt(ny, d, d, b->Y, d, rfx_derf_b(p, 2), d, V, d, work);
+	for (i = 0; i < nx; i++) {
+		const double *u = U + i * d, *dd = b->dd + i * ny;
+		double *o = out + i * ny;
+
+		for (j = 0; j < ny; j++) {
+			const double *v = V + j * d;
+			double q = 0.0;
+
+#pragma omp simd reduction(+ : q)
+			for (l = 0; l < d; l++) {
+				double z = u[l] + v[l];
+
+				q += s[l] * z * z;
+			}
+			o[j] = la + q;
+		}
+		rfx_vmath_logexpm1(o, o, ny);
+		for (j = 0; j < ny; j++)
+			o[j] += -dd[j] - lm;
+	}
+out:
+	free(U);
+	free(V);
+	free(s);
+	free(work);
+	return ret;
+}
+
+/*
+ * log f = log D + sum_l a_l w_l^2 + w.(B_k x) - sum_l (B_k x)_l^2/(2(1-4a_l))
+ *         - |x|^2/2 - log(M)/2:
+ * the fused positive map of lib/est/featmap.c on the transformed inputs
+ * X B_k^T with b = 1 and column constants sum_l a_l w_l^2, then the
+ * per-row terms added to the row scales.
+ */
+int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
+		      int side, const double *X, size_t n, int M,
+		      struct rfx_featmat *F, struct rfx_err *err)
+{
+	size_t d = (size_t)p->d, l, k, nblk = (n + ROWS - 1) / ROWS;
+	const double *a, *B;
+	double *T = NULL, *Bt = NULL, logd = 0.0;
+	long blk;
+	int m, outer = 1, saved = 0, ret = rfx_derf_check(p, "derf", err);
+
+	if (ret)
+		return ret;
+	a = rfx_derf_a(p);
+	B = rfx_derf_b(p, side == 1 ? 1 : 2);
+	T = malloc(n * d * sizeof(double));
+	Bt = malloc(d * d * sizeof(double));
+	if (!T || !Bt) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (l = 0; l < d; l++)
+		for (k = 0; k < d; k++)
+			Bt[k * d + l] = B[l * d + k];
+#ifdef _OPENMP
+	outer = !omp_in_parallel();
+#endif
+	/*
+	 * T = X B_k^T in blocks of rows, each on one thread with one BLAS
+	 * thread: a row's values do not depend on the thread count.
+	 */
+	if (outer)
+		saved = rfx_blas_single_begin();
+#pragma omp parallel for schedule(static) if (outer && nblk > 1)
+	for (blk = 0; blk < (long)nblk; blk++) {
+		size_t i0 = (size_t)blk * ROWS, nb = n - i0 < ROWS ? n - i0 : ROWS;
+
+		rfx_gemm(nb, d, d, 1.0, X + i0 * d, d, Bt, d, T + i0 * d, d);
+	}
+	if (outer)
+		rfx_blas_single_end(saved);
+	for (l = 0; l < d; l++)
+		logd += 0.25 * log1p(-4.0 * a[l]);
+	for (m = 0; m < M; m++) {
+		double c = 0.0;
+
+		for (l = 0; l < d; l++) {
+			double om = w->omega[l * (size_t)w->cap + (size_t)m];
+
+			c += a[l] * om * om;
+		}
+		F->cwork[m] = c;
+	}
+	rfx_featmat_exp(F, w, T, n, M, 1.0, F->cwork, 0.0,
+			logd - 0.5 * log((double)M));
+	/* the per-row terms -(sum_l t_l^2/(1 - 4a_l) + |x|^2)/2 */
+	for (l = 0; l < d; l++)
+		Bt[l] = 1.0 / (1.0 - 4.0 * a[l]);
+#pragma omp parallel for schedule(static) if (outer && nblk > 1)
+	for (blk = 0; blk < (long)n; blk++) {
+		const double *t = T + (size_t)blk * d, *x = X + (size_t)blk * d;
+		double r = 0.0;
+		size_t j;
+
+#pragma omp simd reduction(+ : r)
+		for (j = 0; j < d; j++)
+			r += t[j] * t[j] * Bt[j] + x[j] * x[j];
+		F->lscale[blk] -= 0.5 * r;
+	}
+out:
+	free(T);
+	free(Bt);
+	return ret;
+}
+
+void rfx_derf_moments_release(struct rfx_derf_moments *m)
+{
+	free(m->Mx);
+	free(m->My);
+	free(m->mx);
+	free(m->my);
+	memset(m, 0, sizeof(*m));
+}
+
+/* mean v v^T (or its diagonal) and mean v of the n rows of V into S, mu. */
+static void moments(const double *V, size_t n, size_t d, int diag_only,
+		    double *S, double *mu)
+{
+	size_t i, k, l;
+
+	memset(S, 0, d * d * sizeof(double));
+	memset(mu, 0, d * sizeof(double));
+	for (i = 0; i < n; i++) {
+		const double *v = V + i * d;
+
+		for (k = 0; k < d; k++) {
+			mu[k] += v[k];
+			if (diag_only) {
+				S[k * d + k] += v[k] * v[k];
+				continue;
+			}
+			for (l = 0; l <= k; l++)
+				S[k * d + l] += v[k] * v[l];
+		}
+	}
+	for (k = 0; k < d; k++) {
+		mu[k] /= (double)n;
+		for (l = 0; l <= k; l++) {
+			S[k * d + l] /= (double)n;
+			S[l * d + k] = S[k * d + l];
+		}
+	}
+}
+
+int rfx_derf_moments_init(struct rfx_derf_moments *m, int d,
+			  const double *X, size_t nx, const double *Y,
+			  size_t ny, int diag_only, struct rfx_err *err)
+{
+	size_t dd = (size_t)d;
+
+	memset(m, 0, sizeof(*m));
+	m->d = d;
+	m->Mx = malloc(dd * dd * sizeof(double));
+	m->My = malloc(dd * dd * sizeof(double));
+	m->mx = malloc(dd * sizeof(double));
+	m->my = malloc(dd * sizeof(double));
+	if (!m->Mx || !m->My || !m->mx || !m->my) {
+		rfx_derf_moments_release(m);
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	}
+	moments(X, nx, dd, diag_only, m->Mx, m->mx);
+	moments(Y, ny, dd, diag_only, m->My, m->my);
+	return RFX_OK;
+}
+
+/* b^T S c for rows b, c of length d and S d x d. */
+static double quad(const double *b, const double *S, const double *c, size_t d)
+{
+	size_t k, l;
+	double s = 0.0;
+
+	for (k = 0; k < d; k++) {
+		double t = 0.0;
+
+		for (l = 0; l < d; l++)
+			t += S[k * d + l] * c[l];
+		s += b[k] * t;
+	}
+	return s;
+}
+
+double rfx_derf_objective(const struct rfx_params *p,
+			  const struct rfx_derf_moments *m)
+{
+	size_t d = (size_t)p->d, l;
+	const double *a = rfx_derf_a(p), *B1 = rfx_derf_b(p, 1),
+		     *B2 = rfx_derf_b(p, 2);
+	double obj = rfx_derf_la(a, p->d);
+
+	/* E z_l^2 = b1 Mx b1 + b2 My b2 + 2 (b1 . mx)(b2 . my), rows l */
+	for (l = 0; l < d; l++) {
+		const double *b1 = B1 + l * d, *b2 = B2 + l * d;
+		double u = 0.0, v = 0.0, ez;
+		size_t k;
+
+		for (k = 0; k < d; k++) {
+			u += b1[k] * m->mx[k];
+			v += b2[k] * m->my[k];
+		}
+		ez = quad(b1, m->Mx, b1, d) + quad(b2, m->My, b2, d) + 2.0 * u * v;
+		obj += ez / ((1.0 - 8.0 * a[l]) * (1.0 - 4.0 * a[l]));
+	}
+	return obj;
+}
+
+double rfx_derf_rho(double v, double d)
+{
+	double b = 2.0 * v + d;
+
+	return 2.0 * d / (b * (1.0 + sqrt(1.0 + 8.0 * v * d / b / b)));
+}
+
+int rfx_derf_fit_sigma(struct rfx_params *p, double *S, const double *G,
+		       const double *H, struct rfx_err *err)
+{
+	size_t d = (size_t)p->d, l, k, j;
+	gsl_matrix_view Sv = gsl_matrix_view_array(S, d, d);
+	gsl_vector *eval = gsl_vector_alloc(d);
+	gsl_matrix *evec = gsl_matrix_alloc(d, d);
+	gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(d);
+	double *a, *B1, *B2;
+	int ret = rfx_derf_alloc(p, err);
+
+	if (ret)
+		goto out;
+	if (!eval || !evec || !ws) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (gsl_eigen_symmv(&Sv.matrix, eval, evec, ws)) {
+		ret = rfx_error(err, RFX_ENUMERIC,
+				"eigendecomposition of a %zu x %zu moment matrix failed",
+				d, d);
+		goto out;
+	}
+	a = rfx_derf_a(p);
+	B1 = rfx_derf_b(p, 1);
+	B2 = rfx_derf_b(p, 2);
+	for (l = 0; l < d; l++) {
+		/* S is positive semi-definite: a negative eigenvalue is rounding */
+		double s = fmax(gsl_vector_get(eval, l), 0.0);
+		double rho = rfx_derf_rho(s, 1.0);
+		double beta;
+
+		a[l] = (1.0 - 1.0 / rho) / 8.0;
+		beta = sqrt(1.0 - 4.0 * a[l]);
+		/* row l of diag(beta) V^T G: beta sum_k V_kl G_kj */
+		for (j = 0; j < d; j++) {
+			double g = 0.0, h = 0.0;
+
+			for (k = 0; k < d; k++) {
+				double v = gsl_matrix_get(evec, k, l);
+
+				g += v * (G ? G[k * d + j] : (k == j));
+				h += v * (H ? H[k * d + j] : (k == j));
+			}
+			B1[l * d + j] = beta * g;
+			B2[l * d + j] = beta * h;
+		}
+	}
+	ret = RFX_OK;
+out:
+	gsl_vector_free(eval);
+	gsl_matrix_free(evec);
+	gsl_eigen_symmv_free(ws);
+	return ret;
+}
+
+/*
+ * The fit in the span of the inputs: with Q = [Q_r, Q_perp] orthogonal,
+ * Q_r a basis of the span of the nx + ny = r < d inputs (GSL's
+ * Householder QR of the d x r matrix of inputs, unpacked to d x d), the
+ * moments vanish on Q_perp, where every fit gives a = 0 and B = I; so
+ * the r-dimensional fit of the projected inputs X Q_r, Y Q_r, extended by
+ *   a = (a_r, 0),  B_k = [B_k,r Q_r^T; Q_perp^T],
+ * is the d-dimensional one (B_1^T P B_2 = Q_r Q_r^T + Q_perp Q_perp^T = I),
+ * at O(d^2 r) instead of the O(d^3) eigendecompositions: pair mode and
+ * the variance maps fit one pair per point.
+ */
+int rfx_derf_fit_reduced(struct rfx_params *p, const double *X, size_t nx,
+			 const double *Y, size_t ny, int M,
+			 int (*fit)(struct rfx_params *, const double *, size_t,
+				    const double *, size_t, int,
+				    struct rfx_err *),
+			 struct rfx_err *err)
+{
+	size_t d = (size_t)p->d, r = nx + ny, i, l, k;
+	gsl_matrix *A = gsl_matrix_alloc(d, r), *Q = gsl_matrix_alloc(d, d);
+	gsl_matrix *R = gsl_matrix_alloc(d, r);
+	gsl_vector *tau = gsl_vector_alloc(r);
+	double *Xr = malloc(nx * r * sizeof(double)), *Yr = malloc(ny * r * sizeof(double));
+	struct rfx_params q;
+	int ret;
+
+	rfx_params_init(&q, (int)r);
+	if (!A || !Q || !R || !tau || !Xr || !Yr) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < r; i++)
+		for (l = 0; l < d; l++)
+			gsl_matrix_set(A, l, i, i < nx ? X[i * d + l] : Y[(i - nx) * d + l]);
+	if (gsl_linalg_QR_decomp(A, tau) || gsl_linalg_QR_unpack(A, tau, Q, R)) {
+		ret = rfx_error(err, RFX_ENUMERIC, "qr factorisation of the inputs failed");
+		goto out;
+	}
+	for (i = 0; i < nx + ny; i++) {
+		const double *v = i < nx ? X + i * d : Y + (i - nx) * d;
+		double *o = i < nx ? Xr + i * r : Yr + (i - nx) * r;
+
+		for (k = 0; k < r; k++) {
+			double s = 0.0;
+
+			for (l = 0; l < d; l++)
+				s += v[l] * gsl_matrix_get(Q, l, k);
+			o[k] = s;
+		}
+	}
+	ret = fit(&q, Xr, nx, Yr, ny, M, err);
+	if (ret)
+		goto out;
+	ret = rfx_derf_alloc(p, err);
+	if (ret)
+		goto out;
+	for (k = 0; k < d; k++) {
+		rfx_derf_a(p)[k] = k < r ? rfx_derf_a(&q)[k] : 0.0;
+		for (l = 0; l < d; l++) {
+			double b1 = 0.0, b2 = 0.0;
+
+			if (k < r) {
+				for (i = 0; i < r; i++) {
+					double ql = gsl_matrix_get(Q, l, i);
+
+					b1 += rfx_derf_b(&q, 1)[k * r + i] * ql;
+					b2 += rfx_derf_b(&q, 2)[k * r + i] * ql;
+				}
+			} else {
+				b1 = b2 = gsl_matrix_get(Q, l, k);
+			}
+			rfx_derf_b(p, 1)[k * d + l] = b1;
+			rfx_derf_b(p, 2)[k * d + l] = b2;
+		}
+	}
+	ret = RFX_OK;
+out:
+	gsl_matrix_free(A);
+	gsl_matrix_free(Q);
+	gsl_matrix_free(R);
+	gsl_vector_free(tau);
+	free(Xr);
+	free(Yr);
+	rfx_params_release(&q);
+	return ret;
+}
