@@ -144,7 +144,7 @@ static void test_mse_from_estimates(void)
 /*
  * 2. E[empirical MSE] = mean over pairs of Var (unbiased estimators): the
  * mean of 2000 repetitions' MSEs against the table of expected MSEs, whose
- * values come from the closed forms (lib/est/*.c, checked against Monte
+ * values come from the closed forms (lib/est/<name>.c, checked against Monte
  * Carlo pair by pair in their own tests). SE: the sample standard
  * deviation of the 2000 MSEs over sqrt(2000).
  */

@@ -129,7 +129,7 @@ struct rfx_estimator_type {
 			struct rfx_featmat *F, struct rfx_err *err);
 };
 
-/* The estimators, one per file lib/est/*.c. */
+/* The estimators, one per file lib/est/<name>.c. */
 extern const struct rfx_estimator_type rfx_est_trig;
 extern const struct rfx_estimator_type rfx_est_pos;
 extern const struct rfx_estimator_type rfx_est_hyb;
