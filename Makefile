@@ -70,6 +70,7 @@ endif
 LAYERS = base num io proj data est eval exp
 LIB_OBJS += lib/base/cancel.o
 LIB_OBJS += lib/base/err.o
+LIB_OBJS += lib/base/fmt.o
 LIB_OBJS += lib/base/rng.o
 LIB_OBJS += lib/num/bessel.o
 LIB_OBJS += lib/num/blas.o
@@ -79,6 +80,8 @@ LIB_OBJS += lib/num/kernel.o
 LIB_OBJS += lib/num/kmeans.o
 LIB_OBJS += lib/num/setstats.o
 LIB_OBJS += lib/num/vmath.o
+LIB_OBJS += lib/io/h5out.o
+LIB_OBJS += lib/io/h5read.o
 LIB_OBJS += lib/io/regress.o
 LIB_OBJS += lib/io/table.o
 LIB_OBJS += lib/proj/proj.o

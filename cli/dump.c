@@ -9,7 +9,7 @@
 #include "cmds.h"
 #include "opt.h"
 #include "output.h"
-#include "io/table.h"
+#include "io/h5read.h"
 
 /* Index of column name in the tab-separated header line, or -1. */
 static int column_index(const char *header, const char *name)

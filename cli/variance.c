@@ -71,28 +71,26 @@ struct pair_row {
 	double mc_variance_lo, mc_variance_hi; /* 95% confidence interval */
 };
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct pair_row, field),                      \
-	  sizeof(((struct pair_row *)0)->field) }
 #define PAIR_COLUMNS                                                           \
-	COL(method, RFX_COL_STRING), COL(params, RFX_COL_STRING),              \
-	COL(d, RFX_COL_INT), COL(M, RFX_COL_INT),                              \
-	COL(log_kernel, RFX_COL_DOUBLE), COL(variance, RFX_COL_DOUBLE),        \
-	COL(log_variance, RFX_COL_DOUBLE)
+	RFX_COL(pair_row, method, RFX_COL_STRING),                             \
+	RFX_COL(pair_row, params, RFX_COL_STRING),                             \
+	RFX_COL(pair_row, d, RFX_COL_INT), RFX_COL(pair_row, M, RFX_COL_INT),  \
+	RFX_COL(pair_row, log_kernel, RFX_COL_DOUBLE),                         \
+	RFX_COL(pair_row, variance, RFX_COL_DOUBLE),                           \
+	RFX_COL(pair_row, log_variance, RFX_COL_DOUBLE)
 
 static const struct rfx_column pair_cols[] = { PAIR_COLUMNS };
 static const struct rfx_column pair_mc_cols[] = {
 	PAIR_COLUMNS,
-	COL(mc_R, RFX_COL_LONG),
-	COL(mc_mean, RFX_COL_DOUBLE),
-	COL(mc_mean_se, RFX_COL_DOUBLE),
-	COL(mc_variance, RFX_COL_DOUBLE),
-	COL(mc_log_variance, RFX_COL_DOUBLE),
-	COL(mc_log_variance_se, RFX_COL_DOUBLE),
-	COL(mc_variance_lo, RFX_COL_DOUBLE),
-	COL(mc_variance_hi, RFX_COL_DOUBLE),
+	RFX_COL(pair_row, mc_R, RFX_COL_LONG),
+	RFX_COL(pair_row, mc_mean, RFX_COL_DOUBLE),
+	RFX_COL(pair_row, mc_mean_se, RFX_COL_DOUBLE),
+	RFX_COL(pair_row, mc_variance, RFX_COL_DOUBLE),
+	RFX_COL(pair_row, mc_log_variance, RFX_COL_DOUBLE),
+	RFX_COL(pair_row, mc_log_variance_se, RFX_COL_DOUBLE),
+	RFX_COL(pair_row, mc_variance_lo, RFX_COL_DOUBLE),
+	RFX_COL(pair_row, mc_variance_hi, RFX_COL_DOUBLE),
 };
-#undef COL
 
 static const struct rfx_schema pair_schema = {
 	"pair", "variance of each estimator for one pair", sizeof(struct pair_row),

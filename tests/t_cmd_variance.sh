@@ -424,9 +424,9 @@ fi
 [ -z "$(ls -A ro)" ]
 ok $? "-o in a read-only directory: nothing left in it"
 chmod 755 ro
-mkdir outdir
-fails 1 "-o naming an existing directory" variance $E -o outdir
-[ -d outdir ] && [ -z "$(ls -A outdir)" ] && [ -z "$(ls -d outdir.tmp.* 2> /dev/null)" ]
+mkdir outdir outdir.h5
+fails 1 "-o naming an existing directory" variance $E -o outdir.h5
+[ -d outdir.h5 ] && [ -z "$(ls -A outdir.h5)" ] && [ -z "$(ls -d outdir.h5.tmp.* 2> /dev/null)" ]
 ok $? "-o naming a directory: directory untouched, no temporary file"
 fails 2 "unknown option" variance $E --bogus
 fails 2 "missing option value (--L at the end)" variance $E --L

@@ -4,7 +4,7 @@
  * shared by all of them (parsing "NAME=VALUE", printing, copying).
  */
 #include "est/estimator.h"
-#include "io/table.h"
+#include "base/fmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -477,8 +477,8 @@ size_t rfx_params_format(const struct rfx_params *p,
 			APPEND(";");
 		switch (id) {
 		case RFX_PARAM_A:
-			rfx_table_format_double(p->A_re, a, sizeof(a));
-			rfx_table_format_double(p->A_im, b, sizeof(b));
+			rfx_fmt_double(p->A_re, a, sizeof(a));
+			rfx_fmt_double(p->A_im, b, sizeof(b));
 			if (e->flags & RFX_EST_COMPLEX)
 				APPEND("A=%s,%s", a, b);
 			else
@@ -488,17 +488,17 @@ size_t rfx_params_format(const struct rfx_params *p,
 			APPEND("t=%d", p->t);
 			break;
 		case RFX_PARAM_LAMBDA:
-			rfx_table_format_double(p->lambda, a, sizeof(a));
+			rfx_fmt_double(p->lambda, a, sizeof(a));
 			APPEND("lambda=%s", a);
 			break;
 		case RFX_PARAM_Q:
-			rfx_table_format_double(p->q, a, sizeof(a));
+			rfx_fmt_double(p->q, a, sizeof(a));
 			APPEND("q=%s", a);
 			break;
 		case RFX_PARAM_C:
 			APPEND("c=");
 			for (l = 0; p->c && l < p->d; l++) {
-				rfx_table_format_double(p->c[l], a, sizeof(a));
+				rfx_fmt_double(p->c[l], a, sizeof(a));
 				APPEND("%s%s", l ? "," : "", a);
 			}
 			break;
@@ -509,18 +509,18 @@ size_t rfx_params_format(const struct rfx_params *p,
 			APPEND("m3=%d", p->m3);
 			break;
 		case RFX_PARAM_SIGMA:
-			rfx_table_format_double(p->sigma, a, sizeof(a));
+			rfx_fmt_double(p->sigma, a, sizeof(a));
 			APPEND("sigma=%s", a);
 			break;
 		case RFX_PARAM_RHO:
-			rfx_table_format_double(p->rho, a, sizeof(a));
+			rfx_fmt_double(p->rho, a, sizeof(a));
 			APPEND("rho=%s", a);
 			break;
 		case RFX_PARAM_DIAG:
 			APPEND("a=");
 			for (l = 0; p->a_re && l < p->d; l++) {
-				rfx_table_format_double(p->a_re[l], a, sizeof(a));
-				rfx_table_format_double(p->a_im[l], b, sizeof(b));
+				rfx_fmt_double(p->a_re[l], a, sizeof(a));
+				rfx_fmt_double(p->a_im[l], b, sizeof(b));
 				if (p->a_im[l] != 0.0)
 					APPEND("%s%s:%s", l ? "," : "", a, b);
 				else
