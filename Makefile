@@ -242,7 +242,7 @@ valgrind-run: $(VALGRIND_TESTS)
 # new inputs go to build/fuzz/corpus/, crashes to build/fuzz/artifacts/.
 FUZZ_CC = clang
 FUZZ_TIME = 60
-FUZZ_TARGETS = dataset uci idx opt
+FUZZ_TARGETS = dataset uci idx opt h5
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fopenmp -MMD -MP -Wno-pass-failed \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS = $(patsubst %.o,build/fuzz/%.o,$(LIB_OBJS)) build/fuzz/cli/opt.o

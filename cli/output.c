@@ -28,14 +28,16 @@ static char tmpname[PATH_MAX + sizeof(".tmp.XXXXXX")];
 
 int rfx_cli_fail(int code, const char *fmt, ...)
 {
+	char raw[RFX_ERR_MSG_MAX], msg[RFX_ERR_MSG_MAX];
 	va_list ap;
 
 	fflush(stdout);
-	fputs("rfx: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* One line whatever the arguments quoted in it hold. */
+	rfx_err_escape(raw, msg, sizeof(msg));
+	fprintf(stderr, "rfx: %s\n", msg);
 	return code;
 }
 
