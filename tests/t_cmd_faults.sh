@@ -105,7 +105,7 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k rfxtest mnt 2> /dev/null; 
 	umount mnt
 	[ -z "$bad" ]
 	ok $? "full disk: one line, exit 1, old file untouched, no temporary, no crash" ||
-		diag "$bad" && diag_file "$tmp/err"
+		{ diag "$bad"; diag_file "$tmp/err"; }
 else
 	skip "full disk: needs root and mount -t tmpfs"
 fi
@@ -158,7 +158,7 @@ rc=$?
 [ "$rc" -eq 0 ] && [ ! -e "$stale" ] && [ -e out.h5.tmp.keep ] && [ -f out.h5 ]
 ok $? "the next run with the same -o removes the stale temporary, not a foreign name" ||
 	diag "now: $(ls out.h5* | tr '\n' ' ')"
-rm -f out.h5
+rm -f out.h5 out.h5.tmp.keep
 "$RFX" $MAP > /dev/null 2>&1 &
 pid=$!
 wait_for_tmp . out 200
