@@ -72,6 +72,7 @@ LIB_OBJS += lib/base/cancel.o
 LIB_OBJS += lib/base/err.o
 LIB_OBJS += lib/base/fmt.o
 LIB_OBJS += lib/base/rng.o
+LIB_OBJS += lib/base/sha256.o
 LIB_OBJS += lib/num/bessel.o
 LIB_OBJS += lib/num/blas.o
 LIB_OBJS += lib/num/block.o
@@ -88,6 +89,7 @@ LIB_OBJS += lib/proj/proj.o
 LIB_OBJS += lib/proj/wht.o
 LIB_OBJS += lib/data/dataset.o
 LIB_OBJS += lib/data/images.o
+LIB_OBJS += lib/data/matrix.o
 LIB_OBJS += lib/data/regime.o
 LIB_OBJS += lib/data/uci.o
 LIB_OBJS += lib/est/cexp.o
@@ -139,6 +141,7 @@ BENCH_BINS += bench/bin/bench_bessel
 BENCH_BINS += bench/bin/bench_featmap
 BENCH_BINS += bench/bin/bench_proj
 BENCH_BINS += bench/bin/runstat
+BENCH_BINS += bench/bin/mkset
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
@@ -213,6 +216,9 @@ check: deps
 test: rfx $(TEST_BINS)
 	@$(TEST_ENV) RFX=$(CURDIR)/rfx RFX_TOP=$(CURDIR) $(PROVE) -e '' $(TEST_BINS)
 
+# t_est_hyb evaluates its references in binary128 (libquadmath, GCC's).
+tests/bin/t_est_hyb: LDLIBS += -lquadmath
+
 # The replay of the fuzz corpora includes the option parser from cli/.
 tests/bin/t_fuzz: CPPFLAGS += -Icli
 tests/bin/t_fuzz: cli/opt.c $(wildcard tests/fuzz/*.[ch])
@@ -242,7 +248,7 @@ valgrind-run: $(VALGRIND_TESTS)
 # new inputs go to build/fuzz/corpus/, crashes to build/fuzz/artifacts/.
 FUZZ_CC = clang
 FUZZ_TIME = 60
-FUZZ_TARGETS = dataset uci idx opt h5
+FUZZ_TARGETS = dataset uci idx opt matrix h5
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fopenmp -MMD -MP -Wno-pass-failed \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS = $(patsubst %.o,build/fuzz/%.o,$(LIB_OBJS)) build/fuzz/cli/opt.o

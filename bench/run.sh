@@ -108,6 +108,14 @@ timed "Fig 6.4: ./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,g
 	"4 regimes x 10 gammas x 5 samples x L = 1024 (1024^2 pairs each) x 9 methods, $cores threads" \
 	./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0
 
+echo "## Your own sets: rfx variance --x-file X --y-file Y against Fig 6.4 (bench/userdata.sh)"
+if [ "$quick" -eq 1 ]; then
+	echo "skipped (--quick)"
+else
+	bench/userdata.sh || status=1
+fi
+echo
+
 timed "HRF Figs 2 and 5: ./rfx pointwise (defaults)" "$HRF25_TARGET" \
 	"3 lengths x 33 angles x 6 methods x s = 10000 estimates at d = 64, m = 128 or FLOP-matched; $cores threads" \
 	./rfx pointwise

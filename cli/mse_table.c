@@ -68,7 +68,7 @@ struct mt_opts {
 	const char *dataset, *method, *kernel, *norm, *features, *ratio, *match;
 	const char *baseline, *sigma, *sigma_scale, *pad, *data, *check, *output;
 	const char *projection, *dlist;
-	int vs_z, nn_k, z_steps, threads;
+	int vs_z, nn_k, z_steps, threads, header;
 	long pairs, draws, reps, nn_sample, mc;
 	double z_max;
 	uint64_t seed;
@@ -90,6 +90,7 @@ static const struct rfx_opt_mode option_modes[] = {
 	{ "pairs", MODE_TABLE },   { "draws", MODE_TABLE },
 	{ "reps", MODE_TABLE },    { "param", MODE_TABLE },
 	{ "data", MODE_TABLE },    { "check", MODE_TABLE },
+	{ "header", MODE_TABLE },
 	{ "projection", MODE_Z },  { "d", MODE_Z },
 	{ "z-max", MODE_Z },	   { "z-steps", MODE_Z },
 	{ "mc", MODE_Z },
@@ -101,7 +102,7 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 	const char *pos[1];
 	struct rfx_opt opts[] = {
 		{ "dataset", 0, RFX_OPT_STRING, &o->dataset, "LIST",
-		  "datasets, comma-separated (default wine,boston)", 0 },
+		  "datasets, comma-separated, or files (.npy, text, FILE.h5:/dataset; rows are inputs) (default wine,boston)", 0 },
 		{ "method", 0, RFX_OPT_STRING, &o->method, "LIST",
 		  "[LABEL=]ESTIMATOR[:PROJECTION], comma-separated (default HRF Table 1: "
 		  HRF_METHODS ")", 0 },
@@ -118,8 +119,10 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "baseline", 0, RFX_OPT_STRING, &o->baseline, "METHOD",
 		  "FLOP matching: the estimator whose map sets the cost (default trig)", 0 },
 		{ "sigma", 0, RFX_OPT_STRING, &o->sigma, "S",
-		  "bandwidth: a number, or nn for the mean distance to the k-th neighbour "
-		  "(default 1 for softmax, nn for gauss)", 0 },
+		  "bandwidth: a number, nn for the mean distance to the k-th neighbour, or "
+		  "attention for d^(1/4) (x.y / sqrt(d)) (default 1 for softmax, nn for gauss)", 0 },
+		{ "header", 0, RFX_OPT_FLAG, &o->header, NULL,
+		  "the first line of a text --dataset FILE is a header (default: detected)", 0 },
 		{ "sigma-scale", 0, RFX_OPT_STRING, &o->sigma_scale, "LIST",
 		  "multiply the bandwidth by each factor, one block of rows each (ORF Fig 5ab) (default 1)", 0 },
 		{ "nn-k", 0, RFX_OPT_INT, &o->nn_k, "K",
@@ -371,7 +374,7 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 		     struct mt_state *s, int *code, struct rfx_err *err)
 {
 	const char *dnames[MAX_DATA], *nnames[MAX_NORMS];
-	char dbuf[1024], nbuf[256], dir[4096];
+	char dbuf[4096], nbuf[256], dir[4096];
 	enum rfx_norm norms[MAX_NORMS];
 	int nd, nn, nsc, k, j, q, pow2, ret;
 	double sigma = 0.0, scale[MAX_SCALES];
@@ -384,10 +387,10 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 		       err))
 		return RFX_EINVAL;
 	for (k = 0; k < nd; k++) {
-		if (rfx_dataset_index(dnames[k]) < 0)
+		if (rfx_dataset_index(dnames[k]) < 0 && !rfx_cli_is_file(dnames[k]))
 			return rfx_error(err, RFX_EINVAL,
-					 "unknown dataset '%s' (valid: %s)", dnames[k],
-					 RFX_DATASET_NAMES);
+					 "unknown dataset '%s' (valid: %s, or a file)",
+					 dnames[k], RFX_DATASET_NAMES);
 		for (j = 0; j < k; j++)
 			if (!strcmp(dnames[j], dnames[k]))
 				return rfx_error(err, RFX_EINVAL,
@@ -430,11 +433,13 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 		return rfx_error(err, RFX_EINVAL, "unknown --pad '%s' (valid: none, pow2)",
 				 o->pad);
 	pow2 = !strcmp(o->pad, "pow2");
-	if (strcmp(o->sigma, "nn")) {
+	if (!strcmp(o->sigma, "attention")) {
+		sigma = 0.0; /* d^(1/4) per dataset, below */
+	} else if (strcmp(o->sigma, "nn")) {
 		sigma = strtod(o->sigma, &end);
 		if (end == o->sigma || *end || !(sigma > 0.0) || !isfinite(sigma))
 			return rfx_error(err, RFX_EINVAL,
-					 "--sigma must be nn or a positive number, got '%s'",
+					 "--sigma must be nn, attention or a positive number, got '%s'",
 					 o->sigma);
 	} else if (o->nn_k < 1 || o->nn_sample < 1) {
 		return rfx_error(err, RFX_EINVAL,
@@ -443,8 +448,30 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 	}
 	rfx_cli_data_dir(o->data, cli, dir, sizeof(dir));
 	for (k = 0; k < nd; k++) {
-		struct rfx_dataset *raw = rfx_dataset_load(dnames[k], dir, err);
+		/* a user's file: a stream key past the catalogue's */
+		int id = rfx_dataset_index(dnames[k]) >= 0 ? rfx_dataset_index(dnames[k])
+							   : 100 + k;
+		struct rfx_dataset *raw;
 
+		if (id >= 100) {
+			struct rfx_matrix m;
+			struct rfx_matrix_opts mo = { RFX_MATRIX_HEADER_AUTO, 0, 0 };
+			const char *base = strrchr(dnames[k], '/');
+			char name[16];
+
+			if (o->header)
+				mo.header = RFX_MATRIX_HEADER_YES;
+			if (rfx_cli_load_matrix(&m, dnames[k], &mo)) {
+				/* the loader's line is out: report nothing more */
+				*code = -RFX_EXIT_FAIL;
+				return RFX_EIO;
+			}
+			snprintf(name, sizeof(name), "%.15s", base ? base + 1 : dnames[k]);
+			raw = rfx_dataset_from(name, m.x, m.rows, m.cols, err);
+			rfx_matrix_release(&m);
+		} else {
+			raw = rfx_dataset_load(dnames[k], dir, err);
+		}
 		if (!raw) {
 			*code = RFX_EXIT_FAIL;
 			return RFX_EIO;
@@ -464,9 +491,12 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 			ret = pow2 ? rfx_dataset_pad(ds, 1 << (int)ceil(log2((double)ds->d)),
 						     err)
 				   : RFX_OK;
-			if (!ret && !strcmp(o->sigma, "nn")) {
+			if (!ret && !strcmp(o->sigma, "attention")) {
+				/* x.y / sigma^2 = x.y / sqrt(d), attention's scale */
+				base = pow((double)ds->d, 0.25);
+			} else if (!ret && !strcmp(o->sigma, "nn")) {
 				gsl_rng *r = rfx_rng_alloc_stream(o->seed,
-								  3000 + (uint64_t)rfx_dataset_index(ds->name),
+								  3000 + (uint64_t)id,
 								  0, 0);
 
 				ret = r ? rfx_dataset_nn_sigma(ds, o->nn_k,
@@ -494,7 +524,7 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 				dd->ds = ds;
 				dd->norm = rfx_norm_name(norms[j]);
 				dd->sigma = base * scale[q];
-				dd->id = rfx_dataset_index(ds->name);
+				dd->id = id;
 			}
 		}
 		rfx_dataset_free(raw);
@@ -589,7 +619,8 @@ static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
 		}
 	}
 	if (load_data(o, cli, s, &code, &err)) {
-		ret = fail(code, &err);
+		/* code < 0: the loader of a user's file printed its line */
+		ret = code < 0 ? -code : fail(code, &err);
 		goto out;
 	}
 	c.ndata = s->nds;

@@ -10,6 +10,7 @@
  * printed before every number is computed, so a failure prints one error
  * line and no table.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,8 @@ static const struct rfx_estimator_type *const methods[] = {
 #define NREGIMES 3 /* normal, sphere, heterogen: mnist needs image files */
 
 static const char usage_line[] =
-	"[--kernel K] [--gamma G] [--d N] [--L N] [--same] [--seed S]";
+	"[--kernel K] [--gamma G] [--d N] [--L N] [--same] [--seed S]\n"
+	"   or: rfx optis --x-file X [--y-file Y] [--kernel K] [--gamma G] [--attention-scale] [--same]";
 
 static const char summary[] =
 	"Plain against optimal importance sampling of random features\n"
@@ -38,7 +40,9 @@ static const char summary[] =
 	"and estimator (cos, trig, pos, oprf), the log of the expected\n"
 	"one-sample variance over the pairs of two sampled sets with\n"
 	"w ~ p, and the log of the representation-free optimum\n"
-	"E k(x,x) E k(y,y) - E k(x,y)^2.";
+	"E k(x,x) E k(y,y) - E k(x,y)^2. --x-file (and --y-file) take your\n"
+	"own sets instead (.npy, text or FILE.h5:/dataset; rows are points;\n"
+	"without --y-file x and y both range over X, where the optimum is exact).";
 
 struct optis_row {
 	char regime[RFX_NAME_LEN];
@@ -68,19 +72,19 @@ static const struct rfx_schema optis_schema = {
 };
 
 /* The rows of regime g: x over X (n x d), y over Y (n x d). */
-static int fill_rows(enum rfx_regime g, enum rfx_optis_kernel kern,
+static int fill_rows(const char *regime, enum rfx_optis_kernel kern,
 		     double gamma, int d, int L, int same, const double *X,
-		     const double *Y, size_t n, struct optis_row *row,
+		     size_t nx, const double *Y, size_t ny, struct optis_row *row,
 		     struct rfx_err *err)
 {
 	struct rfx_optis_moments m;
 	size_t k;
-	int ret = rfx_optis_moments(kern, X, n, Y, n, d, &m, err);
+	int ret = rfx_optis_moments(kern, X, nx, Y, ny, d, &m, err);
 
 	for (k = 0; !ret && k < NMETHODS; k++, row++) {
 		const struct rfx_estimator_type *e = methods[k];
 
-		snprintf(row->regime, sizeof(row->regime), "%s", rfx_regime_name(g));
+		snprintf(row->regime, sizeof(row->regime), "%s", regime);
 		snprintf(row->method, sizeof(row->method), "%s", e ? e->name : "cos");
 		snprintf(row->kernel, sizeof(row->kernel), "%s",
 			 kern == RFX_OPTIS_SOFTMAX ? "softmax" : "gauss");
@@ -88,18 +92,77 @@ static int fill_rows(enum rfx_regime g, enum rfx_optis_kernel kern,
 		row->d = d;
 		row->L = L;
 		row->same = same;
-		ret = e ? rfx_optis_plain(e, kern, X, n, Y, n, d, &row->log_plain, err)
-			: rfx_optis_plain_cos(kern, X, n, Y, n, d, &row->log_plain, err);
+		ret = e ? rfx_optis_plain(e, kern, X, nx, Y, ny, d, &row->log_plain, err)
+			: rfx_optis_plain_cos(kern, X, nx, Y, ny, d, &row->log_plain, err);
 		row->log_optimal = m.log_bound;
 		row->log_gain = row->log_plain - m.log_bound;
 	}
 	return ret;
 }
 
+/*
+ * The user's sets (issue 16): X from x_file and Y from y_file (or Y = X,
+ * one distribution), scaled by gamma and, with attention, by d^-1/4;
+ * --same pools X and Y as the regimes' --same pools their two sets.
+ */
+static int run_files(enum rfx_optis_kernel kern, double gamma, int same,
+		     int attention, const char *x_file, const char *y_file)
+{
+	struct optis_row rows[NMETHODS];
+	struct rfx_matrix X, Y;
+	struct rfx_err err;
+	double *P = NULL, f;
+	size_t nx, ny, k;
+	int ret;
+
+	rfx_matrix_init(&Y);
+	rfx_err_clear(&err);
+	if ((ret = rfx_cli_load_matrix(&X, x_file, NULL)))
+		return ret;
+	if (y_file && (ret = rfx_cli_load_matrix(&Y, y_file, NULL)))
+		goto out;
+	if (y_file && rfx_matrix_check_same_cols(&X, &Y, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	nx = X.rows;
+	ny = y_file ? Y.rows : 0;
+	P = malloc((nx + ny) * (size_t)X.cols * sizeof(double));
+	if (!P) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	f = gamma * (attention ? pow((double)X.cols, -0.25) : 1.0);
+	for (k = 0; k < nx * (size_t)X.cols; k++)
+		P[k] = f * X.x[k];
+	for (k = 0; k < ny * (size_t)X.cols; k++)
+		P[nx * (size_t)X.cols + k] = f * Y.x[k];
+	if (!y_file || same)
+		/* one distribution (X, or X and Y pooled): Corollary 2 exact */
+		ret = fill_rows("file", kern, gamma, X.cols, (int)(nx + ny), 1, P,
+				nx + ny, P, nx + ny, rows, &err);
+	else
+		ret = fill_rows("file", kern, gamma, X.cols, (int)nx, 0, P, nx,
+				P + nx * (size_t)X.cols, ny, rows, &err);
+	if (ret) {
+		ret = rfx_cli_fail(ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
+				   "%s", err.msg);
+		goto out;
+	}
+	rfx_tsv_print(&optis_schema, rows, NMETHODS, stdout);
+	ret = RFX_EXIT_OK;
+out:
+	free(P);
+	rfx_matrix_release(&X);
+	rfx_matrix_release(&Y);
+	return ret;
+}
+
 int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 {
 	struct optis_row rows[NREGIMES * NMETHODS];
-	const char *kernel = "gauss";
+	const char *kernel = "gauss", *x_file = NULL, *y_file = NULL;
+	int attention = 0;
 	double gamma = 0.5, *X = NULL;  /* X's L rows, then Y's: the pool */
 	int d = 8, L = 64, same = 0, help, npos, g, ret;
 	uint64_t seed = RFX_DEFAULT_SEED;
@@ -115,6 +178,12 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 		{ "L", 0, RFX_OPT_INT, &L, "N", "points per set, 1..4096 (default 64)", 0 },
 		{ "same", 0, RFX_OPT_FLAG, &same, NULL,
 		  "x and y both from the pooled 2L points, where Corollary 2 is exact (default off: x from X, y from Y, Corollary 1's bound)", 0 },
+		{ "x-file", 0, RFX_OPT_STRING, &x_file, "FILE",
+		  "your x's, one per row: .npy, text or FILE.h5:/dataset (default none: the regimes)", 0 },
+		{ "y-file", 0, RFX_OPT_STRING, &y_file, "FILE",
+		  "your y's (default: the x's, x and y from one distribution)", 0 },
+		{ "attention-scale", 0, RFX_OPT_FLAG, &attention, NULL,
+		  "files: scale by d^-1/4 so that x.y is q.k/sqrt(d) (default off)", 0 },
 		RFX_OPTION_SEED(&seed),
 		RFX_OPTION_END
 	};
@@ -124,6 +193,15 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 			    0, &npos, &help);
 	if (ret || help)
 		return ret;
+	if (!x_file && (y_file || attention))
+		return rfx_cli_fail(RFX_EXIT_USAGE, "--%s needs --x-file",
+				    y_file ? "y-file" : "attention-scale");
+	if (x_file && (rfx_opt_seen(opts, "d") || rfx_opt_seen(opts, "L")))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--%s does not apply to --x-file (the files set it)",
+				    rfx_opt_seen(opts, "d") ? "d" : "L");
+	if (x_file && !rfx_opt_seen(opts, "gamma"))
+		gamma = 1.0; /* the user's sets at their own scale */
 	if (!strcmp(kernel, "gauss"))
 		kern = RFX_OPTIS_GAUSS;
 	else if (!strcmp(kernel, "softmax"))
@@ -134,6 +212,8 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 	if (!(gamma > 0.0 && gamma <= 10.0))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "--gamma must be in (0, 10], got %g",
 				    gamma);
+	if (x_file)
+		return run_files(kern, gamma, same, attention, x_file, y_file);
 	if (d < 1 || d > 1024)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "--d must be in 1..1024, got %d", d);
 	if (L < 1 || L > 4096)
@@ -150,7 +230,9 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 		ret = rfx_regime_sample(r, (enum rfx_regime)g, gamma, d, (size_t)L,
 					NULL, X, X + (size_t)L * d, &err);
 		if (!ret)
-			ret = fill_rows((enum rfx_regime)g, kern, gamma, d, L, same, X,
+			ret = fill_rows(rfx_regime_name((enum rfx_regime)g), kern,
+					gamma, d, L, same, X,
+					same ? 2 * (size_t)L : (size_t)L,
 					same ? X : X + (size_t)L * d,
 					same ? 2 * (size_t)L : (size_t)L,
 					rows + g * NMETHODS, &err);

@@ -98,6 +98,93 @@ int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err)
 	return RFX_OK;
 }
 
+/*
+ * The input files of this run, in the order they were loaded: their
+ * strings live as long as the process (a run loads a handful).
+ */
+static struct rfx_input_file *inputs;
+static int ninputs;
+
+int rfx_cli_load_matrix(struct rfx_matrix *m, const char *spec,
+			const struct rfx_matrix_opts *o)
+{
+	struct rfx_input_file *in;
+	struct rfx_err err;
+	char *path, *sha;
+
+	rfx_err_clear(&err);
+	if (rfx_matrix_load(m, spec, o, &err))
+		return rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+	in = realloc(inputs, (size_t)(ninputs + 1) * sizeof(*in));
+	path = strdup(spec);
+	sha = strdup(m->sha256);
+	if (!in || !path || !sha) {
+		if (in)
+			inputs = in;
+		free(path);
+		free(sha);
+		rfx_matrix_release(m);
+		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+	}
+	inputs = in;
+	in[ninputs].path = path;
+	in[ninputs].sha256 = sha;
+	in[ninputs].size = m->size;
+	ninputs++;
+	return RFX_EXIT_OK;
+}
+
+int rfx_cli_is_file(const char *name)
+{
+	return strpbrk(name, "/.:") != NULL;
+}
+
+int rfx_cli_load_labelled(struct rfx_matrix *m, const char *spec,
+			  const char *labels, int label_column, int header)
+{
+	struct rfx_matrix_opts mo = { RFX_MATRIX_HEADER_AUTO, 0, 0 };
+	struct rfx_matrix lab;
+	int ret;
+
+	rfx_matrix_init(m);
+	if (!labels == !label_column)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--dataset '%s' needs its labels: --labels FILE or --label-column N",
+				    spec);
+	if (header)
+		mo.header = RFX_MATRIX_HEADER_YES;
+	mo.label_column = label_column;
+	if ((ret = rfx_cli_load_matrix(m, spec, &mo)))
+		return ret;
+	if (labels) {
+		mo.label_column = 0;
+		mo.labels_only = 1;
+		if ((ret = rfx_cli_load_matrix(&lab, labels, &mo))) {
+			rfx_matrix_release(m);
+			return ret;
+		}
+		if (lab.rows != m->rows) {
+			ret = rfx_cli_fail(RFX_EXIT_FAIL,
+					   "'%s' has %zu labels but '%s' has %zu rows",
+					   labels, lab.rows, spec, m->rows);
+			rfx_matrix_release(&lab);
+			rfx_matrix_release(m);
+			return ret;
+		}
+		m->labels = lab.labels;
+		m->nclass = lab.nclass;
+		lab.labels = NULL;
+		rfx_matrix_release(&lab);
+	}
+	if (m->nclass < 2) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "'%s' has one class only: nothing to classify",
+				   labels ? labels : spec);
+		rfx_matrix_release(m);
+		return ret;
+	}
+	return RFX_EXIT_OK;
+}
+
 int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 		       uint64_t seed, struct rfx_err *err)
 {
@@ -110,6 +197,8 @@ int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 	p.command = cli->command_line;
 	p.seed = seed;
 	p.rng = rfx_rng_type()->name;
+	p.ninputs = ninputs;
+	p.inputs = inputs;
 	return rfx_h5out_provenance(o->h5, &p, err);
 }
 

@@ -12,6 +12,7 @@
 
 #include "cmds.h"
 #include "base/err.h"
+#include "data/matrix.h"
 #include "opt.h"
 #include "io/h5out.h"
 #include "io/table.h"
@@ -52,7 +53,39 @@ int rfx_cli_check_modes(const struct rfx_opt *opts,
  */
 int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err);
 
-/* Root attributes: version, commit, command line, seed and generator. */
+/*
+ * Loads an input file (--x-file, --dataset FILE, ...; lib/data/matrix.h)
+ * and notes its path, size and SHA-256 for the provenance of the -o file.
+ * Returns RFX_EXIT_OK, or RFX_EXIT_FAIL after printing the loader's one
+ * error line (m is then empty).
+ */
+int rfx_cli_load_matrix(struct rfx_matrix *m, const char *spec,
+			const struct rfx_matrix_opts *o);
+
+/*
+ * Whether a --dataset item names one of the user's files rather than a
+ * shipped dataset: it contains '/', '.' or ':' (x.csv, ./x, x.h5:/d), which
+ * no shipped name does.
+ */
+int rfx_cli_is_file(const char *name);
+
+/*
+ * A labelled dataset from the user's files (--dataset FILE with --labels
+ * FILE or --label-column N, N 1-based, of a text or .npy file): the rows
+ * of spec in m and their classes in m->labels (0..m->nclass-1, numbered in
+ * increasing order of the label's value or text). header forces a header
+ * line in text files. Returns RFX_EXIT_OK; RFX_EXIT_USAGE when neither or
+ * both of labels and label_column are given; RFX_EXIT_FAIL after the
+ * loader's error line, or "'y.txt' has 99 labels but 'x.csv' has 100
+ * rows", or fewer than 2 classes.
+ */
+int rfx_cli_load_labelled(struct rfx_matrix *m, const char *spec,
+			  const char *labels, int label_column, int header);
+
+/*
+ * Root attributes: version, commit, command line, seed and generator, and
+ * each input file loaded so far through rfx_cli_load_matrix.
+ */
 int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 		       uint64_t seed, struct rfx_err *err);
 

@@ -27,7 +27,8 @@
 static const char usage_line[] =
 	"[--dataset LIST] [--method LIST] [--ratio LIST] [--seeds N] [--cost LIST] "
 	"[--eps E] [--max-iter N] [--n-train N] [--n-test N] [--max-mem MB] "
-	"[--seed S] [-o FILE.h5]";
+	"[--seed S] [-o FILE.h5]\n"
+	"   or: rfx svm-classify --dataset FILE (--labels FILE | --label-column N) [...]";
 
 static const char summary[] =
 	"Test accuracy (%) of a linear SVM (L2-regularised hinge loss, dual\n"
@@ -38,10 +39,13 @@ static const char summary[] =
 	"inputs are zero-padded to a power of 2. Mean and standard deviation\n"
 	"over --seeds draws. Datasets: letter (16000/4000), usps (7291/2007),\n"
 	"mnist (the 10000 t10k images only: 8000/2000); the paper's forest,\n"
-	"cifar and gisette are not in data/.";
+	"cifar and gisette are not in data/. --dataset FILE (.npy, text or\n"
+	"FILE.h5:/dataset) runs it on your rows, shuffled and split 80/20.";
 
 struct svm_opts {
 	const char *dataset, *method, *ratio, *cost, *data, *output;
+	const char *labels;    /* --labels FILE for a --dataset FILE */
+	int label_column, header;
 	int seeds, max_iter, nn_k, threads;
 	long nn_sample, max_mem, n_train, n_test;
 	double eps;
@@ -83,6 +87,12 @@ static int parse_opts(int argc, char **argv, struct svm_opts *o, int *help)
 		  "use only the first N test rows (default 0: all)", 0 },
 		{ "max-mem", 0, RFX_OPT_LONG, &o->max_mem, "MB",
 		  "refuse a cell whose float training features exceed MB (default 1024)", 0 },
+		{ "labels", 0, RFX_OPT_STRING, &o->labels, "FILE",
+		  "the class labels of a --dataset FILE, one per row (default none)", 0 },
+		{ "label-column", 0, RFX_OPT_INT, &o->label_column, "N",
+		  "or: column N (from 1) of a --dataset FILE holds the labels (default none)", 0 },
+		{ "header", 0, RFX_OPT_FLAG, &o->header, NULL,
+		  "the first line of a text --dataset FILE is a header (default: detected)", 0 },
 		RFX_OPTION_DATA(&o->data),
 		RFX_OPTION_SEED(&o->seed),
 		RFX_OPTION_THREADS(&o->threads),
@@ -116,7 +126,19 @@ static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 			return rfx_error(err, RFX_EINVAL,
 					 "--cost values must be positive, got %g",
 					 (*cost)[k]);
+	for (k = 0, j = 0; k < *nd; k++)
+		j += rfx_cli_is_file(dnames[k]);
+	if ((o->labels || o->label_column) && j != 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "--labels and --label-column go with one --dataset FILE, got %d files",
+				 j);
+	if (o->label_column < 0)
+		return rfx_error(err, RFX_EINVAL,
+				 "--label-column must be positive, got %d",
+				 o->label_column);
 	for (k = 0; k < *nd; k++) {
+		if (rfx_cli_is_file(dnames[k]))
+			continue;
 		if (strcmp(dnames[k], "letter") && strcmp(dnames[k], "usps") &&
 		    strcmp(dnames[k], "mnist"))
 			return rfx_error(err, RFX_EINVAL,
@@ -177,7 +199,7 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 	enum rfx_proj proj[MAX_METHODS];
 	double *cost = NULL, *val = NULL;
 	const char *dnames[MAX_DATA];
-	char dbuf[256], dir[4096], ctx[64];
+	char dbuf[4096], dir[4096], ctx[64];
 	int ratio[MAX_RATIOS], nd = 0, nm, nr, nc = 0, k, q, help = 0, ret;
 	size_t per, ncrows = 0;
 
@@ -211,7 +233,31 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 	ret = RFX_EXIT_FAIL;
 	per = (size_t)nr * (size_t)nm;
 	for (k = 0; k < nd; k++) {
-		if (rfx_svmexp_load(dnames[k], dir, (size_t)o.n_train,
+		if (rfx_cli_is_file(dnames[k])) {
+			struct rfx_matrix m;
+			const char *base = strrchr(dnames[k], '/');
+			char name[16];
+
+			ret = rfx_cli_load_labelled(&m, dnames[k], o.labels,
+						    o.label_column, o.header);
+			if (ret)
+				goto out;
+			ret = RFX_EXIT_FAIL;
+			snprintf(name, sizeof(name), "%.15s", base ? base + 1 : dnames[k]);
+			/* a stream tag past the catalogue's */
+			if (rfx_svmexp_from(name, 100 + k, m.x, m.labels, m.rows,
+					    m.cols, m.nclass, (size_t)o.n_train,
+					    (size_t)o.n_test, o.nn_k,
+					    (size_t)o.nn_sample, o.seed, &data[k],
+					    &err)) {
+				rfx_matrix_release(&m);
+				ret = fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE
+								  : RFX_EXIT_FAIL,
+					   &err);
+				goto out;
+			}
+			rfx_matrix_release(&m);
+		} else if (rfx_svmexp_load(dnames[k], dir, (size_t)o.n_train,
 				    (size_t)o.n_test, o.nn_k, (size_t)o.nn_sample,
 				    o.seed, &data[k], &err)) {
 			ret = fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,

@@ -36,7 +36,8 @@ static const char *const table63[] = { "trig", "pos",  "hyb",   "gerf", "pois",
 static const char usage_line[] =
 	"[--dataset LIST] [--method LIST] [--projection iid|ort|both] "
 	"[--seeds N] [--gamma LIST] [--budget B] [--encoding ordinal|onehot] "
-	"[--scaling standard|none] [--seed S] [-o FILE.h5]";
+	"[--scaling standard|none] [--seed S] [-o FILE.h5]\n"
+	"   or: rfx uci-classify --dataset FILE (--labels FILE | --label-column N) [...]";
 
 static const char summary[] =
 	"Non-parametric classification by kernel regression with the Gaussian\n"
@@ -45,11 +46,15 @@ static const char summary[] =
 	"(%) averaged over --seeds random-feature draws, M = 128 real or 64\n"
 	"complex features. Datasets: abalone banknote car yeast cmc nursery\n"
 	"wifi chess (or all). Methods: exact (kernel regression without random\n"
-	"features) trig pos hyb gerf pois geom oprf pois+ geom+ (all: these ten).";
+	"features) trig pos hyb gerf pois geom oprf pois+ geom+ (all: these ten).\n"
+	"--dataset FILE (.npy, text or FILE.h5:/dataset, rows are samples) runs\n"
+	"the same study on your data, its classes from --labels or --label-column.";
 
 struct uci_opts {
 	const char *dataset, *method, *projection, *gamma, *encoding, *scaling;
 	const char *output, *data;
+	const char *labels;    /* --labels FILE for a --dataset FILE */
+	int label_column, header;
 	int seeds, budget, threads;
 	uint64_t seed;
 };
@@ -77,12 +82,26 @@ static int list_item(const char **p, char *buf, size_t n)
 	return 0;
 }
 
+/*
+ * The user's files named by --dataset (issue 16): a spec each whose name
+ * is the file's base name (the table's dataset column) and whose file is
+ * the path given.
+ */
+static struct rfx_uci_spec file_specs[MAX_DATASETS];
+static char file_names[MAX_DATASETS][16];
+static char file_paths[MAX_DATASETS][4096];
+
+static int is_file_spec(const struct rfx_uci_spec *s)
+{
+	return s >= file_specs && s < file_specs + MAX_DATASETS;
+}
+
 static int parse_datasets(const char *list, const struct rfx_uci_spec **out,
 			  int *n, struct rfx_err *err)
 {
 	const struct rfx_uci_spec *const *all = rfx_uci_list();
 	const char *p = list;
-	char item[64];
+	char item[4096];
 	int k;
 
 	*n = 0;
@@ -97,6 +116,22 @@ static int parse_datasets(const char *list, const struct rfx_uci_spec **out,
 		if (!*item)
 			return rfx_error(err, RFX_EINVAL,
 					 "empty dataset name in '%s'", list);
+		if (*n == MAX_DATASETS)
+			return rfx_error(err, RFX_EINVAL, "too many datasets");
+		if (rfx_cli_is_file(item)) {
+			struct rfx_uci_spec *f = &file_specs[*n];
+			const char *base = strrchr(item, '/');
+
+			snprintf(file_paths[*n], sizeof(file_paths[*n]), "%s", item);
+			/* the table's column holds 15 characters */
+			snprintf(file_names[*n], sizeof(file_names[*n]), "%.15s",
+				 base ? base + 1 : item);
+			memset(f, 0, sizeof(*f));
+			f->name = file_names[*n];
+			f->file = file_paths[*n];
+			out[(*n)++] = f;
+			continue;
+		}
 		s = rfx_uci_find(item, err);
 		if (!s)
 			return RFX_EINVAL;
@@ -304,6 +339,12 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			RFX_OPTION_THREADS(&o.threads),
 			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
 			  "data directory (default: $RFX_DATA, else data/ next to rfx)", 0 },
+			{ "labels", 0, RFX_OPT_STRING, &o.labels, "FILE",
+			  "the class labels of a --dataset FILE, one per row (default none)", 0 },
+			{ "label-column", 0, RFX_OPT_INT, &o.label_column, "N",
+			  "or: column N (from 1) of a --dataset FILE holds the labels (default none)", 0 },
+			{ "header", 0, RFX_OPT_FLAG, &o.header, NULL,
+			  "the first line of a text --dataset FILE is a header (default: detected)", 0 },
 			RFX_OPTION_OUTPUT(&o.output, "the tables"),
 			RFX_OPTION_END
 		};
@@ -320,6 +361,20 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 	    parse_methods(o.method, est, &ne, &err) ||
 	    rfx_uci_encoding_parse(o.encoding, &enc, &err))
 		return usage_fail(&err);
+	{
+		int nfiles = 0;
+
+		for (k = 0; k < nd; k++)
+			nfiles += is_file_spec(specs[k]);
+		if ((o.labels || o.label_column) && nfiles != 1)
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--labels and --label-column go with one --dataset FILE, got %d files",
+					    nfiles);
+		if (o.label_column < 0)
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--label-column must be positive, got %d",
+					    o.label_column);
+	}
 	if (!strcmp(o.projection, "iid") || !strcmp(o.projection, "both"))
 		iid = 1;
 	if (!strcmp(o.projection, "ort") || !strcmp(o.projection, "both"))
@@ -389,12 +444,39 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 	for (k = 0; k < nd; k++) {
 		const char *dir = o.data ? o.data : getenv("RFX_DATA");
 
-		if (dir)
-			snprintf(path, sizeof(path), "%s/%s", dir, specs[k]->file);
-		else
-			snprintf(path, sizeof(path), "%s/%s", cli->data_dir,
-				 specs[k]->file);
-		data[k] = rfx_uci_load(specs[k], path, enc, &err);
+		if (is_file_spec(specs[k])) {
+			struct rfx_matrix m;
+
+			ret = rfx_cli_load_labelled(&m, specs[k]->file, o.labels,
+						    o.label_column, o.header);
+			if (ret)
+				goto out;
+			ret = RFX_EXIT_FAIL;
+			data[k] = calloc(1, sizeof(*data[k]));
+			if (!data[k]) {
+				rfx_matrix_release(&m);
+				rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+				goto out;
+			}
+			/* the dataset takes over the matrix's rows and labels */
+			data[k]->spec = specs[k];
+			data[k]->n = m.rows;
+			data[k]->d = m.cols;
+			data[k]->nclass = m.nclass;
+			data[k]->X = m.x;
+			data[k]->y = m.labels;
+			m.x = NULL;
+			m.labels = NULL;
+			rfx_matrix_release(&m);
+		} else {
+			if (dir)
+				snprintf(path, sizeof(path), "%s/%s", dir,
+					 specs[k]->file);
+			else
+				snprintf(path, sizeof(path), "%s/%s", cli->data_dir,
+					 specs[k]->file);
+			data[k] = rfx_uci_load(specs[k], path, enc, &err);
+		}
 		if (!data[k] ||
 		    rfx_uci_split(data[k], o.seed, standardize, &splits[k], &err)) {
 			rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
@@ -418,7 +500,9 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 
 		memset(&c, 0, sizeof(c));
 		c.dataset = specs[k]->name;
-		c.dataset_index = rfx_uci_index(specs[k]);
+		/* a user's file: a stream tag past the catalogue's */
+		c.dataset_index = is_file_spec(specs[k]) ? 100 + k
+							 : rfx_uci_index(specs[k]);
 		c.split = &splits[k];
 		c.nmethods = nm;
 		c.methods = methods;

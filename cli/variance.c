@@ -37,6 +37,7 @@ static const char usage_line[] =
 	"[--method LIST] [--regime LIST] [--gamma LIST] [--d N] [--L N] "
 	"[--samples N] [--features M] [--projection P] [--mc R] "
 	"[--seed S] [-o FILE.h5]\n"
+	"   or: rfx variance --x-file X [--y-file Y] [--gamma LIST] [--pairs N] [--kernel K] [--attention-scale] [-o FILE.h5]\n"
 	"   or: rfx variance --x LIST --y LIST [--method LIST] [--param NAME=VALUE]... [--mc R]\n"
 	"   or: rfx variance --map angle|sum [--method LIST] [--d LIST] [--steps N]";
 
@@ -45,12 +46,18 @@ static const char summary[] =
 	"K(x, y) = exp(-|x - y|^2/2): closed forms in the log domain, and Monte\n"
 	"Carlo. Without --x/--map it reproduces the thesis' variance comparison\n"
 	"(sec. 6.6.1, Fig 6.4): mean and standard deviation of log Var over all\n"
-	"L x L pairs of two sampled sets, per method, regime and gamma. Methods:\n"
+	"L x L pairs of two sampled sets, per method, regime and gamma. With\n"
+	"--x-file/--y-file the same statistics on your own sets (.npy, text or\n"
+	"FILE.h5:/dataset; rows are inputs), then a ranking of the methods;\n"
+	"files of one row each are one pair. Methods:\n"
 	"trig hyb gerf pois geom pos oprf pois+ geom+ (or all).";
 
 struct variance_opts {
 	const char *method, *regime, *gamma, *projection, *output, *x, *y;
 	const char *map, *baseline, *data, *dlist, *mnist_norm;
+	const char *x_file, *y_file, *kernel; /* the user's sets (issue 16) */
+	int header, attention_scale, softmax;
+	long pairs;            /* --pairs: sampled pairs, 0 for all */
 	int d;                 /* --d outside map mode, parsed */
 	int L, samples, features, budget, threads, steps;
 	long mc, mc_pairs;
@@ -189,9 +196,26 @@ static int apply_params(const struct rfx_strlist *pl,
 	return RFX_OK;
 }
 
-static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
-		    const struct rfx_estimator_type **methods, int nm)
+/* Multiplies n rows of d values by f in place. */
+static void scale_rows(double *x, size_t n, int d, double f)
 {
+	size_t k;
+
+	for (k = 0; k < n * (size_t)d; k++)
+		x[k] *= f;
+}
+
+/*
+ * One pair: from --x/--y, or from the one-row files fx, fy (NULL for
+ * --x/--y). With --kernel softmax every log value of the Gaussian kernel's
+ * estimators gains the factor SM(x, y) = exp(|x|^2/2) K(x, y)
+ * exp(|y|^2/2): log_kernel becomes x.y, log Var gains |x|^2 + |y|^2.
+ */
+static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
+		    const struct rfx_estimator_type **methods, int nm,
+		    const struct rfx_matrix *fx, const struct rfx_matrix *fy)
+{
+	double sm = 0.0; /* (|x|^2 + |y|^2) / 2 under --kernel softmax */
 	struct rfx_err err;
 	struct rfx_out out = { NULL };
 	struct pair_row *rows = NULL;
@@ -202,14 +226,28 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 	gsl_rng *r = NULL;
 
 	rfx_err_clear(&err);
-	if (!o->y || !o->x) {
+	if (fx) {
+		/* one-row files (issue 16): copies, freed below like --x's */
+		nx = ny = fx->cols;
+		x = malloc((size_t)nx * sizeof(double));
+		y = malloc((size_t)nx * sizeof(double));
+		if (!x || !y) {
+			ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+			goto out;
+		}
+		memcpy(x, fx->x, (size_t)nx * sizeof(double));
+		memcpy(y, fy->x, (size_t)nx * sizeof(double));
+	} else if (!o->y || !o->x) {
 		rfx_cli_fail(RFX_EXIT_USAGE, "--x and --y go together");
 		goto out;
-	}
-	if (rfx_opt_doubles("x", o->x, &x, &nx, &err) ||
-	    rfx_opt_doubles("y", o->y, &y, &ny, &err)) {
+	} else if (rfx_opt_doubles("x", o->x, &x, &nx, &err) ||
+		   rfx_opt_doubles("y", o->y, &y, &ny, &err)) {
 		usage_fail(&err);
 		goto out;
+	}
+	if (o->attention_scale && nx == ny) {
+		scale_rows(x, 1, nx, pow((double)nx, -0.25));
+		scale_rows(y, 1, nx, pow((double)nx, -0.25));
 	}
 	if (nx != ny) {
 		rfx_cli_fail(RFX_EXIT_USAGE,
@@ -237,6 +275,9 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 		goto out;
 	}
+	if (o->softmax)
+		for (k = 0; k < nx; k++)
+			sm += 0.5 * (x[k] * x[k] + y[k] * y[k]);
 	/* Every parameter is applied and validated before any output. */
 	for (m = 0; m < nm; m++) {
 		const struct rfx_estimator_type *e = methods[m];
@@ -265,7 +306,8 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 		rfx_params_format(&p, e, row->params, sizeof(row->params));
 		row->d = nx;
 		row->M = rfx_estimator_features(e, &p, M);
-		row->log_kernel = rfx_kernel_gauss_log(x, y, nx);
+		row->log_kernel = rfx_kernel_gauss_log(x, y, nx) + sm;
+		row->log_variance += 2.0 * sm;
 		row->variance = exp(row->log_variance);
 		rfx_block_free(b);
 		if (o->mc) {
@@ -288,9 +330,10 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 				ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 				goto out;
 			}
+			mc.log_var += 2.0 * sm;
 			row->mc_R = o->mc;
-			row->mc_mean = mc.mean;
-			row->mc_mean_se = mc.mean_se;
+			row->mc_mean = mc.mean * exp(sm);
+			row->mc_mean_se = mc.mean_se * exp(sm);
 			row->mc_variance = exp(mc.log_var);
 			row->mc_log_variance = mc.log_var;
 			row->mc_log_variance_se = mc.log_var_se;
@@ -428,6 +471,52 @@ static int check_given(const struct rfx_estimator_type **methods,
 }
 
 /*
+ * The --param values as each method's base parameters (initialised by the
+ * caller for dimension o->d), all applied and validated before any work.
+ * Returns RFX_EXIT_OK, or RFX_EXIT_USAGE after reporting.
+ */
+static int fix_params(const struct variance_opts *o,
+		      const struct rfx_estimator_type **methods, int nm,
+		      struct rfx_params *base)
+{
+	struct rfx_err err;
+	int used[64] = { 0 };
+	int k;
+
+	rfx_err_clear(&err);
+	for (k = 0; k < nm; k++)
+		if (apply_params(&o->params, methods[k], &base[k], used, &err))
+			return usage_fail(&err);
+	for (k = 0; k < o->params.n; k++)
+		if (!used[k])
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "no listed method has parameter '%s'",
+					    o->params.item[k]);
+	if (o->params.n && check_given(methods, base, nm, o, &err))
+		return usage_fail(&err);
+	return RFX_EXIT_OK;
+}
+
+/*
+ * The methods as a comma-separated root attribute "methods", shared by
+ * the experiment's and the file mode's attributes.
+ */
+static int methods_attr(struct rfx_out *out, int nm,
+			const struct rfx_estimator_type **methods,
+			struct rfx_err *err)
+{
+	char buf[512];
+	size_t len = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < nm; k++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+					k ? "," : "", methods[k]->name);
+	return rfx_h5out_attr(out->h5, "methods", buf, err);
+}
+
+/*
  * The run's settings as root attributes beside the command line, so that
  * a table can be read without parsing it.
  */
@@ -435,17 +524,12 @@ static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
 		     int nm, const struct rfx_estimator_type **methods,
 		     struct rfx_err *err)
 {
-	char buf[512], num[32];
-	size_t len = 0;
-	int k, ret = RFX_OK;
+	char num[32];
+	int ret;
 
 	if (!out->h5)
 		return RFX_OK;
-	buf[0] = '\0';
-	for (k = 0; k < nm; k++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-					k ? "," : "", methods[k]->name);
-	ret = rfx_h5out_attr(out->h5, "methods", buf, err);
+	ret = methods_attr(out, nm, methods, err);
 #define ATTR_INT(name, v)                                                      \
 	do {                                                                   \
 		snprintf(num, sizeof(num), "%ld", (long)(v));                  \
@@ -469,6 +553,28 @@ static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "mnist_norm", o->mnist_norm, err);
 	return ret;
+}
+
+/* The config fields the experiment and the file mode fill alike. */
+static void common_config(struct rfx_varexp_config *c,
+			  const struct variance_opts *o, int d,
+			  const struct rfx_estimator_type **methods, int nm,
+			  const struct rfx_params *base, const double *gammas,
+			  int ng)
+{
+	c->d = d;
+	c->budget = o->budget;
+	c->M = o->features;
+	c->mc_R = o->mc;
+	c->mc_pairs = (size_t)o->mc_pairs;
+	c->seed = o->seed;
+	c->nmethods = nm;
+	c->methods = methods;
+	c->base = base;
+	c->ngammas = ng;
+	c->gammas = gammas;
+	c->progress = rfx_progress;
+	c->progress_ctx = "variance";
 }
 
 /* Loads the MNIST test images resized to k x k, k^2 = d. */
@@ -523,7 +629,6 @@ static int run_experiment(const struct variance_opts *o,
 	enum rfx_regime regimes[RFX_REGIME_COUNT];
 	double *gammas = NULL;
 	int nreg, ng, k, d, ret = RFX_EXIT_USAGE;
-	int used[64] = { 0 };
 	size_t np;
 
 	rfx_err_clear(&err);
@@ -531,22 +636,8 @@ static int run_experiment(const struct variance_opts *o,
 	d = o->d;
 	for (k = 0; k < nm; k++)
 		rfx_params_init(&base[k], d);
-	for (k = 0; k < nm; k++)
-		if (apply_params(&o->params, methods[k], &base[k], used, &err)) {
-			usage_fail(&err);
-			goto out;
-		}
-	for (k = 0; k < o->params.n; k++)
-		if (!used[k]) {
-			rfx_cli_fail(RFX_EXIT_USAGE,
-				     "no listed method has parameter '%s'",
-				     o->params.item[k]);
-			goto out;
-		}
-	if (o->params.n && check_given(methods, base, nm, o, &err)) {
-		usage_fail(&err);
+	if (fix_params(o, methods, nm, base))
 		goto out;
-	}
 	if (parse_regimes(o->regime, regimes, &nreg, &err) ||
 	    rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
 	    rfx_proj_parse(o->projection, &c.proj, &err) ||
@@ -596,24 +687,12 @@ static int run_experiment(const struct variance_opts *o,
 				goto out;
 			}
 		}
-	c.d = d;
+	common_config(&c, o, d, methods, nm, base, gammas, ng);
 	c.L = (size_t)o->L;
 	c.samples = o->samples;
-	c.budget = o->budget;
-	c.M = o->features;
-	c.mc_R = o->mc;
-	c.mc_pairs = (size_t)o->mc_pairs;
-	c.seed = o->seed;
-	c.nmethods = nm;
-	c.methods = methods;
-	c.base = base;
 	c.nregimes = nreg;
 	c.regimes = regimes;
-	c.ngammas = ng;
-	c.gammas = gammas;
 	c.images = images;
-	c.progress = rfx_progress;
-	c.progress_ctx = "variance";
 	if (rfx_out_open(&out, o->output, &err)) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
@@ -650,9 +729,206 @@ out:
 	return ret;
 }
 
+/*
+ * The run's settings for the user's sets as root attributes (the input
+ * files themselves are in the provenance's input_<i>_* attributes).
+ */
+static int sets_attrs(struct rfx_out *out, const struct variance_opts *o,
+		      int nm, const struct rfx_estimator_type **methods,
+		      int d, struct rfx_err *err)
+{
+	char num[32];
+	int ret;
+
+	if (!out->h5)
+		return RFX_OK;
+	ret = methods_attr(out, nm, methods, err);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "kernel", o->kernel, err);
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "attention_scale",
+				     o->attention_scale ? "d^-1/4 on x and y" : "none",
+				     err);
+#define ATTR_INT(name, v)                                                      \
+	do {                                                                   \
+		snprintf(num, sizeof(num), "%ld", (long)(v));                  \
+		if (!ret)                                                      \
+			ret = rfx_h5out_attr(out->h5, name, num, err);         \
+	} while (0)
+	ATTR_INT("d", d);
+	ATTR_INT("pairs", o->pairs);
+	ATTR_INT("features", o->features);
+	ATTR_INT("budget", o->budget);
+	ATTR_INT("mc", o->mc);
+	ATTR_INT("mc_pairs", o->mc_pairs);
+#undef ATTR_INT
+	if (!ret)
+		ret = rfx_h5out_attr(out->h5, "projection", o->projection, err);
+	return ret;
+}
+
+/*
+ * The user's sets (issue 16): the Fig 6.4 statistics on X x Y per method
+ * and gamma, then the ranking, on stdout and in the -o file.
+ */
+static int run_sets(struct variance_opts *o, const struct rfx_cli *cli,
+		    const struct rfx_estimator_type **methods, int nm,
+		    const struct rfx_matrix *X, const struct rfx_matrix *Y)
+{
+	struct rfx_err err;
+	struct rfx_out out = { NULL };
+	struct rfx_varexp_config c;
+	struct rfx_varexp_sets sets;
+	struct rfx_varexp_row *rows = NULL;
+	struct rfx_varexp_param *params = NULL;
+	struct rfx_varexp_rank *rank = NULL;
+	struct rfx_params base[MAX_METHODS];
+	double *gammas = NULL;
+	int ng = 0, k, ret = RFX_EXIT_USAGE;
+	size_t np, nrows;
+
+	rfx_err_clear(&err);
+	memset(&c, 0, sizeof(c));
+	o->d = X->cols;
+	for (k = 0; k < nm; k++)
+		rfx_params_init(&base[k], o->d);
+	if (fix_params(o, methods, nm, base))
+		goto out;
+	if (rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
+	    rfx_proj_parse(o->projection, &c.proj, &err) ||
+	    (o->mc && rfx_proj_check(c.proj, o->d, &err))) {
+		usage_fail(&err);
+		goto out;
+	}
+	for (k = 0; k < ng; k++)
+		if (!(gammas[k] > 0.0)) {
+			rfx_cli_fail(RFX_EXIT_USAGE, "gamma must be positive, got %g",
+				     gammas[k]);
+			goto out;
+		}
+	if (o->mc < 0 || o->mc == 1) {
+		rfx_cli_fail(RFX_EXIT_USAGE,
+			     "--mc needs 0 (none) or at least 2 draws, got %ld", o->mc);
+		goto out;
+	}
+	if (o->mc_pairs < 1 || o->pairs < 0) {
+		rfx_cli_fail(RFX_EXIT_USAGE, "--%s must be positive, got %ld",
+			     o->pairs < 0 ? "pairs" : "mc-pairs",
+			     o->pairs < 0 ? o->pairs : o->mc_pairs);
+		goto out;
+	}
+	common_config(&c, o, o->d, methods, nm, base, gammas, ng);
+	sets.X = X->x;
+	sets.nx = X->rows;
+	sets.Y = Y->x;
+	sets.ny = Y->rows;
+	sets.pairs = (size_t)o->pairs;
+	sets.softmax = o->softmax;
+	nrows = (size_t)ng * (size_t)nm;
+	rows = calloc(nrows, sizeof(*rows));
+	params = calloc(nrows * 4, sizeof(*params));
+	rank = calloc(nrows, sizeof(*rank));
+	if (!rows || !params || !rank) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	if (rfx_out_open(&out, o->output, &err) ||
+	    sets_attrs(&out, o, nm, methods, o->d, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	if (o->mc || o->pairs)
+		rfx_seed_note(o->seed);
+	if (rfx_varexp_run_sets(&c, &sets, rows, params, &np, &err)) {
+		ret = rfx_cli_fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE
+							  : RFX_EXIT_FAIL,
+				   "%s", err.msg);
+		goto out;
+	}
+	rfx_varexp_rank(rows, nrows, rank);
+	if (rfx_out_provenance(&out, cli, o->seed, &err) ||
+	    rfx_out_table(&out, c.mc_R ? &rfx_varexp_mc_schema : &rfx_varexp_schema,
+			  rows, nrows, stdout, &err) ||
+	    rfx_out_table(&out, &rfx_varexp_param_schema, params, np, NULL, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	/* the ranking after the table, as rfx dump separates tables */
+	fputs("\n\n# ranking\n", stdout);
+	if (rfx_out_table(&out, &rfx_varexp_rank_schema, rank, nrows, stdout, &err) ||
+	    rfx_out_commit(&out, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	ret = RFX_EXIT_OK;
+out:
+	rfx_out_abort(&out);
+	for (k = 0; k < nm; k++)
+		rfx_params_release(&base[k]);
+	free(rows);
+	free(params);
+	free(rank);
+	free(gammas);
+	return ret;
+}
+
+/*
+ * --x-file and --y-file (Y defaults to X): loads both, checks they share
+ * d, applies the attention scale, and runs the set study, or pair mode
+ * when both hold one row.
+ */
+static int run_files(struct variance_opts *o, const struct rfx_cli *cli,
+		     const struct rfx_estimator_type **methods, int nm,
+		     int gamma_seen)
+{
+	struct rfx_matrix_opts mo = { RFX_MATRIX_HEADER_AUTO, 0, 0 };
+	struct rfx_matrix X, Y;
+	struct rfx_err err;
+	int ret;
+
+	rfx_matrix_init(&X);
+	rfx_matrix_init(&Y);
+	rfx_err_clear(&err);
+	if (o->header)
+		mo.header = RFX_MATRIX_HEADER_YES;
+	if ((ret = rfx_cli_load_matrix(&X, o->x_file, &mo)))
+		goto out;
+	if (o->y_file && (ret = rfx_cli_load_matrix(&Y, o->y_file, &mo)))
+		goto out;
+	if (o->y_file && rfx_matrix_check_same_cols(&X, &Y, &err)) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	if (X.rows == 1 && (!o->y_file || Y.rows == 1)) {
+		if (gamma_seen || o->pairs) {
+			ret = rfx_cli_fail(RFX_EXIT_USAGE,
+					   "--%s does not apply to one-row files (pair mode)",
+					   gamma_seen ? "gamma" : "pairs");
+			goto out;
+		}
+		ret = run_pair(o, cli, methods, nm, &X, o->y_file ? &Y : &X);
+		goto out;
+	}
+	if (o->attention_scale) {
+		double f = pow((double)X.cols, -0.25);
+
+		scale_rows(X.x, X.rows, X.cols, f);
+		if (o->y_file)
+			scale_rows(Y.x, Y.rows, Y.cols, f);
+	}
+	ret = run_sets(o, cli, methods, nm, &X, o->y_file ? &Y : &X);
+out:
+	rfx_matrix_release(&X);
+	rfx_matrix_release(&Y);
+	return ret;
+}
+
 #define MODE_EXP 1u  /* experiment */
 #define MODE_PAIR 2u /* --x, --y */
 #define MODE_MAP 4u  /* --map */
+#define MODE_FILE 8u /* --x-file, --y-file: sets, or a pair of one-row files */
 
 /*
  * Options that belong to some modes only; passing one in another mode is a
@@ -660,14 +936,17 @@ out:
  * d = 2).
  */
 static const struct rfx_opt_mode option_modes[] = {
-	{ "regime", MODE_EXP },	  { "gamma", MODE_EXP },
+	{ "regime", MODE_EXP },	  { "gamma", MODE_EXP | MODE_FILE },
 	{ "L", MODE_EXP },	  { "samples", MODE_EXP },
-	{ "mc-pairs", MODE_EXP }, { "data", MODE_EXP },
+	{ "mc-pairs", MODE_EXP | MODE_FILE }, { "data", MODE_EXP },
 	{ "mnist-norm", MODE_EXP },
 	{ "d", MODE_EXP | MODE_MAP },
-	{ "mc", MODE_EXP | MODE_PAIR },
-	{ "projection", MODE_EXP | MODE_PAIR },
-	{ "param", MODE_EXP | MODE_PAIR }, { "steps", MODE_MAP },
+	{ "mc", MODE_EXP | MODE_PAIR | MODE_FILE },
+	{ "projection", MODE_EXP | MODE_PAIR | MODE_FILE },
+	{ "param", MODE_EXP | MODE_PAIR | MODE_FILE }, { "steps", MODE_MAP },
+	{ "pairs", MODE_FILE },	  { "header", MODE_FILE },
+	{ "kernel", MODE_PAIR | MODE_FILE },
+	{ "attention-scale", MODE_PAIR | MODE_FILE },
 	{ "r-max", MODE_MAP },	  { "w-max", MODE_MAP },
 	{ "baseline", MODE_MAP },
 };
@@ -678,7 +957,9 @@ static const char *const mode_names[] = {
 	"the experiment mode",
 	"pair mode (--x, --y)",
 	"",
-	"map mode (--map)"
+	"map mode (--map)",
+	"", "", "",
+	"the file mode (--x-file, --y-file)"
 };
 
 int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
@@ -687,7 +968,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	struct rfx_err err;
 	const struct rfx_estimator_type *methods[MAX_METHODS];
 	const char *pos[1];
-	int nm, npos, help, ret, dflt_d, features_seen;
+	int nm, npos, help, ret, dflt_d, features_seen, gamma_seen;
 	unsigned mode;
 
 	memset(&o, 0, sizeof(o));
@@ -705,6 +986,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	o.mc_pairs = 16;
 	o.seed = RFX_DEFAULT_SEED;
 	o.steps = 60;
+	o.kernel = "gauss";
 	o.r_max = 2.0;
 	o.w_max = 100.0;
 	{
@@ -741,6 +1023,18 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			  "pair mode: x, comma-separated (default none: sampled sets)", 0 },
 			{ "y", 0, RFX_OPT_STRING, &o.y, "LIST",
 			  "pair mode: y, as long as x (default none)", 0 },
+			{ "x-file", 0, RFX_OPT_STRING, &o.x_file, "FILE",
+			  "your x's, one per row: .npy, text (CSV/TSV/blank) or FILE.h5:/dataset (default none)", 0 },
+			{ "y-file", 0, RFX_OPT_STRING, &o.y_file, "FILE",
+			  "your y's, as --x-file (default: the x's)", 0 },
+			{ "pairs", 0, RFX_OPT_LONG, &o.pairs, "N",
+			  "files: N pairs drawn at random instead of all (default 0: all pairs)", 0 },
+			{ "header", 0, RFX_OPT_FLAG, &o.header, NULL,
+			  "files: the first line of a text file is a header (default: detected)", 0 },
+			{ "kernel", 0, RFX_OPT_STRING, &o.kernel, "K",
+			  "gauss, or softmax exp(x.y) (default gauss)", 0 },
+			{ "attention-scale", 0, RFX_OPT_FLAG, &o.attention_scale, NULL,
+			  "scale x and y by d^-1/4 so that x.y is attention's q.k/sqrt(d) (default off)", 0 },
 			{ "param", 0, RFX_OPT_MULTI, &o.params, "[M:]NAME=VALUE",
 			  "fix a parameter instead of fitting it (A, t, lambda, q, c, m1, m3) (default: all fitted)", 0 },
 			{ "map", 0, RFX_OPT_STRING, &o.map, "KIND",
@@ -766,7 +1060,16 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 		if (o.x && o.map)
 			return rfx_cli_fail(RFX_EXIT_USAGE,
 					    "--map and --x/--y are different modes");
-		mode = o.map ? MODE_MAP : (o.x || o.y) ? MODE_PAIR : MODE_EXP;
+		if ((o.x_file || o.y_file) && (o.x || o.y || o.map))
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--x-file/--y-file and --%s are different modes",
+					    o.map ? "map" : "x/--y");
+		if (o.y_file && !o.x_file)
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--y-file needs --x-file");
+		gamma_seen = rfx_opt_seen(opts, "gamma");
+		mode = o.map ? MODE_MAP : o.x_file ? MODE_FILE :
+		       (o.x || o.y) ? MODE_PAIR : MODE_EXP;
 		ret = rfx_cli_check_modes(opts, option_modes,
 					  sizeof(option_modes) / sizeof(option_modes[0]),
 					  mode, mode_names[mode]);
@@ -778,7 +1081,15 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 		 */
 		if (!rfx_opt_seen(opts, "mc"))
 			o.mc = (o.x || o.y) ? 0 : 1000;
+		/* the user's sets are at their own scale unless told */
+		if (o.x_file && !gamma_seen)
+			o.gamma = "1";
 	}
+	if (strcmp(o.kernel, "gauss") && strcmp(o.kernel, "softmax"))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "unknown kernel '%s' (valid: gauss, softmax)",
+				    o.kernel);
+	o.softmax = !strcmp(o.kernel, "softmax");
 	if (o.output && !*o.output)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
 	if (strcmp(o.mnist_norm, "unit") && strcmp(o.mnist_norm, "standard"))
@@ -812,6 +1123,8 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			o.dlist = strcmp(o.map, "sum") ? "64" : "16,32,64,128";
 		return run_map(&o, cli, methods, nm);
 	}
+	if (o.x_file)
+		return run_files(&o, cli, methods, nm, gamma_seen);
 	{
 		int *ds, nd;
 
@@ -834,6 +1147,6 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 					    "--d takes one dimension here (lists are for --map sum)");
 	}
 	if (o.x || o.y)
-		return run_pair(&o, cli, methods, nm);
+		return run_pair(&o, cli, methods, nm, NULL, NULL);
 	return run_experiment(&o, cli, methods, nm);
 }

@@ -104,6 +104,35 @@ echo "method	value" > "$FX/notes.h5"
 : > "$FX/empty.h5"
 head -c 1000 "$FX/good.h5" > "$FX/cut.h5"
 
+# The user's input files (rfx variance --x-file, issue 16): one defect each.
+# npy FILE DESCR SHAPE NBYTES: a version 1.0 .npy file whose header says
+# DESCR (quoted unless a list) and SHAPE, then NBYTES zero bytes (the
+# header is 128 bytes: its length 118 is octal 166).
+npy() {
+	case $2 in
+	\[*) d="{'descr': $2, 'fortran_order': False, 'shape': $3, }" ;;
+	*) d="{'descr': '$2', 'fortran_order': False, 'shape': $3, }" ;;
+	esac
+	{ printf '\223NUMPY\001\000\166\000%s' "$d"
+	  printf "%$((117 - ${#d}))s\n" ''
+	  head -c "$4" /dev/zero; } > "$1"
+}
+printf '1,2,3\n4,5,6\n' > "$FX/m_good.csv"
+printf '1,2\n3,4\n' > "$FX/m_d2.csv"
+printf '0\n1\n1\n' > "$FX/m_lab3.txt"
+printf '1,2,3\n4,nan,6\n' > "$FX/m_nan.csv"
+printf '1 2 3\n4 5 -inf\n' > "$FX/m_inf.txt"
+printf 'a,b,c\n1,2,3\n4,5\n' > "$FX/m_ragged.csv"
+printf 'a,b,c\n' > "$FX/m_norows.csv"
+printf '1,2,3\n4,5,6 \351\n' > "$FX/m_latin1.csv"
+npy "$FX/m_ok.npy" '<f8' '(2, 3)' 48
+npy "$FX/m_cut.npy" '<f8' '(4, 3)' 80
+npy "$FX/m_long.npy" '<f8' '(2, 3)' 56
+npy "$FX/m_rows0.npy" '<f8' '(0, 3)' 0
+npy "$FX/m_c16.npy" '<c16' '(2, 2)' 64
+npy "$FX/m_obj.npy" '|O' '(2,)' 16
+npy "$FX/m_struct.npy" "[('a', '<f8')]" '(2,)' 16
+
 # The fixtures are what they claim, by tools other than rfx.
 gzip -t "$FX/idx_good.gz" 2> /dev/null && gzip -t "$FX/usps_good.gz" 2> /dev/null &&
 	! gzip -t "$FX/idx_crc/$IDX" 2> /dev/null && ! gzip -t "$FX/usps_crc/usps_zip.train.gz" 2> /dev/null &&
@@ -126,6 +155,17 @@ awk -F, 'FILENAME ~ /short/ && FNR == 3 && NF != 13 { bad = 1 }
 ok $? "fixtures: each text file has exactly its defect"
 h5dump -H "$FX/good.h5" > /dev/null 2>&1 && ! h5dump -H "$FX/cut.h5" > /dev/null 2>&1
 ok $? "fixtures: h5dump reads good.h5 and not its first 1000 bytes"
+[ "$(head -c 128 "$FX/m_ok.npy" | tail -c 1)" = "$(printf '\n')" ] &&
+	[ "$(wc -c < "$FX/m_ok.npy")" -eq 176 ] && [ "$(wc -c < "$FX/m_cut.npy")" -eq 208 ] &&
+	! iconv -f UTF-8 -t UTF-8 "$FX/m_latin1.csv" > /dev/null 2>&1 &&
+	iconv -f UTF-8 -t UTF-8 "$FX/m_good.csv" > /dev/null 2>&1
+ok $? "fixtures: .npy headers end at byte 128, iconv rejects the latin-1 file only"
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2> /dev/null; then
+	/usr/bin/python3 -c 'import numpy, sys; a = numpy.load(sys.argv[1]); sys.exit(a.shape != (2, 3))' "$FX/m_ok.npy" 2> /dev/null
+	ok $? "fixtures: numpy reads the good .npy as 2 x 3"
+else
+	skip "numpy is not installed"
+fi
 
 # ---------------------------------------------------------------------------
 # The harness
@@ -250,6 +290,38 @@ cat > "$tmp/catalogue" <<'END'
 1|'outdir.h5' is a directory|variance --x 1 --y 2 -o outdir.h5
 1|cannot create '/proc/rfx-out.h5'|variance --x 1 --y 2 -o /proc/rfx-out.h5
 2|-o|variance --x 1 --y 2 -o ''
+
+# rfx variance on the user's files (issue 16)
+1|non-finite value 'nan' in '$FX/m_nan.csv' row 2 column 2|variance --x-file $FX/m_nan.csv -o out.h5
+1|non-finite value '-inf' in '$FX/m_inf.txt' row 2 column 3|variance --x-file $FX/m_good.csv --y-file $FX/m_inf.txt -o out.h5
+1|ragged rows in '$FX/m_ragged.csv': row 2 has 2 columns|variance --x-file $FX/m_ragged.csv -o out.h5
+1|no rows in '$FX/m_norows.csv'|variance --x-file $FX/m_norows.csv -o out.h5
+1|invalid UTF-8 in '$FX/m_latin1.csv' line 2|variance --x-file $FX/m_latin1.csv -o out.h5
+1|truncated data in '$FX/m_cut.npy'|variance --x-file $FX/m_cut.npy -o out.h5
+1|has 8 bytes after the shape (2, 3)|variance --x-file $FX/m_long.npy -o out.h5
+1|no rows in '$FX/m_rows0.npy'|variance --x-file $FX/m_rows0.npy -o out.h5
+1|unsupported dtype '<c16'|variance --x-file $FX/m_c16.npy -o out.h5
+1|(object)|variance --x-file $FX/m_obj.npy -o out.h5
+1|(structured)|variance --x-file $FX/m_struct.npy -o out.h5
+1|has d = 2 but '$FX/m_good.csv' has d = 3|variance --x-file $FX/m_good.csv --y-file $FX/m_d2.csv -o out.h5
+1|cannot open '$FX/none/x.npy'|variance --x-file $FX/none/x.npy -o out.h5
+1|no dataset '/nope' in '$FX/good.h5'|variance --x-file $FX/good.h5:/nope -o out.h5
+1|(compound)|variance --x-file $FX/good.h5:/pair -o out.h5
+1|is an HDF5 file|variance --x-file $FX/good.h5 -o out.h5
+2|unknown kernel 'laplace'|variance --x-file $FX/m_good.csv --kernel laplace -o out.h5
+2|--y-file needs --x-file|variance --y-file $FX/m_good.csv -o out.h5
+2|different modes|variance --x-file $FX/m_good.csv --x 1,2 --y 1,2 -o out.h5
+2|--regime|variance --x-file $FX/m_good.csv --regime normal -o out.h5
+2|--pairs|variance --x-file $FX/m_good.csv --pairs -3 -o out.h5
+2|gamma must be positive|variance --x-file $FX/m_ok.npy --y-file $FX/m_ok.npy --gamma 0 -o out.h5
+1|non-finite value 'nan' in '$FX/m_nan.csv' row 2 column 2|mse-table --dataset $FX/m_nan.csv --method trig -o out.h5
+1|truncated data in '$FX/m_cut.npy'|mse-table --dataset $FX/m_cut.npy --method trig -o out.h5
+1|label column 5 is outside '$FX/m_good.csv'|uci-classify --dataset $FX/m_good.csv --label-column 5 -o out.h5
+1|has 3 labels but '$FX/m_good.csv' has 2 rows|uci-classify --dataset $FX/m_good.csv --labels $FX/m_lab3.txt -o out.h5
+2|needs its labels|svm-classify --dataset $FX/m_good.csv -o out.h5
+1|invalid UTF-8 in '$FX/m_latin1.csv' line 2|svm-classify --dataset $FX/m_latin1.csv --label-column 1 -o out.h5
+1|unsupported dtype '<c16'|optis --x-file $FX/m_c16.npy
+1|has d = 2 but '$FX/m_good.csv' has d = 3|optis --x-file $FX/m_good.csv --y-file $FX/m_d2.csv
 
 # rfx pointwise
 2|unknown method 'nope'|pointwise --method trig,nope --mc 0 -o out.h5

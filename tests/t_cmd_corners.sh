@@ -14,6 +14,9 @@
 #             fitted to one pair: cexp-c in any d (HRF eqs. 85-87), and in
 #             d = 1 PoisRF, PoisRF+ and GeomRF+ (their fitted exponent is
 #             zero by Cauchy-Schwarz with equality);
+#   map       log_variance and log_ratio may be -inf at theta = 0 (x = y)
+#             for GERF, whose fit contains TrigRF (A = 0, t = -1), exact
+#             there;
 #   pair      mc_log_variance is -inf exactly when mc_variance is 0 (every
 #             draw gave the same estimate);
 #   estimates (pointwise) ana_rel_err = exp(log_ana_rel_err) likewise reads
@@ -48,6 +51,9 @@ nonfinite() {
 		if (t == "pair" && c == "log_variance")
 			return v == "-inf" && (get("method") == "cexp-c" ||
 				get("d") == 1 && get("method") ~ /^(pois|pois\+|geom\+)$/)
+		if (t == "map" && (c == "log_variance" || c == "log_ratio"))
+			return v == "-inf" && get("theta") == "0" &&
+				get("method") == "gerf"
 		if (t == "pair" && c == "mc_log_variance")
 			return v == "-inf" && get("mc_variance") == "0"
 		if (t == "estimates" && c == "ana_rel_err")

@@ -226,6 +226,9 @@ scaling	(default standard)
 seed	(default 20221121)
 threads	(default: all cores)
 data	(default: $RFX_DATA, else data/ next to rfx)
+labels	(default none)
+label-column	(default none)
+header	(default: detected)
 EOF
 printf '%s\n' output help > no_default
 { cut -f1 want_defaults; cat no_default; } | sort > want

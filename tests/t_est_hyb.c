@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 #include <gsl/gsl_errno.h>
+#include <quadmath.h>
 
 #include "tap.h"
 #include "est_check.h"
@@ -259,6 +260,97 @@ static void test_linear_form(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * Theorem 12 (hyb) and HRF eqs. 67-79 (gauss-hyb, eq. 46's cosh P) at
+ * m1 = m3 = 1, evaluated directly from the coordinates in binary128
+ * (libquadmath: 113-bit significands, so the cancellations that cost
+ * doubles their digits here cost these only as many of their 34): an
+ * independent evaluation of the same derivation.
+ */
+static double quad_log_var(int gauss, double rho, const double *x,
+			   const double *y, int d)
+{
+	__float128 xx = 0, yy = 0, xy = 0, dd = 0, ss = 0, K2, vt, vp, cv;
+	__float128 q, v, wl2, wt2, wc, pi = M_PIq;
+	int l;
+
+	for (l = 0; l < d; l++) {
+		__float128 a = x[l], b = y[l];
+
+		xx += a * a;
+		yy += b * b;
+		xy += a * b;
+		dd += (a - b) * (a - b);
+		ss += (a + b) * (a + b);
+	}
+	K2 = expq(-dd);
+	vt = (1 - K2) * (1 - K2) / 2;
+	if (gauss) {
+		__float128 e2 = 1 - expq(-dd);
+
+		vp = K2 * expq(ss) * (1 - expq(-ss)) * (1 - expq(-ss)) / 2;
+		q = (1 - expq(-dd / 2)) / (__float128)rho;
+		v = e2 * e2 / (2 * (__float128)rho * (__float128)rho);
+	} else {
+		vp = K2 * expm1q(ss);
+		q = acosq(xy / sqrtq(xx * yy)) / pi;
+		v = q * (1 - q);
+	}
+	cv = K2 * (cosq(xx - yy) - 1);
+	wl2 = q * q + v;
+	wt2 = (1 - q) * (1 - q) + v;
+	wc = 2 * (q * (1 - q) - v);
+	return (double)logq(wl2 * vp + wt2 * vt + wc * cv);
+}
+
+/*
+ * Pairs far from the papers' settings (issue 21): nearly equal inputs for
+ * the Gaussian hybrid's lambda (1 - exp(small) lost its digits), inputs of
+ * very different lengths for the angle (pi/2 came out pi), and angles
+ * near 0 and pi (acos of the cosine loses half the digits).
+ */
+static void test_extreme_pairs(void)
+{
+	static const struct {
+		int gauss;
+		double x[2], y[2];
+		const char *what;
+	} c[] = {
+		{ 1, { 1, 0 }, { 1, 1e-9 }, "gauss-hyb, |x - y|^2 = 1e-18" },
+		{ 1, { 1, 0 }, { 1, 1e-6 }, "gauss-hyb, |x - y|^2 = 1e-12" },
+		{ 1, { 0.7, -0.2 }, { 0.7, -0.2 + 3e-8 }, "gauss-hyb, generic" },
+		{ 0, { 1e-20, 0 }, { 0, 1 }, "hyb, lengths 1e-20 and 1" },
+		{ 0, { 1e-12, 0 }, { 0, 1 }, "hyb, lengths 1e-12 and 1" },
+		{ 0, { 1, 0 }, { 1, 2.5e-7 }, "hyb, angle 2.5e-7" },
+		{ 0, { 1, 0 }, { -1, 3.1e-7 }, "hyb, angle pi - 3.1e-7" },
+		{ 0, { 1e-15, 2e-23 }, { 0.8, 1.3e-8 }, "hyb, short x, angle ~0" },
+		{ 0, { 0.3, -0.45 }, { -0.3, 0.45 + 1e-9 }, "hyb, near-opposite" },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		const struct rfx_estimator_type *e =
+			c[k].gauss ? &rfx_est_gauss_hyb : &rfx_est_hyb;
+		struct rfx_params p;
+		struct rfx_err err;
+		double lv, want;
+
+		rfx_params_init(&p, 2);
+		if (e->fit(&p, c[k].x, 1, c[k].y, 1, c[k].gauss ? 9 : 4,
+			   &err)) {
+			ok(0, "%s: fit (%s)", c[k].what, err.msg);
+			rfx_params_release(&p);
+			continue;
+		}
+		lv = check_log_var(e, &p, c[k].x, c[k].y, c[k].gauss ? 9 : 4);
+		want = quad_log_var(c[k].gauss, p.rho, c[k].x, c[k].y, 2);
+		is_approx(lv, want, 1e-12,
+			  "%s: log Var %.12g, binary128 %.12g", c[k].what, lv,
+			  want);
+		rfx_params_release(&p);
+	}
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -268,5 +360,6 @@ int main(void)
 	test_featuremap();
 	test_counting();
 	test_linear_form();
+	test_extreme_pairs();
 	return done_testing();
 }

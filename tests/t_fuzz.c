@@ -25,6 +25,9 @@
 #define LLVMFuzzerTestOneInput fuzz_opt_one
 #include "fuzz/fuzz_opt.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_matrix_one
+#include "fuzz/fuzz_matrix.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_h5_one
 #include "fuzz/fuzz_h5.c"
 #undef LLVMFuzzerTestOneInput
@@ -41,6 +44,7 @@ static const struct {
 	{ "uci", fuzz_uci_one, 10 },
 	{ "idx", fuzz_idx_one, 5 },
 	{ "opt", fuzz_opt_one, 10 },
+	{ "matrix", fuzz_matrix_one, 10 },
 	{ "h5", fuzz_h5_one, 9 },
 };
 

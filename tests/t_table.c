@@ -96,7 +96,8 @@ static const struct rfx_provenance prov = {
 	"abc123def456-dirty",                      /* commit */
 	"rfx variance --seed 18446744073709551615 --out 'a b.h5'", /* command */
 	UINT64_MAX,                                /* seed */
-	"mt19937"                                  /* rng */
+	"mt19937",                                 /* rng */
+	0, NULL                                    /* no input files */
 };
 
 /* Root attributes of the sample file, in name order. */
@@ -454,6 +455,54 @@ static void test_multi(void)
 	free(text);
 }
 
+/*
+ * The input files of a run (issue 16): path, SHA-256 and size of each,
+ * the size as a uint64 like the seed.
+ */
+static void test_input_attrs(void)
+{
+	static const struct rfx_input_file in[2] = {
+		{ "x.npy", 128, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "y.h5:/g/y", 18446744073709551615ull, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+	};
+	static const char want[] =
+		"command\trfx variance --seed 18446744073709551615 --out 'a b.h5'\n"
+		"input_0_path\tx.npy\n"
+		"input_0_sha256\tba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n"
+		"input_0_size\t128\n"
+		"input_1_path\ty.h5:/g/y\n"
+		"input_1_sha256\te3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n"
+		"input_1_size\t18446744073709551615\n"
+		"rfx_commit\tabc123def456-dirty\n"
+		"rfx_version\t0.1.0\n"
+		"rng\tmt19937\n"
+		"seed\t18446744073709551615\n";
+	struct rfx_provenance p = prov;
+	struct rfx_input_file broken = { "z.txt", 1, NULL };
+	struct rfx_h5out *o;
+	struct rfx_err err;
+	char *text = NULL;
+
+	p.ninputs = 2;
+	p.inputs = in;
+	rfx_err_clear(&err);
+	o = rfx_h5out_open(tpath("inputs.h5"), &err);
+	ok(o && rfx_h5out_provenance(o, &p, &err) == RFX_OK &&
+	   rfx_h5out_commit(o, &err) == RFX_OK,
+	   "provenance with two input files (%s)", err.msg);
+	ok(dump_text(DUMP_ATTRS, tpath("inputs.h5"), NULL, NULL, 0, &text,
+		     &err) == RFX_OK, "dump its attributes");
+	is_text(text, want, "input_<i>_path, _sha256 and _size for each input");
+	free(text);
+	p.ninputs = 1;
+	p.inputs = &broken;
+	o = rfx_h5out_open(tpath("inputs2.h5"), &err);
+	rfx_err_clear(&err);
+	ok(o && rfx_h5out_provenance(o, &p, &err) == RFX_EINVAL && one_line(&err),
+	   "an input without its SHA-256 is RFX_EINVAL: %s", err.msg);
+	rfx_h5out_abort(o);
+}
+
 /* 3. Provenance and string attributes, and the seed's type. */
 static void test_attrs(void)
 {
@@ -494,6 +543,7 @@ static void test_attrs(void)
 	ok(o && rfx_h5out_attr(o, "", "v", &err) == RFX_EINVAL && one_line(&err),
 	   "an attribute without a name is RFX_EINVAL: %s", err.msg);
 	rfx_h5out_abort(o);
+	test_input_attrs();
 }
 
 /* Sleeps until the wall clock is in a later second than `after`. */

@@ -54,7 +54,8 @@ static void fit_coord(int cplx, double xc, double yc, double *re, double *im)
 		*im = cplx ? A_SMALL : 0.0;
 		return;
 	}
-	if (!cplx || xc * yc < 0.0) {
+	/* signs compared, not the product: it underflows to -0 for 1e-200s */
+	if (!cplx || (xc < 0.0) != (yc < 0.0)) {
 		*re = sqrt(fabs(yc / xc));
 		return;
 	}

@@ -42,6 +42,7 @@
  */
 #include <complex.h>
 #include <math.h>
+#include <string.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multimin.h>
 
@@ -165,6 +166,24 @@ static int gerf_log_variance(const struct rfx_params *p,
 				o[j] = a > 0.0 ? a : 0.0;
 			}
 			rfx_vmath_logexpm1(o, o, ny);
+			/*
+			 * Below a = 1e-290 the sum m + log cosh h has lost its
+			 * terms to underflow (log cosh h ~ h^2/2 vanishes for
+			 * |x - y| < 1e-77: GERF's A = 0 gave -inf where TrigRF
+			 * has e^-1468). There, Var/K^2 = expm1(m) cosh h +
+			 * 2 sinh^2(h/2) as a signed sum of logs; both terms are
+			 * tiny, so nothing cancels that matters above e^-1400.
+			 */
+			for (j = 0; j < ny; j++) {
+				double m = la - cm * dd[j], h = ch * dd[j];
+
+				if (o[j] > log(1e-290) || !(h < 1e-100))
+					continue;
+				o[j] = rfx_logsum3(log(fabs(expm1(m))),
+						   m > 0.0 ? 1.0 : (m < 0.0 ? -1.0 : 0.0),
+						   RFX_LN2 + 2.0 * log(0.5 * h), 1.0,
+						   -INFINITY, 0.0);
+			}
 #pragma omp simd
 			for (j = 0; j < ny; j++)
 				o[j] = -dd[j] + o[j] - lm;
@@ -320,6 +339,49 @@ static int fit_stats(struct rfx_setstats **st, const struct rfx_params *p,
 	return ret;
 }
 
+/*
+ * log Var (in K^2 = e^{-v_-} units of the statistics: the constant that
+ * m2 - Var does not depend on A or t, since v_+ + v_- = 2 s) of one
+ * candidate at the set statistics v_- = mean |x - y|^2 and
+ * v_+ = mean |x + y|^2, through gerf_log_variance's forms on a one-pair
+ * block of those values: for real A they are exact even when the
+ * variance is far below K^2, where log m2 (the search's objective) is
+ * log K^2 to the last bit and cannot rank candidates. The general form
+ * for complex A computes K^2 (e^{T1} + e^{T3} - 1) and keeps only the
+ * digits above eps: a complex candidate whose Var/K^2 is below 1e-9 is
+ * not trusted (HUGE_VAL), so that an exact real form decides there.
+ * Candidates the forms cannot rank are HUGE_VAL.
+ */
+static double gerf_stat_log_var(const struct rfx_params *p, double a_re,
+				double a_im, int t, double vm, double vp)
+{
+	struct rfx_params q = *p;
+	struct rfx_block b;
+	struct rfx_err err;
+	double lv = HUGE_VAL;
+
+	memset(&b, 0, sizeof(b));
+	b.d = p->d;
+	b.nx = b.ny = 1;
+	b.dd = &vm;
+	b.ss = &vp;
+	q.A_re = a_re;
+	q.A_im = a_im;
+	q.t = t;
+	if (gerf_log_variance(&q, &b, 1, &lv, &err) || isnan(lv))
+		return HUGE_VAL;
+	if (a_im != 0.0 && !(lv + vm > log(1e-9)))
+		return HUGE_VAL;
+	/*
+	 * An exactly zero variance is real at A = 0 (TrigRF for x = y); at
+	 * other A it is an exponent that underflowed (statistics below
+	 * 1e-300), not a variance.
+	 */
+	if (lv == -INFINITY && (a_re != 0.0 || a_im != 0.0))
+		return HUGE_VAL;
+	return lv;
+}
+
 static int gerf_fit(struct rfx_params *p, const double *X, size_t nx,
 		    const double *Y, size_t ny, int M, struct rfx_err *err)
 {
@@ -394,6 +456,41 @@ static int gerf_fit(struct rfx_params *p, const double *X, size_t nx,
 	    gerf_log_m2(best_re, 0.0, best_t, p->d, s,
 			rfx_setstats_mean_sum2(st, best_t)) <= best_f + 1e-12)
 		best_im = 0.0;
+	/*
+	 * A fit is never worse than the points it contains: TrigRF (A = 0,
+	 * t = -1), PosRF (A = 0, t = +1) and OPRF, ranked with the search's
+	 * result by the variance's exact forms (gerf_stat_log_var). For tiny
+	 * inputs every candidate's m2 rounds to K^2 and the search wanders:
+	 * it ended at e^-39 where TrigRF has e^-182 (issue 21).
+	 */
+	if (!(p->given & RFX_P(RFX_PARAM_A))) {
+		double vm = rfx_setstats_mean_sum2(st, -1);
+		double vp = rfx_setstats_mean_sum2(st, 1);
+		const struct {
+			double re, im;
+			int t;
+		} c[4] = { { best_re, best_im, best_t }, { 0.0, 0.0, -1 },
+			   { 0.0, 0.0, 1 }, { oprf_a(vp, p->d), 0.0, 1 } };
+		double best_lv = HUGE_VAL;
+		int k, kb = 0;
+
+		for (k = 0; k < 4; k++) {
+			double lv;
+
+			if ((p->given & RFX_P(RFX_PARAM_T)) && c[k].t != p->t)
+				continue;
+			lv = gerf_stat_log_var(p, c[k].re, c[k].im, c[k].t, vm,
+					       vp);
+			/* ties keep the search's point (k = 0 comes first) */
+			if (lv < best_lv) {
+				best_lv = lv;
+				kb = k;
+			}
+		}
+		best_re = c[kb].re;
+		best_im = c[kb].im;
+		best_t = c[kb].t;
+	}
 	p->A_re = best_re;
 	p->A_im = best_im;
 	p->t = best_t;

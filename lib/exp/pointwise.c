@@ -143,7 +143,12 @@ static int check_config(const struct rfx_pw_config *c, double r_max,
 	return RFX_OK;
 }
 
-/* The pairs at length r: x (d entries), Y (n x d) at the angles th. */
+/*
+ * The pairs at length r: x (d entries), Y (n x d) at the angles th. At
+ * theta = pi/2 and pi, y is placed exactly (r e2, -x): sin(pi) rounds to
+ * 1.2e-16, not 0, and the closed forms resolve that angle (ang's variance
+ * at pi - 1.2e-16 is not 0, while the grid means the opposite point).
+ */
 static void make_pairs(int d, double r, const double *th, int n, double *x,
 		       double *Y)
 {
@@ -153,8 +158,17 @@ static void make_pairs(int d, double r, const double *th, int n, double *x,
 	memset(Y, 0, (size_t)n * (size_t)d * sizeof(double));
 	x[0] = r;
 	for (j = 0; j < n; j++) {
-		Y[(size_t)j * (size_t)d] = r * cos(th[j]);
-		Y[(size_t)j * (size_t)d + 1] = r * sin(th[j]);
+		double c = cos(th[j]), s = sin(th[j]);
+
+		if (th[j] == RFX_PI) {
+			c = -1.0;
+			s = 0.0;
+		} else if (th[j] == 0.5 * RFX_PI) {
+			c = 0.0;
+			s = 1.0;
+		}
+		Y[(size_t)j * (size_t)d] = r * c;
+		Y[(size_t)j * (size_t)d + 1] = r * s;
 	}
 }
 

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <gsl/gsl_randist.h>
+
 #include "base/cancel.h"
 #include "data/dataset.h"
 #include "est/featmap.h"
@@ -19,6 +21,7 @@
 #define TAG_PROJ 0x53564d0000ULL  /* "SVM": the projections */
 #define TAG_SVM 0x53564d1000ULL   /* the SVMs' visit orders */
 #define TAG_SIGMA 0x53564d2000ULL /* the bandwidth's sample */
+#define TAG_USER_SPLIT 0x53564d3000ULL /* the shuffle of a user's rows */
 
 /* Feature-map rows per block: about 2^20 doubles of each featmat array. */
 #define BLOCK_ENTRIES (1u << 20)
@@ -140,12 +143,65 @@ static int pow2_at_least(int d)
 	return p;
 }
 
+/*
+ * The common tail of the loaders: training rows tr[0..n_train) and test
+ * rows te (or tr[n_train..) when te is NULL), padded, cut to max_train
+ * and max_test, and the bandwidth from the training rows. out->name and
+ * out->id are set. tr and te stay the caller's.
+ */
+static int split_finish(struct rfx_dataset *tr, struct rfx_dataset *te,
+			size_t n_train, size_t max_train, size_t max_test,
+			int nn_k, size_t nn_sample, uint64_t seed,
+			struct rfx_svmexp_data *out, struct rfx_err *err)
+{
+	struct rfx_dataset view;
+	gsl_rng *r = NULL;
+	int ret;
+
+	out->d0 = tr->d;
+	out->d = pow2_at_least(tr->d);
+	if ((ret = rfx_dataset_pad(tr, out->d, err)) ||
+	    (te && (ret = rfx_dataset_pad(te, out->d, err))))
+		return ret;
+	if (te) {
+		out->n_train = tr->n;
+		out->n_test = te->n;
+		ret = take_rows(tr, 0, tr->n, &out->Xtr, &out->ytr, err);
+		if (!ret)
+			ret = take_rows(te, 0, te->n, &out->Xte, &out->yte, err);
+		out->nclass = tr->nclass > te->nclass ? tr->nclass : te->nclass;
+	} else {
+		out->n_train = n_train;
+		out->n_test = tr->n - n_train;
+		ret = take_rows(tr, 0, out->n_train, &out->Xtr, &out->ytr, err);
+		if (!ret)
+			ret = take_rows(tr, out->n_train, out->n_test, &out->Xte,
+					&out->yte, err);
+		out->nclass = tr->nclass;
+	}
+	if (ret)
+		return ret;
+	if (max_train && max_train < out->n_train)
+		out->n_train = max_train;
+	if (max_test && max_test < out->n_test)
+		out->n_test = max_test;
+	/* the bandwidth from the training rows alone: the test rows stay unseen */
+	view = *tr;
+	view.X = out->Xtr;
+	view.n = out->n_train;
+	r = rfx_rng_alloc_stream(seed, TAG_SIGMA + (uint64_t)out->id, 0, 0);
+	if (!r)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	ret = rfx_dataset_nn_sigma(&view, nn_k, nn_sample, r, &out->sigma, err);
+	gsl_rng_free(r);
+	return ret;
+}
+
 int rfx_svmexp_load(const char *name, const char *dir, size_t max_train,
 		    size_t max_test, int nn_k, size_t nn_sample, uint64_t seed,
 		    struct rfx_svmexp_data *out, struct rfx_err *err)
 {
-	struct rfx_dataset *tr = NULL, *te = NULL, view;
-	gsl_rng *r = NULL;
+	struct rfx_dataset *tr = NULL, *te = NULL;
 	int k, ret = RFX_OK;
 
 	memset(out, 0, sizeof(*out));
@@ -177,47 +233,59 @@ int rfx_svmexp_load(const char *name, const char *dir, size_t max_train,
 	}
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	out->id = rfx_dataset_index(name);
-	out->d0 = tr->d;
-	out->d = pow2_at_least(tr->d);
-	if ((ret = rfx_dataset_pad(tr, out->d, err)) ||
-	    (te && (ret = rfx_dataset_pad(te, out->d, err))))
-		goto out;
-	if (te) {
-		out->n_train = tr->n;
-		out->n_test = te->n;
-		ret = take_rows(tr, 0, tr->n, &out->Xtr, &out->ytr, err);
-		if (!ret)
-			ret = take_rows(te, 0, te->n, &out->Xte, &out->yte, err);
-		out->nclass = tr->nclass > te->nclass ? tr->nclass : te->nclass;
-	} else {
-		out->n_train = splits[k].n_train;
-		out->n_test = tr->n - splits[k].n_train;
-		ret = take_rows(tr, 0, out->n_train, &out->Xtr, &out->ytr, err);
-		if (!ret)
-			ret = take_rows(tr, out->n_train, out->n_test, &out->Xte,
-					&out->yte, err);
-		out->nclass = tr->nclass;
-	}
+	ret = split_finish(tr, te, splits[k].n_train, max_train, max_test, nn_k,
+			   nn_sample, seed, out, err);
+out:
+	rfx_dataset_free(tr);
+	rfx_dataset_free(te);
 	if (ret)
+		rfx_svmexp_data_release(out);
+	return ret;
+}
+
+int rfx_svmexp_from(const char *name, int id, const double *X, const int *y,
+		    size_t n, int d0, int nclass, size_t max_train,
+		    size_t max_test, int nn_k, size_t nn_sample, uint64_t seed,
+		    struct rfx_svmexp_data *out, struct rfx_err *err)
+{
+	struct rfx_dataset *tr;
+	size_t *perm = NULL, k, n_train = n * 4 / 5;
+	int ret;
+	gsl_rng *r;
+
+	memset(out, 0, sizeof(*out));
+	if (n_train < 2 || n - n_train < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "'%s' has %zu rows, too few for an 80/20 split", name, n);
+	tr = rfx_dataset_from(name, X, n, d0, err);
+	if (!tr)
+		return err->code;
+	perm = malloc(n * sizeof(size_t));
+	tr->y = malloc(n * sizeof(int));
+	r = rfx_rng_alloc_stream(seed, TAG_USER_SPLIT + (uint64_t)id, 0, 0);
+	if (!perm || !tr->y || !r) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory splitting '%s'", name);
 		goto out;
-	if (max_train && max_train < out->n_train)
-		out->n_train = max_train;
-	if (max_test && max_test < out->n_test)
-		out->n_test = max_test;
-	/* the bandwidth from the training rows alone: the test rows stay unseen */
-	view = *tr;
-	view.X = out->Xtr;
-	view.n = out->n_train;
-	r = rfx_rng_alloc_stream(seed, TAG_SIGMA + (uint64_t)out->id, 0, 0);
-	if (!r)
-		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
-	else
-		ret = rfx_dataset_nn_sigma(&view, nn_k, nn_sample, r, &out->sigma, err);
+	}
+	/* a seeded shuffle: a file sorted by class must not test one class */
+	for (k = 0; k < n; k++)
+		perm[k] = k;
+	gsl_ran_shuffle(r, perm, n, sizeof(size_t));
+	for (k = 0; k < n; k++) {
+		memcpy(tr->X + k * (size_t)d0, X + perm[k] * (size_t)d0,
+		       (size_t)d0 * sizeof(double));
+		tr->y[k] = y[perm[k]];
+	}
+	tr->nclass = nclass;
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	out->id = id;
+	ret = split_finish(tr, NULL, n_train, max_train, max_test, nn_k, nn_sample,
+			   seed, out, err);
 out:
 	if (r)
 		gsl_rng_free(r);
+	free(perm);
 	rfx_dataset_free(tr);
-	rfx_dataset_free(te);
 	if (ret)
 		rfx_svmexp_data_release(out);
 	return ret;

@@ -73,6 +73,19 @@ int rfx_svmexp_load(const char *name, const char *dir, size_t max_train,
 		    struct rfx_svmexp_data *out, struct rfx_err *err);
 void rfx_svmexp_data_release(struct rfx_svmexp_data *D);
 
+/*
+ * The same from the user's rows (svm-classify --dataset FILE, issue 16):
+ * X (n x d0, copied) with classes y in 0..nclass-1, shuffled by stream
+ * (seed, 0x53564d3000 + id, 0, 0) and split 80% train / 20% test (the
+ * letter split's proportions), then padded, cut and given a bandwidth as
+ * rfx_svmexp_load does (id stands for the dataset index in its streams).
+ * RFX_EINVAL for fewer than 5 rows, RFX_ENOMEM.
+ */
+int rfx_svmexp_from(const char *name, int id, const double *X, const int *y,
+		    size_t n, int d0, int nclass, size_t max_train,
+		    size_t max_test, int nn_k, size_t nn_sample, uint64_t seed,
+		    struct rfx_svmexp_data *out, struct rfx_err *err);
+
 /* Method name (RFF, ORF, SORF, case-insensitive) to its projection. */
 int rfx_svmexp_method_parse(const char *name, enum rfx_proj *out,
 			    struct rfx_err *err);

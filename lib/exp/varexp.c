@@ -210,16 +210,17 @@ static void worker_free(struct worker *w)
 	free(w->mcres);
 }
 
+/* n: rows of the worker's X and Y (the sets, or the Monte Carlo pairs). */
 static int worker_init(struct worker *w, const struct rfx_varexp_config *c,
-		       size_t blk)
+		       size_t n, size_t blk)
 {
-	size_t nd = c->L * (size_t)c->d;
+	size_t nd = n * (size_t)c->d;
 
 	memset(w, 0, sizeof(*w));
 	w->X = malloc(nd * sizeof(double));
 	w->Y = malloc(nd * sizeof(double));
 	/* Block values, or the analytic and MC values of the Monte Carlo pairs. */
-	w->lv = malloc((blk * blk > 2 * c->L ? blk * blk : 2 * c->L) *
+	w->lv = malloc((blk * blk > 2 * n ? blk * blk : 2 * n) *
 		       sizeof(double));
 	w->base = rfx_block_alloc(c->d, blk, blk);
 	w->shifted = rfx_block_alloc(c->d, blk, blk);
@@ -311,6 +312,75 @@ static int task_mc(const struct rfx_varexp_config *c, struct worker *w,
 	return RFX_OK;
 }
 
+/* One block of pairs for block_methods. */
+struct blockjob {
+	const double *Xb;      /* nx x d */
+	size_t nx;
+	const double *Yb;      /* ny x d */
+	size_t ny;
+	const double *xshift;  /* nx per-row additions to log Var, or NULL */
+	const double *yshift;  /* ny per-column additions, or NULL */
+	int base_need2, shift_need2; /* which blocks need x2y2 */
+};
+
+/*
+ * Every method's closed form on the pairs of one block, summarised into
+ * out[m].an. The dgemms are shared by the methods that see the same
+ * inputs. With xshift/yshift, log Var of pair (i, j) gains xshift[i] +
+ * yshift[j] (the softmax kernel's factor exp(|x|^2 + |y|^2)).
+ */
+static int block_methods(const struct rfx_varexp_config *c, struct worker *w,
+			 const struct blockjob *job, struct task_out *out,
+			 struct rfx_err *err)
+{
+	const double *shift_done = NULL;
+	int base_done = 0, m, ret;
+	size_t i, j;
+
+	for (m = 0; m < c->nmethods; m++) {
+		const struct rfx_estimator_type *e = c->methods[m];
+		const struct rfx_params *p = &out[m].params;
+		struct rfx_block *b;
+		struct summary sm;
+
+		if (e->flags & RFX_EST_SHIFTED) {
+			b = w->shifted;
+			if (!shift_done ||
+			    memcmp(shift_done, p->c, (size_t)c->d * sizeof(double))) {
+				ret = rfx_block_compute(b, job->Xb, job->nx, job->Yb,
+							job->ny, p->c, job->shift_need2,
+							err);
+				if (ret)
+					return ret;
+				shift_done = p->c;
+			}
+		} else {
+			b = w->base;
+			if (!base_done) {
+				ret = rfx_block_compute(b, job->Xb, job->nx, job->Yb,
+							job->ny, NULL, job->base_need2,
+							err);
+				if (ret)
+					return ret;
+				base_done = 1;
+			}
+		}
+		ret = e->log_variance(p, b, out[m].M, w->lv, err);
+		if (ret)
+			return ret;
+		if (job->xshift)
+			for (i = 0; i < job->nx; i++)
+				for (j = 0; j < job->ny; j++)
+					w->lv[i * job->ny + j] += job->xshift[i] +
+								  job->yshift[j];
+		if (summary_of(&sm, w->lv, job->nx * job->ny))
+			return rfx_error(err, RFX_ENUMERIC,
+					 "%s: non-finite log-variance", e->name);
+		summary_merge(&out[m].an, &sm);
+	}
+	return RFX_OK;
+}
+
 /* Runs one (regime, gamma, sample) task for all methods into out[method]. */
 static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 		    enum rfx_regime g, double gamma, int s, size_t blk,
@@ -359,52 +429,16 @@ static int run_task(const struct rfx_varexp_config *c, struct worker *w,
 
 		for (j0 = 0; j0 < L; j0 += blk) {
 			size_t ny = L - j0 < blk ? L - j0 : blk;
-			const double *Xb = w->X + i0 * (size_t)c->d;
-			const double *Yb = w->Y + j0 * (size_t)c->d;
-			const double *shift_done = NULL;
-			int base_done = 0;
+			struct blockjob job = {
+				w->X + i0 * (size_t)c->d, nx, w->Y + j0 * (size_t)c->d,
+				ny, NULL, NULL, base_need2, shift_need2
+			};
 
 			if (rfx_cancel_requested())
 				return rfx_error(err, RFX_EINTR, "interrupted");
-			for (m = 0; m < c->nmethods; m++) {
-				const struct rfx_estimator_type *e = c->methods[m];
-				const struct rfx_params *p = &out[m].params;
-				struct rfx_block *b;
-				struct summary sm;
-
-				/* Reuse the dgemms across methods that see the same inputs. */
-				if (e->flags & RFX_EST_SHIFTED) {
-					b = w->shifted;
-					if (!shift_done ||
-					    memcmp(shift_done, p->c,
-						   (size_t)c->d * sizeof(double))) {
-						ret = rfx_block_compute(b, Xb, nx, Yb, ny,
-									p->c, shift_need2,
-									err);
-						if (ret)
-							return ret;
-						shift_done = p->c;
-					}
-				} else {
-					b = w->base;
-					if (!base_done) {
-						ret = rfx_block_compute(b, Xb, nx, Yb, ny,
-									NULL, base_need2,
-									err);
-						if (ret)
-							return ret;
-						base_done = 1;
-					}
-				}
-				ret = e->log_variance(p, b, out[m].M, w->lv, err);
-				if (ret)
-					return ret;
-				if (summary_of(&sm, w->lv, nx * ny))
-					return rfx_error(err, RFX_ENUMERIC,
-							 "%s: non-finite log-variance in regime %s, gamma %g",
-							 e->name, rfx_regime_name(g), gamma);
-				summary_merge(&out[m].an, &sm);
-			}
+			ret = block_methods(c, w, &job, out, err);
+			if (ret)
+				return ret;
 		}
 	}
 	if (c->mc_R > 0)
@@ -427,22 +461,17 @@ size_t rfx_varexp_max_params(const struct rfx_varexp_config *c)
 	return rfx_varexp_nrows(c) * (size_t)c->samples * 4;
 }
 
-static int check_config(const struct rfx_varexp_config *c, struct rfx_err *err)
+/* The checks the experiment and the set study share. */
+static int check_common(const struct rfx_varexp_config *c, struct rfx_err *err)
 {
 	int k;
 
 	if (c->d < 1)
 		return rfx_error(err, RFX_EINVAL, "d must be positive, got %d", c->d);
-	if (c->L < 2)
-		return rfx_error(err, RFX_EINVAL, "L must be at least 2, got %zu",
-				 c->L);
-	if (c->samples < 1)
-		return rfx_error(err, RFX_EINVAL,
-				 "samples must be positive, got %d", c->samples);
 	if (c->M < 0 || (c->M == 0 && c->budget < 1))
 		return rfx_error(err, RFX_EINVAL,
 				 "number of features must be positive");
-	if (c->nmethods < 1 || c->nregimes < 1 || c->ngammas < 1)
+	if (c->nmethods < 1 || c->ngammas < 1)
 		return rfx_error(err, RFX_EINVAL, "nothing to compute");
 	for (k = 0; k < c->ngammas; k++)
 		if (!(c->gammas[k] > 0.0) || !isfinite(c->gammas[k]))
@@ -456,6 +485,19 @@ static int check_config(const struct rfx_varexp_config *c, struct rfx_err *err)
 	if (c->mc_R > 0 && c->mc_pairs < 1)
 		return rfx_error(err, RFX_EINVAL, "Monte Carlo needs pairs");
 	return RFX_OK;
+}
+
+static int check_config(const struct rfx_varexp_config *c, struct rfx_err *err)
+{
+	if (c->d >= 1 && c->L < 2)
+		return rfx_error(err, RFX_EINVAL, "L must be at least 2, got %zu",
+				 c->L);
+	if (c->d >= 1 && c->samples < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "samples must be positive, got %d", c->samples);
+	if (c->nregimes < 1)
+		return rfx_error(err, RFX_EINVAL, "nothing to compute");
+	return check_common(c, err);
 }
 
 static void add_param(struct rfx_varexp_param *pr, size_t *np,
@@ -499,6 +541,43 @@ static void record_params(struct rfx_varexp_param *pr, size_t *np,
 	}
 }
 
+/*
+ * A table row from the merged summaries of one (method, regime, gamma):
+ * all pairs (an), the Monte Carlo pairs' closed forms (sub) and estimates
+ * (mc), and the sum of those pairs' standard errors (se).
+ */
+static void fill_row(struct rfx_varexp_row *row,
+		     const struct rfx_varexp_config *c,
+		     const struct rfx_estimator_type *e, const char *regime,
+		     double gamma, int M_used, const struct summary *an,
+		     const struct summary *sub, const struct summary *mc,
+		     double se)
+{
+	memset(row, 0, sizeof(*row));
+	snprintf(row->method, sizeof(row->method), "%s", e->name);
+	snprintf(row->regime, sizeof(row->regime), "%s", regime);
+	snprintf(row->projection, sizeof(row->projection), "%s",
+		 (e->flags & RFX_EST_DISCRETE) ? "discrete" : rfx_proj_name(c->proj));
+	row->gamma = gamma;
+	row->d = c->d;
+	row->M = M_used;
+	row->n_pairs = (long)an->n;
+	row->n_zero = an->zero;
+	row->logvar_mean = an->mean;
+	row->logvar_std = summary_std(an);
+	row->logvar_min = an->n > 0 ? an->lo : 0.0;
+	row->logvar_max = an->n > 0 ? an->hi : 0.0;
+	row->mc_R = c->mc_R;
+	if (c->mc_R > 0) {
+		row->mc_pairs = (long)sub->n;
+		row->sub_logvar_mean = sub->mean;
+		row->mc_logvar_mean = mc->mean;
+		row->mc_logvar_std = summary_std(mc);
+		row->mc_logvar_se = mc->n > 0 ? se / mc->n : 0.0;
+		row->mc_zero = mc->zero;
+	}
+}
+
 int rfx_varexp_run(const struct rfx_varexp_config *c,
 		   struct rfx_varexp_row *rows, struct rfx_varexp_param *params,
 		   size_t *nparams, struct rfx_err *err)
@@ -531,7 +610,7 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 #pragma omp parallel
 	{
 		struct worker w;
-		int ok = worker_init(&w, c, blk) == 0;
+		int ok = worker_init(&w, c, c->L, blk) == 0;
 
 #pragma omp for schedule(dynamic, 1)
 		for (t = 0; t < ntask; t++) {
@@ -595,34 +674,10 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 						record_params(params, nparams, e, &o->params,
 							      rn, c->gammas[gi], s);
 					}
-					memset(row, 0, sizeof(*row));
-					snprintf(row->method, sizeof(row->method), "%s",
-						 e->name);
-					snprintf(row->regime, sizeof(row->regime), "%s", rn);
-					snprintf(row->projection, sizeof(row->projection),
-						 "%s",
-						 (e->flags & RFX_EST_DISCRETE)
-							 ? "discrete"
-							 : rfx_proj_name(c->proj));
-					row->gamma = c->gammas[gi];
-					row->d = c->d;
-					row->M = outs[(size_t)((ri * c->ngammas + gi) *
-							       c->samples) * nm + m].M_used;
-					row->n_pairs = (long)an.n;
-					row->n_zero = an.zero;
-					row->logvar_mean = an.mean;
-					row->logvar_std = summary_std(&an);
-					row->logvar_min = an.n > 0 ? an.lo : 0.0;
-					row->logvar_max = an.n > 0 ? an.hi : 0.0;
-					row->mc_R = c->mc_R;
-					if (c->mc_R > 0) {
-						row->mc_pairs = (long)sub.n;
-						row->sub_logvar_mean = sub.mean;
-						row->mc_logvar_mean = mc.mean;
-						row->mc_logvar_std = summary_std(&mc);
-						row->mc_logvar_se = mc.n > 0 ? se / mc.n : 0.0;
-						row->mc_zero = mc.zero;
-					}
+					fill_row(row, c, e, rn, c->gammas[gi],
+						 outs[(size_t)((ri * c->ngammas + gi) *
+							       c->samples) * nm + m].M_used,
+						 &an, &sub, &mc, se);
 				}
 	}
 	rfx_blas_single_end(blas_saved);
@@ -632,4 +687,395 @@ int rfx_varexp_run(const struct rfx_varexp_config *c,
 	free(status);
 	free(errs);
 	return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * The user's sets (issue 16).
+ */
+
+#define SETS_CHUNK 65536 /* sampled pairs per task in --pairs mode */
+
+/* One gamma's scaled sets, squared norms and fitted methods. */
+struct sets_gamma {
+	const double *X, *Y;   /* the scaled sets (or the originals) */
+	double *xn, *yn;       /* |x_i|^2, |y_j|^2 for the softmax factor */
+	struct task_out *out;  /* per method: parameters, M */
+};
+
+/* The rows of the pairs of sampled chunk t. */
+static void chunk_pairs(const struct rfx_varexp_config *c,
+			const struct rfx_varexp_sets *s, gsl_rng *r, size_t t,
+			size_t *ii, size_t *jj, size_t n)
+{
+	size_t k;
+
+	rfx_rng_set_stream(r, c->seed, 1, RFX_REGIME_COUNT, (uint64_t)t);
+	for (k = 0; k < n; k++) {
+		ii[k] = (size_t)gsl_rng_uniform_int(r, s->nx);
+		jj[k] = (size_t)gsl_rng_uniform_int(r, s->ny);
+	}
+}
+
+/*
+ * Task t of one gamma: row block t of X against all of Y, or sampled
+ * chunk t, summarised per method into tout[m].an.
+ */
+static int sets_task(const struct rfx_varexp_config *c,
+		     const struct rfx_varexp_sets *s, const struct sets_gamma *g,
+		     struct worker *w, size_t *ii, size_t *jj, size_t t,
+		     size_t blk, int need2[2], struct task_out *tout,
+		     struct rfx_err *err)
+{
+	size_t d = (size_t)c->d, j0, k;
+	int m, ret;
+
+	for (m = 0; m < c->nmethods; m++) {
+		tout[m] = g->out[m];
+		summary_init(&tout[m].an);
+	}
+	if (!s->pairs) {
+		size_t i0 = t * blk, nx = s->nx - i0 < blk ? s->nx - i0 : blk;
+
+		for (j0 = 0; j0 < s->ny; j0 += blk) {
+			size_t ny = s->ny - j0 < blk ? s->ny - j0 : blk;
+			struct blockjob job = {
+				g->X + i0 * d, nx, g->Y + j0 * d, ny,
+				s->softmax ? g->xn + i0 : NULL,
+				s->softmax ? g->yn + j0 : NULL, need2[0], need2[1]
+			};
+
+			if (rfx_cancel_requested())
+				return rfx_error(err, RFX_EINTR, "interrupted");
+			if ((ret = block_methods(c, w, &job, tout, err)))
+				return ret;
+		}
+		return RFX_OK;
+	}
+	{
+		size_t n = s->pairs - t * SETS_CHUNK < SETS_CHUNK ?
+			   s->pairs - t * SETS_CHUNK : SETS_CHUNK;
+
+		chunk_pairs(c, s, w->rng, t, ii, jj, n);
+		for (k = 0; k < n; k++) {
+			struct blockjob job = {
+				g->X + ii[k] * d, 1, g->Y + jj[k] * d, 1,
+				s->softmax ? g->xn + ii[k] : NULL,
+				s->softmax ? g->yn + jj[k] : NULL, need2[0], need2[1]
+			};
+
+			if (k % 1024 == 0 && rfx_cancel_requested())
+				return rfx_error(err, RFX_EINTR, "interrupted");
+			if ((ret = block_methods(c, w, &job, tout, err)))
+				return ret;
+		}
+	}
+	return RFX_OK;
+}
+
+/*
+ * The Monte Carlo check of one gamma: mc_pairs pairs drawn uniformly
+ * (the same for every gamma and method), gathered into the worker's X
+ * and Y, then task_mc as in the experiment.
+ */
+static int sets_mc(const struct rfx_varexp_config *c,
+		   const struct rfx_varexp_sets *s, const struct sets_gamma *g,
+		   struct worker *w, double gamma, struct rfx_err *err)
+{
+	size_t P = c->mc_pairs, k, l, d = (size_t)c->d;
+	int m, ret;
+
+	rfx_rng_set_stream(w->rng, c->seed, 1, RFX_REGIME_COUNT, UINT64_C(1) << 63);
+	for (k = 0; k < P; k++) {
+		size_t i = (size_t)gsl_rng_uniform_int(w->rng, s->nx);
+		size_t j = (size_t)gsl_rng_uniform_int(w->rng, s->ny);
+
+		memcpy(w->X + k * d, g->X + i * d, d * sizeof(double));
+		memcpy(w->Y + k * d, g->Y + j * d, d * sizeof(double));
+	}
+	for (m = 0; m < c->nmethods; m++) {
+		struct task_out *o = &g->out[m];
+
+		ret = task_mc(c, w, c->methods[m], o, o->M, RFX_REGIME_COUNT,
+			      gamma, 0, err);
+		if (ret)
+			return ret;
+		if (s->softmax && o->sub.n > 0) {
+			/*
+			 * task_mc summarised the Gaussian kernel's log Var; the
+			 * softmax factor of each pair shifts analytic and Monte
+			 * Carlo values alike, by the mean of |x|^2 + |y|^2.
+			 */
+			double add = 0.0;
+
+			for (k = 0; k < P; k++)
+				for (l = 0; l < d; l++)
+					add += w->X[k * d + l] * w->X[k * d + l] +
+					       w->Y[k * d + l] * w->Y[k * d + l];
+			add /= (double)P;
+			o->sub.mean += add;
+			o->mc.mean += add;
+		}
+	}
+	return RFX_OK;
+}
+
+static int check_sets(const struct rfx_varexp_config *c,
+		      const struct rfx_varexp_sets *s, struct rfx_err *err)
+{
+	if (!s->X || !s->Y || s->nx < 1 || s->ny < 1)
+		return rfx_error(err, RFX_EINVAL, "the sets need at least one row each");
+	return check_common(c, err);
+}
+
+/* Scales a set by gamma into a new array (NULL when out of memory). */
+static double *scaled(const double *X, size_t n, int d, double gamma)
+{
+	size_t k, nd = n * (size_t)d;
+	double *out = malloc((nd ? nd : 1) * sizeof(double));
+
+	if (out)
+		for (k = 0; k < nd; k++)
+			out[k] = gamma * X[k];
+	return out;
+}
+
+static double *sq_norms(const double *X, size_t n, int d)
+{
+	double *v = malloc(n * sizeof(double));
+	size_t i;
+	int l;
+
+	if (v)
+		for (i = 0; i < n; i++) {
+			double acc = 0.0;
+
+			for (l = 0; l < d; l++)
+				acc += X[i * (size_t)d + (size_t)l] *
+				       X[i * (size_t)d + (size_t)l];
+			v[i] = acc;
+		}
+	return v;
+}
+
+/* One gamma of the set study into rows[0..nm-1]. */
+static int sets_one_gamma(const struct rfx_varexp_config *c,
+			  const struct rfx_varexp_sets *s, double gamma,
+			  size_t blk, struct rfx_varexp_row *rows,
+			  struct rfx_varexp_param *params, size_t *nparams,
+			  struct rfx_err *err)
+{
+	int nm = c->nmethods, m, ret = RFX_OK, need2[2] = { 0, 0 };
+	size_t ntask, t, done = 0;
+	double *xs = NULL, *ys = NULL;
+	struct sets_gamma g = { NULL, NULL, NULL, NULL, NULL };
+	struct task_out *tout = NULL;
+	int *status = NULL;
+	struct rfx_err *errs = NULL;
+
+	ntask = s->pairs ? (s->pairs + SETS_CHUNK - 1) / SETS_CHUNK
+			 : (s->nx + blk - 1) / blk;
+	if (gamma != 1.0) {
+		xs = scaled(s->X, s->nx, c->d, gamma);
+		ys = s->Y == s->X ? xs : scaled(s->Y, s->ny, c->d, gamma);
+	}
+	g.X = gamma != 1.0 ? xs : s->X;
+	g.Y = gamma != 1.0 ? ys : s->Y;
+	g.out = calloc((size_t)nm, sizeof(*g.out));
+	tout = calloc(ntask * (size_t)nm, sizeof(*tout));
+	status = calloc(ntask, sizeof(*status));
+	errs = calloc(ntask, sizeof(*errs));
+	if (s->softmax) {
+		g.xn = sq_norms(g.X, s->nx, c->d);
+		g.yn = sq_norms(g.Y, s->ny, c->d);
+	}
+	if (!g.X || !g.Y || !g.out || !tout || !status || !errs ||
+	    (s->softmax && (!g.xn || !g.yn))) {
+		ret = rfx_error(err, RFX_ENOMEM,
+				"out of memory for %zu + %zu rows of d = %d",
+				s->nx, s->ny, c->d);
+		goto out;
+	}
+	for (m = 0; m < nm; m++) {
+		const struct rfx_estimator_type *e = c->methods[m];
+		int M = method_features(c, e);
+
+		rfx_params_init(&g.out[m].params, c->d);
+		if ((c->base && (ret = rfx_params_copy(&g.out[m].params, &c->base[m],
+						       err))) ||
+		    (ret = e->fit(&g.out[m].params, g.X, s->nx, g.Y, s->ny, M,
+				  err)))
+			goto out;
+		g.out[m].M = M;
+		g.out[m].M_used = rfx_estimator_features(e, &g.out[m].params, M);
+		summary_init(&g.out[m].an);
+		summary_init(&g.out[m].sub);
+		summary_init(&g.out[m].mc);
+		if (e->flags & RFX_EST_X2Y2)
+			need2[(e->flags & RFX_EST_SHIFTED) ? 1 : 0] = 1;
+	}
+
+#pragma omp parallel
+	{
+		struct worker w;
+		size_t *ii = s->pairs ? malloc(2 * SETS_CHUNK * sizeof(size_t)) : NULL;
+		int winit = worker_init(&w, c, 1, blk) == 0;
+		int ok = winit && (!s->pairs || ii);
+		long tt;
+
+#pragma omp for schedule(dynamic, 1)
+		for (tt = 0; tt < (long)ntask; tt++) {
+			if (!ok) {
+				status[tt] = rfx_error(&errs[tt], RFX_ENOMEM,
+						       "out of memory");
+				continue;
+			}
+			if (rfx_cancel_requested()) {
+				status[tt] = rfx_error(&errs[tt], RFX_EINTR,
+						       "interrupted");
+				continue;
+			}
+			status[tt] = sets_task(c, s, &g, &w, ii,
+					       ii ? ii + SETS_CHUNK : NULL,
+					       (size_t)tt, blk, need2,
+					       &tout[(size_t)tt * (size_t)nm],
+					       &errs[tt]);
+#pragma omp critical(rfx_varexp_progress)
+			{
+				done++;
+				if (c->progress)
+					c->progress(c->progress_ctx, (int)done,
+						    (int)ntask);
+			}
+		}
+		if (winit)
+			worker_free(&w);
+		free(ii);
+	}
+	for (t = 0; t < ntask; t++)
+		if (status[t]) {
+			ret = rfx_error(err, status[t], "%s", errs[t].msg);
+			goto out;
+		}
+	/* merge in task order: the same sums for any thread count */
+	for (t = 0; t < ntask; t++)
+		for (m = 0; m < nm; m++)
+			summary_merge(&g.out[m].an, &tout[t * (size_t)nm + (size_t)m].an);
+	if (c->mc_R > 0) {
+		struct rfx_varexp_config c1 = *c;
+		struct worker w;
+
+		c1.L = c->mc_pairs;
+		if (worker_init(&w, c, c->mc_pairs, blk)) {
+			ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+			goto out;
+		}
+		ret = sets_mc(&c1, s, &g, &w, gamma, err);
+		worker_free(&w);
+		if (ret)
+			goto out;
+	}
+	for (m = 0; m < nm; m++) {
+		const struct rfx_estimator_type *e = c->methods[m];
+		const struct task_out *o = &g.out[m];
+		struct rfx_varexp_row *row = &rows[m];
+
+		record_params(params, nparams, e, &o->params, "file", gamma, 0);
+		fill_row(row, c, e, "file", gamma, o->M_used, &o->an, &o->sub,
+			 &o->mc, o->mc_se_sum);
+	}
+out:
+	if (g.out)
+		for (m = 0; m < nm; m++)
+			rfx_params_release(&g.out[m].params);
+	free(g.out);
+	free(g.xn);
+	free(g.yn);
+	if (ys != xs)
+		free(ys);
+	free(xs);
+	free(tout);
+	free(status);
+	free(errs);
+	return ret;
+}
+
+int rfx_varexp_run_sets(const struct rfx_varexp_config *c,
+			const struct rfx_varexp_sets *sets,
+			struct rfx_varexp_row *rows,
+			struct rfx_varexp_param *params, size_t *nparams,
+			struct rfx_err *err)
+{
+	size_t blk = c->block ? c->block : DEFAULT_BLOCK;
+	int gi, ret = RFX_OK, blas_saved;
+
+	*nparams = 0;
+	if ((ret = check_sets(c, sets, err)))
+		return ret;
+	blas_saved = rfx_blas_single_begin();
+	for (gi = 0; gi < c->ngammas && !ret; gi++)
+		ret = sets_one_gamma(c, sets, c->gammas[gi], blk,
+				     rows + (size_t)gi * (size_t)c->nmethods,
+				     params, nparams, err);
+	rfx_blas_single_end(blas_saved);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * The ranking summary.
+ */
+
+static const struct rfx_column rank_cols[] = {
+	RFX_COL(rfx_varexp_rank, regime, RFX_COL_STRING),
+	RFX_COL(rfx_varexp_rank, gamma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_rank, rank, RFX_COL_INT),
+	RFX_COL(rfx_varexp_rank, method, RFX_COL_STRING),
+	RFX_COL(rfx_varexp_rank, M, RFX_COL_INT),
+	RFX_COL(rfx_varexp_rank, logvar_mean, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_rank, gap, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_rank, positive, RFX_COL_INT),
+};
+
+const struct rfx_schema rfx_varexp_rank_schema = {
+	"ranking",
+	"estimators ordered by mean log variance at the same feature budget",
+	sizeof(struct rfx_varexp_rank), RFX_NCOLS(rank_cols), rank_cols
+};
+
+void rfx_varexp_rank(const struct rfx_varexp_row *rows, size_t nrows,
+		     struct rfx_varexp_rank *out)
+{
+	size_t g0 = 0, g1, i, j;
+
+	while (g0 < nrows) {
+		size_t n;
+
+		for (g1 = g0 + 1; g1 < nrows &&
+		     !strcmp(rows[g1].regime, rows[g0].regime) &&
+		     rows[g1].gamma == rows[g0].gamma; g1++)
+			;
+		n = g1 - g0;
+		/* insertion sort by mean log variance: stable, n is small */
+		for (i = 0; i < n; i++) {
+			const struct rfx_varexp_row *r = &rows[g0 + i];
+			const struct rfx_estimator_type *e =
+				rfx_estimator_find(r->method, NULL);
+			struct rfx_varexp_rank k;
+
+			memset(&k, 0, sizeof(k));
+			snprintf(k.regime, sizeof(k.regime), "%s", r->regime);
+			snprintf(k.method, sizeof(k.method), "%s", r->method);
+			k.gamma = r->gamma;
+			k.M = r->M;
+			k.logvar_mean = r->logvar_mean;
+			k.positive = e && (e->flags & RFX_EST_POSITIVE) ? 1 : 0;
+			for (j = i; j > 0 && out[g0 + j - 1].logvar_mean > k.logvar_mean; j--)
+				out[g0 + j] = out[g0 + j - 1];
+			out[g0 + j] = k;
+		}
+		for (i = 0; i < n; i++) {
+			out[g0 + i].rank = (int)i + 1;
+			out[g0 + i].gap = out[g0 + i].logvar_mean - out[g0].logvar_mean;
+		}
+		g0 = g1;
+	}
 }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -480,11 +481,11 @@ int rfx_h5out_attr_double(struct rfx_h5out *o, const char *name, double value,
 			    err);
 }
 
-/* Writes the seed as a scalar unsigned 64-bit attribute of the root. */
-static int write_seed(struct rfx_h5out *o, uint64_t seed, struct rfx_err *err)
+/* Writes a scalar unsigned 64-bit attribute of the root (the seed, sizes). */
+static int write_u64(struct rfx_h5out *o, const char *name, uint64_t v,
+		     struct rfx_err *err)
 {
-	return write_scalar(o, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &seed,
-			    err);
+	return write_scalar(o, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v, err);
 }
 
 int rfx_h5out_provenance(struct rfx_h5out *o, const struct rfx_provenance *p,
@@ -501,7 +502,7 @@ int rfx_h5out_provenance(struct rfx_h5out *o, const struct rfx_provenance *p,
 		{ "rng", p ? p->rng : NULL },
 	};
 	size_t i;
-	int ret;
+	int ret, k;
 
 	if (!o || !p)
 		return rfx_error(err, RFX_EINVAL, "no file or provenance given");
@@ -513,7 +514,24 @@ int rfx_h5out_provenance(struct rfx_h5out *o, const struct rfx_provenance *p,
 	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		if ((ret = rfx_h5out_attr(o, s[i].name, s[i].value, err)))
 			return ret;
-	return write_seed(o, p->seed, err);
+	for (k = 0; k < p->ninputs; k++) {
+		const struct rfx_input_file *in = &p->inputs[k];
+		char name[32];
+
+		if (!in->path || !in->sha256)
+			return rfx_error(err, RFX_EINVAL,
+					 "provenance of input %d is missing", k);
+		snprintf(name, sizeof(name), "input_%d_path", k);
+		if ((ret = rfx_h5out_attr(o, name, in->path, err)))
+			return ret;
+		snprintf(name, sizeof(name), "input_%d_sha256", k);
+		if ((ret = rfx_h5out_attr(o, name, in->sha256, err)))
+			return ret;
+		snprintf(name, sizeof(name), "input_%d_size", k);
+		if ((ret = write_u64(o, name, in->size, err)))
+			return ret;
+	}
+	return write_u64(o, "seed", p->seed, err);
 }
 
 /*

@@ -35,11 +35,21 @@
 #include "base/err.h"
 #include "io/table.h"
 
+/* An input file a run read (lib/data/matrix.h), for its provenance. */
+struct rfx_input_file {
+	const char *path;       /* as given, e.g. "x.npy" or "x.h5:/g/x" */
+	uint64_t size;          /* bytes of the file */
+	const char *sha256;     /* SHA-256 of the file, 64 hex digits */
+};
+
 /*
  * Run provenance stored as attributes of the root group of every file:
  * string attributes "rfx_version", "rfx_commit", "command" and "rng", and
  * "seed" as a scalar unsigned 64-bit integer (so h5py gives a number and
- * no seed is ever rounded through a double or a decimal string).
+ * no seed is ever rounded through a double or a decimal string). Each
+ * input file i (0-based) adds "input_<i>_path" and "input_<i>_sha256"
+ * (strings) and "input_<i>_size" (unsigned 64-bit), after the
+ * FIELD_<i>_NAME naming of H5TB.
  */
 struct rfx_provenance {
 	const char *version;    /* rfx version */
@@ -47,6 +57,8 @@ struct rfx_provenance {
 	const char *command;    /* full command line */
 	uint64_t seed;          /* --seed */
 	const char *rng;        /* gsl_rng_name of the generator */
+	int ninputs;            /* input files read, 0 for none */
+	const struct rfx_input_file *inputs; /* them, or NULL */
 };
 
 struct rfx_h5out;
