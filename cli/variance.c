@@ -269,6 +269,8 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 			usage_fail(&err);
 			goto out;
 		}
+		/* Monte Carlo draws: say how to repeat them, as sampled runs do. */
+		rfx_seed_note(o->seed);
 	}
 	rows = calloc((size_t)nm, sizeof(*rows));
 	if (!rows) {

@@ -190,17 +190,19 @@ rc=$?
 ok $? "dump: SIGTERM ends it with 143 (or it had finished) within 5 s" || diag "exit $rc"
 
 # ---------------------------------------------------------------------------
-# Damaged HDF5: single-byte mutants (each byte XOR 0xff, every 3rd byte of
-# the metadata before the rows) of a small result file. Each exits 0 or 1,
-# never by a signal or the watchdog; a failure is one line and no output.
+# Damaged HDF5: single-byte mutants (each byte XOR 0xff) of a small result
+# file, at every 4th byte from byte 3 of its first 3000 (its metadata; HDF5
+# aligns its objects to 8 bytes: before the checks, the mutants of this
+# file that crashed inside libhdf5, at bytes 1251 to 1595, and two of the
+# three that ran away all lay at 3 mod 4). Each exits 0 or 1, never by a
+# signal or the watchdog; a failure is one line and no output.
 
 "$RFX" variance $P -o good.h5 > /dev/null 2>&1 || bail "cannot make good.h5"
-size=$(wc -c < good.h5)
-end=$((size - 1024))
+end=3000
 mkdir mut
 bad=
 n=0
-i=0
+i=3
 while [ $i -lt $end ]; do
 	m=mut/m.h5
 	cp good.h5 $m
@@ -216,7 +218,7 @@ while [ $i -lt $end ]; do
 		bad="$bad byte $i: output or $(lines "$tmp/err") error lines;"
 	fi
 	rm -f $m
-	i=$((i + 3))
+	i=$((i + 4))
 done
 [ -z "$bad" ]
 ok $? "$n single-byte mutants of a result file: each exits 0 or 1 cleanly" || diag "$bad"

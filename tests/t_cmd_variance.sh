@@ -34,6 +34,11 @@ run variance --L 8 --samples 1 --gamma 0.5 --regime normal --method trig --mc 0
 is "$(head -n 1 "$tmp/out")" "$HEADER" "experiment --mc 0: the analytic columns only"
 is "$(cat "$tmp/err")" "rfx: seed 20221121, rng xoshiro256**" \
 	"experiment: default seed and generator on stderr"
+run variance --x 1,0.5 --y 0.25,1 --method trig --mc 100 --seed 7
+is "$(cat "$tmp/err")" "rfx: seed 7, rng xoshiro256**" \
+	"pair mode with --mc: the seed line, as sampled runs print it"
+run variance --x 1,0.5 --y 0.25,1 --method trig
+is "$(cat "$tmp/err")" "" "pair mode without Monte Carlo draws: no seed line"
 for g in normal sphere; do
 	for gamma in 0.5 1; do
 		for m in $METHODS; do

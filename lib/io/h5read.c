@@ -763,7 +763,11 @@ static int cell_matches(const struct col *c, const char *row, const char *cond,
 	return !strcmp(cell_text(c, row, tmp, n), strchr(cond, '=') + 1);
 }
 
-/* Prints the header and the rows of t that satisfy every condition. */
+/*
+ * Prints the header and the rows of t that satisfy every condition; with
+ * out == NULL only reads every row, so that a table whose rows cannot be
+ * read (a damaged chunk index) fails before anything is printed.
+ */
 static int tab_print(const struct tab *t, const char *path,
 		     const char *const *where, int nwhere, FILE *out,
 		     struct rfx_err *err)
@@ -778,12 +782,10 @@ static int tab_print(const struct tab *t, const char *path,
 	int i, j;
 	int ret = RFX_OK;
 
-	for (i = 0; i < t->ncols; i++) {
-		if (i > 0)
-			putc('\t', out);
-		fputs(t->cols[i].name, out);
-	}
-	putc('\n', out);
+	for (i = 0; out && i < t->ncols; i++)
+		fprintf(out, "%s%s", i > 0 ? "\t" : "", t->cols[i].name);
+	if (out)
+		putc('\n', out);
 
 	block = IO_BYTES / t->msize;
 	if (block > t->nrows)
@@ -810,7 +812,7 @@ static int tab_print(const struct tab *t, const char *path,
 			goto h5fail;
 		H5Sclose(msid);
 		msid = H5I_INVALID_HID;
-		for (r = 0; r < count; r++) {
+		for (r = 0; out && r < count; r++) {
 			const char *row = buf + (size_t)r * t->msize;
 
 			for (j = 0; j < nwhere; j++) {
@@ -831,7 +833,7 @@ static int tab_print(const struct tab *t, const char *path,
 			putc('\n', out);
 		}
 	}
-	if (ferror(out))
+	if (out && ferror(out))
 		ret = rfx_error(err, RFX_EIO, "cannot write table '%s': %s",
 				t->name, strerror(errno));
 	goto out;
@@ -913,6 +915,10 @@ int rfx_h5_dump_where(const char *path, const char *table,
 		}
 	}
 
+	/* Every row read once before the first is printed (tab_print). */
+	for (i = 0; i < ntabs; i++)
+		if ((ret = tab_print(&tabs[i], path, where, nwhere, NULL, err)))
+			goto out;
 	for (i = 0; i < ntabs; i++) {
 		/* Two blank lines end a gnuplot data block ("index"). */
 		if (!table)

@@ -38,8 +38,9 @@
  * is not an HDF5 file", RFX_EINVAL "no table 'foo' in 'x.h5' (tables: a,
  * b)", RFX_EFORMAT for a column type that cannot be printed (compound,
  * array, variable-length) and for damaged metadata ("table 't' in 'x.h5'
- * is damaged: ..."). A failure while reading rows (RFX_EIO), writing out
- * (RFX_EIO, from ferror) or a cancellation (RFX_EINTR) may come after
+ * is damaged: ...") and for rows that cannot be read (every row is read
+ * once before the first is printed). Writing out (RFX_EIO, from ferror)
+ * or a cancellation (RFX_EINTR) may come after
  * partial output.
  */
 int rfx_h5_dump(const char *path, const char *table, FILE *out,
