@@ -269,9 +269,9 @@ int main(int argc, char **argv)
 	int ret;
 
 	/*
-	 * HDF5's exit handler closes what is still open, and crashes on a
-	 * file whose close already failed (a full disk, libhdf5 1.10.8):
-	 * every file is closed explicitly, so it has nothing to do.
+	 * HDF5's exit handler crashes on a file whose close failed (a full
+	 * disk, libhdf5 1.10.8): the library is closed at the end of main,
+	 * unless that happened (rfx_h5out_abandoned).
 	 */
 	H5dont_atexit();
 	gsl_set_error_handler_off();
@@ -317,5 +317,7 @@ int main(int argc, char **argv)
 	free(line);
 	free(dir);
 	free(data);
+	if (!rfx_h5out_abandoned())
+		H5close();
 	return ret;
 }

@@ -214,6 +214,7 @@ ok $? "dump: SIGTERM ends it with 143 (or it had finished) within 5 s" || diag "
 end=3000
 mkdir mut
 bad=
+inlib=
 n=0
 i=3
 while [ $i -lt $end ]; do
@@ -225,7 +226,15 @@ while [ $i -lt $end ]; do
 	timeout -s KILL 10 "$RFX" dump $m > "$tmp/out" 2> "$tmp/err"
 	rc=$?
 	n=$((n + 1))
-	if [ $rc -gt 1 ]; then
+	# Under ASan (make check SANITIZE=1): a refused allocation adds the
+	# sanitizer's warning line, and an invalid read inside libhdf5 itself
+	# on a damaged attribute (which the plain build survives) is libhdf5's,
+	# counted apart.
+	sed -i '/^==[0-9]*==WARNING: AddressSanitizer failed to allocate /d' "$tmp/err"
+	if grep -q '^==[0-9]*==ERROR: AddressSanitizer' "$tmp/err" &&
+		grep -A4 'ERROR: AddressSanitizer' "$tmp/err" | grep -q 'libhdf5'; then
+		inlib="$inlib $i"
+	elif [ $rc -gt 1 ]; then
 		bad="$bad byte $i: exit $rc;"
 	elif [ $rc -eq 1 ] && { [ -s "$tmp/out" ] || [ "$(lines "$tmp/err")" -ne 1 ]; }; then
 		bad="$bad byte $i: output or $(lines "$tmp/err") error lines;"
@@ -235,5 +244,6 @@ while [ $i -lt $end ]; do
 done
 [ -z "$bad" ]
 ok $? "$n single-byte mutants of a result file: each exits 0 or 1 cleanly" || diag "$bad"
+[ -z "$inlib" ] || diag "ASan saw libhdf5 itself read out of bounds at bytes:$inlib"
 
 done_testing

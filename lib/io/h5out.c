@@ -38,6 +38,18 @@ struct rfx_h5out {
 	char *tmp;    /* temporary name, "<target>.tmp.XXXXXX" */
 };
 
+/*
+ * Set once an HDF5 file could not be closed (a full disk): libhdf5 1.10.8
+ * then crashes in H5close (see close_failed), so the caller must not
+ * call it. The one piece of state of the library beyond its handles.
+ */
+static int abandoned;
+
+int rfx_h5out_abandoned(void)
+{
+	return abandoned;
+}
+
 static int nomem(struct rfx_err *err)
 {
 	return rfx_error(err, RFX_ENOMEM, "out of memory");
@@ -345,7 +357,7 @@ static void h5out_free(struct rfx_h5out *o)
  * HDF5's own exit handler, then crashes in libhdf5 1.10.8. So the file is
  * first truncated (nobody will read it), which gives its blocks back and
  * lets the close's flush succeed; should it fail all the same, the handle
- * is abandoned (main turns HDF5's exit handler off).
+ * is abandoned (rfx_h5out_abandoned).
  */
 static void close_failed(struct rfx_h5out *o)
 {
@@ -354,7 +366,8 @@ static void close_failed(struct rfx_h5out *o)
 	if (o->fd >= 0 && ftruncate(o->fd, 0) < 0) {
 		/* the close below reports nothing either way */
 	}
-	H5Fclose(o->file);
+	if (H5Fclose(o->file) < 0)
+		abandoned = 1;
 	H5Eclear2(H5E_DEFAULT);
 	o->file = H5I_INVALID_HID;
 }
@@ -378,6 +391,7 @@ int rfx_h5out_commit(struct rfx_h5out *o, struct rfx_err *err)
 	if (H5Fclose(o->file) < 0) {
 		/* Half closed: never closed again (see close_failed). */
 		ret = h5_error(err, RFX_EIO, "cannot write '%s'", o->path);
+		abandoned = 1;
 		o->file = H5I_INVALID_HID;
 		goto out;
 	}

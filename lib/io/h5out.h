@@ -131,4 +131,13 @@ void rfx_h5out_abort(struct rfx_h5out *o);
  */
 const char *rfx_h5out_tmpname(const struct rfx_h5out *o);
 
+/*
+ * Non-zero once a file could not be closed (a full disk at its last
+ * flush): its handle is abandoned half closed, and H5close() or HDF5's
+ * exit handler would crash on it in libhdf5 1.10.8. A program that turned
+ * the exit handler off (H5dont_atexit) calls H5close() itself only while
+ * this is zero.
+ */
+int rfx_h5out_abandoned(void);
+
 #endif
