@@ -9,7 +9,10 @@
 #   make check SANITIZE=1   the same suite built with ASan and UBSan
 #   make valgrind  the unit tests under valgrind memcheck
 #   make fuzz      each libFuzzer target of tests/fuzz/ for FUZZ_TIME s (clang)
-#   make install   rfx, its man page and data/ under PREFIX (default /usr/local)
+#   make install   rfx, its man page, data/, librfx (.so, .a, rfx.h, rfx.pc)
+#                  and the Python package under PREFIX (default /usr/local)
+#   make uninstall remove what make install put there
+#   make lib       build librfx.a and librfx.so (include/rfx.h, python/rfx)
 #   make           build ./rfx only
 #
 # Settings first; local overrides go in config.mak (not tracked).
@@ -23,9 +26,12 @@ WERROR = -Werror
 # math call nor floating-point exception flags, and together they let the
 # compiler vectorise the log-domain loops through libmvec (lib/num/logmath.h).
 # IEEE semantics otherwise stay (no -ffast-math: rfx relies on inf).
+# -Wno-missing-field-initializers, as in git's config.mak.dev: tables such
+# as cli/opt.h's options spell out their leading fields and leave optional
+# trailing ones (bounds, default) zero.
 CFLAGS = -std=c11 -g $(OPT) -fno-math-errno -fno-trapping-math -Wall -Wextra \
-	 $(WERROR) -fopenmp -MMD -MP
-CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Ilib -Ibuild $(HDF5_CFLAGS)
+	 -Wno-missing-field-initializers $(WERROR) -fopenmp -MMD -MP
+CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Iinclude -Ilib -Ibuild $(HDF5_CFLAGS)
 LDFLAGS = -fopenmp
 # OpenBLAS comes before GSL so that GSL's cblas_* calls bind to OpenBLAS,
 # not to the reference libgslcblas that libgsl.so itself was linked with.
@@ -54,6 +60,14 @@ PREFIX = /usr/local
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man
 DATADIR = $(PREFIX)/share/rfx
+# The library: PREFIX/lib/librfx.so.$(VERSION) (soname librfx.so.$(SOVERSION)),
+# librfx.a, PREFIX/include/rfx.h, PREFIX/lib/pkgconfig/rfx.pc, and the
+# Python package in Debian's path for PREFIX (/usr/local/lib/python3/
+# dist-packages is on sys.path of Debian's python3).
+LIBDIR = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include
+PKGCONFIGDIR = $(LIBDIR)/pkgconfig
+PYTHONDIR = $(PREFIX)/lib/python3/dist-packages
 INSTALL = install
 
 -include config.mak
@@ -68,12 +82,13 @@ endif
 # lib/ by layer, lowest first (docs/HACKING.md): a module may include
 # headers of its own layer and of the layers listed before it only
 # (tests/t_layers.sh).
-LAYERS = base num io proj data est eval exp
+LAYERS = base num io proj data est eval exp api
 LIB_OBJS += lib/base/cancel.o
 LIB_OBJS += lib/base/err.o
 LIB_OBJS += lib/base/fmt.o
 LIB_OBJS += lib/base/rng.o
 LIB_OBJS += lib/base/sha256.o
+LIB_OBJS += lib/base/suggest.o
 LIB_OBJS += lib/num/bessel.o
 LIB_OBJS += lib/num/blas.o
 LIB_OBJS += lib/num/block.o
@@ -119,10 +134,14 @@ LIB_OBJS += lib/exp/svmexp.o
 LIB_OBJS += lib/exp/uciexp.o
 LIB_OBJS += lib/exp/varexp.o
 LIB_OBJS += lib/exp/varmap.o
+LIB_OBJS += lib/exp/varpair.o
 LIB_OBJS += lib/exp/zcurve.o
+LIB_OBJS += lib/api/rfx.o
 
 CLI_OBJS += cli/clustered.o
 CLI_OBJS += cli/dump.o
+CLI_OBJS += cli/estimators.o
+CLI_OBJS += cli/features.o
 CLI_OBJS += cli/mse_table.o
 CLI_OBJS += cli/opt.o
 CLI_OBJS += cli/optis.o
@@ -146,8 +165,17 @@ BENCH_BINS += bench/bin/mkset
 
 ALL_OBJS = $(LIB_OBJS) $(CLI_OBJS)
 
+# The shared library is built from its own position-independent objects
+# (build/pic/), so that librfx.a and the rfx binary keep their non-PIC
+# code and speed. Its soname changes with the major version; the version
+# script exports the functions of include/rfx.h only.
+SOVERSION = 0
+SHLIB = librfx.so.$(VERSION)
+SONAME = librfx.so.$(SOVERSION)
+PIC_OBJS = $(patsubst %.o,build/pic/%.o,$(LIB_OBJS))
+
 .PHONY: all check test deps figures figures-build bench bench-run clean FORCE \
-	regress regress-update valgrind valgrind-run fuzz install
+	regress regress-update valgrind valgrind-run fuzz install uninstall lib
 
 all: rfx
 
@@ -162,7 +190,7 @@ all: rfx
 # untrapped signal would not run its EXIT trap.
 TMP_TRAP = trap 'rm -f "$@.tmp"' EXIT; trap 'exit 130' INT; trap 'exit 143' TERM;
 
-$(ALL_OBJS) $(TEST_BINS) $(BENCH_BINS): Makefile $(wildcard config.mak) build/flags
+$(ALL_OBJS) $(PIC_OBJS) $(TEST_BINS) $(BENCH_BINS): Makefile $(wildcard config.mak) build/flags
 
 # The compiler and flags of the last build: a different SANITIZE, OPT or CC
 # rebuilds everything instead of linking sanitized and plain objects.
@@ -174,6 +202,18 @@ build/flags: FORCE
 lib/%.o: lib/%.c
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+lib/api/rfx.o build/pic/lib/api/rfx.o: CPPFLAGS += -DRFX_LIB_VERSION='"$(VERSION)"'
+
+# The shared library is never built with the sanitizers (SANITIZE=1): a
+# program or python3 that loads it would need their runtime first. The
+# sanitized run covers the same code through librfx.a (tests/t_rfx.c).
+SO_CFLAGS = $(filter-out -fsanitize=%,$(CFLAGS)) -fPIC
+SO_LDFLAGS = $(filter-out -fsanitize=%,$(LDFLAGS))
+
+build/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(CPPFLAGS) $(SO_CFLAGS) -c -o $@ $<
+
 cli/%.o: cli/%.c
 	$(QUIET_CC)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -181,6 +221,16 @@ cli/rfx.o: build/version.h
 
 librfx.a: $(LIB_OBJS)
 	$(QUIET_AR)rm -f $@ && ar rcs $@ $^
+
+$(SHLIB): $(PIC_OBJS) lib/api/librfx.map
+	$(QUIET_LINK)$(CC) -shared $(SO_LDFLAGS) -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=lib/api/librfx.map -Wl,-z,defs \
+		-o $@ $(PIC_OBJS) $(LDLIBS)
+
+$(SONAME) librfx.so: $(SHLIB)
+	@ln -sf $(SHLIB) $@
+
+lib: librfx.a $(SHLIB) $(SONAME) librfx.so
 
 rfx: $(CLI_OBJS) librfx.a
 	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) librfx.a $(LDLIBS)
@@ -214,7 +264,7 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory test
 
-test: rfx $(TEST_BINS)
+test: rfx lib $(TEST_BINS)
 	@$(TEST_ENV) RFX=$(CURDIR)/rfx RFX_TOP=$(CURDIR) $(PROVE) -e '' $(TEST_BINS)
 
 # t_est_hyb evaluates its references in binary128 (libquadmath, GCC's).
@@ -281,21 +331,43 @@ regress-update: rfx
 
 include experiments/figures.mk
 
-bench: deps
+bench:
+	@tools/deps.sh --bench
 	@$(MAKE) --no-print-directory bench-run
 
-bench-run: rfx $(BENCH_BINS)
+bench-run: rfx lib $(BENCH_BINS)
 	@bench/run.sh
 
-install: rfx doc/rfx.1
+PY_FILES = $(wildcard python/rfx/*.py)
+
+install: rfx doc/rfx.1 lib
 	$(INSTALL) -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(MANDIR)/man1' '$(DESTDIR)$(DATADIR)/data'
 	$(INSTALL) -m 755 rfx '$(DESTDIR)$(BINDIR)/rfx'
 	$(INSTALL) -m 644 doc/rfx.1 '$(DESTDIR)$(MANDIR)/man1/rfx.1'
 	$(INSTALL) -m 644 data/* '$(DESTDIR)$(DATADIR)/data'
+	$(INSTALL) -d '$(DESTDIR)$(LIBDIR)' '$(DESTDIR)$(INCLUDEDIR)' \
+		'$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(PYTHONDIR)/rfx'
+	$(INSTALL) -m 755 $(SHLIB) '$(DESTDIR)$(LIBDIR)/$(SHLIB)'
+	ln -sf $(SHLIB) '$(DESTDIR)$(LIBDIR)/$(SONAME)'
+	ln -sf $(SONAME) '$(DESTDIR)$(LIBDIR)/librfx.so'
+	$(INSTALL) -m 644 librfx.a '$(DESTDIR)$(LIBDIR)/librfx.a'
+	$(INSTALL) -m 644 include/rfx.h '$(DESTDIR)$(INCLUDEDIR)/rfx.h'
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		-e 's|@LIBS_PRIVATE@|$(SO_LDFLAGS) $(LDLIBS)|' \
+		lib/api/rfx.pc.in > '$(DESTDIR)$(PKGCONFIGDIR)/rfx.pc'
+	$(INSTALL) -m 644 $(PY_FILES) '$(DESTDIR)$(PYTHONDIR)/rfx'
+
+uninstall:
+	rm -f '$(DESTDIR)$(BINDIR)/rfx' '$(DESTDIR)$(MANDIR)/man1/rfx.1'
+	rm -rf '$(DESTDIR)$(DATADIR)' '$(DESTDIR)$(PYTHONDIR)/rfx'
+	rm -f '$(DESTDIR)$(LIBDIR)/$(SHLIB)' '$(DESTDIR)$(LIBDIR)/$(SONAME)' \
+		'$(DESTDIR)$(LIBDIR)/librfx.so' '$(DESTDIR)$(LIBDIR)/librfx.a' \
+		'$(DESTDIR)$(INCLUDEDIR)/rfx.h' '$(DESTDIR)$(PKGCONFIGDIR)/rfx.pc'
 
 clean:
-	rm -f rfx librfx.a lib/*/*.o lib/*/*.d cli/*.o cli/*.d
+	rm -f rfx librfx.a librfx.so librfx.so.* lib/*/*.o lib/*/*.d cli/*.o cli/*.d
 	rm -rf tests/bin bench/bin build
 
--include $(ALL_OBJS:.o=.d)
+-include $(ALL_OBJS:.o=.d) $(PIC_OBJS:.o=.d)
 -include $(wildcard build/fuzz/*.d build/fuzz/*/*.d)

@@ -49,6 +49,14 @@ else
 fi
 echo
 
+echo "## rfx from Python: RandomFeatures.transform, RBFSampler and PyTorch (bench/python.sh)"
+if [ "$quick" -eq 1 ]; then
+	bench/python.sh --rounds 1 || status=1
+else
+	bench/python.sh || status=1
+fi
+echo
+
 if [ "$quick" -eq 0 ]; then
 	echo "## Scaling: rfx trig map against L (bench/featmaps.sh --scaling)"
 	bench/featmaps.sh --scaling || status=1

@@ -23,6 +23,7 @@
 
 #include "exp/clustered.h"
 #include "cmds.h"
+#include "estimators.h"
 #include "opt.h"
 #include "output.h"
 #include "base/rng.h"
@@ -59,11 +60,19 @@ static const char summary[] =
 	"Prints the minimum and maximum over repetitions (HRF Table 3), mean and\n"
 	"median (Fig 6); -o adds the per-repetition MSEs, the closed-form expected\n"
 	"MSE and each pair of clusters' s and softmax range. Methods: hyb-cluster\n"
-	"(Definition H.2), hyb-gmix (Definition H.1), and registry estimators with\n"
-	"a plain budget (trig, pos, posh, cexp, oprf, ...).";
+	"(Definition H.2), hyb-gmix (Definition H.1), and the registry estimators\n"
+	"with a plain budget.";
+
+/* --a and --scaling: the choices, indexed by the enums. */
+enum { A_REAL, A_COMPLEX };
+static const char *const a_kinds[] = { "real", "complex", NULL };
+enum { SCALING_MEAN, SCALING_SPHERE };
+static const char *const scalings[] = { "mean", "sphere", NULL };
 
 struct cl_opts {
-	const char *sets, *slist, *method, *mlist, *a, *base0, *scaling, *output;
+	const char *sets, *slist, *method, *mlist, *base0, *output;
+	int a;       /* A_* */
+	int scaling; /* SCALING_* */
 	double sigma, norm, mean_sd, tau, s_tol;
 	int reps, points, d, lambda, restarts, threads, no_exact;
 	uint64_t seed;
@@ -117,28 +126,37 @@ static int parse_opts(int argc, char **argv, struct cl_opts *o, int *help,
 		  "methods, comma-separated (default hyb-cluster,pos,trig)", 0 },
 		{ "m", 0, RFX_OPT_STRING, &o->mlist, "LIST",
 		  "numbers of random features (default 20,50,80,100,120,150,200)", 0 },
-		{ "reps", 0, RFX_OPT_INT, &o->reps, "R", "repetitions (default 20)", 0 },
-		{ "a", 0, RFX_OPT_STRING, &o->a, "KIND",
-		  "hybrids' diagonal A: real (eq. 88) or complex (eqs. 85-87) (default real)", 0 },
+		{ "reps", 0, RFX_OPT_INT, &o->reps, "R", "repetitions (default 20)", 0,
+		  RFX_RANGE(1, 100000) },
+		{ "a", 0, RFX_OPT_CHOICE, &o->a, "KIND",
+		  "hybrids' diagonal A: real (eq. 88) or complex (eqs. 85-87) (default real)", 0,
+		  .choices = a_kinds },
 		{ "tau", 0, RFX_OPT_DOUBLE, &o->tau, "T",
-		  "hyb-gmix: bandwidth of the Gaussian lambdas (default 1)", 0 },
+		  "hyb-gmix: bandwidth of the Gaussian lambdas (default 1)", 0,
+		  RFX_RANGE_POSITIVE },
 		{ "base0", 0, RFX_OPT_STRING, &o->base0, "METHOD",
 		  "hyb-gmix: the extra base estimator SM_0 (default trig)", 0 },
 		{ "lambda-features", 0, RFX_OPT_INT, &o->lambda, "N",
-		  "hyb-gmix: features per lambda (default m)", 0 },
+		  "hyb-gmix: features per lambda (default m)", 0,
+		  RFX_RANGE(0, RFX_CL_MAX_M) },
 		{ "points", 0, RFX_OPT_INT, &o->points, "N",
-		  "points per cluster (default 1000)", 0 },
-		{ "d", 0, RFX_OPT_INT, &o->d, "N", "dimension (default 50)", 0 },
+		  "points per cluster (default 1000)", 0, RFX_RANGE(2, 2500) },
+		{ "d", 0, RFX_OPT_INT, &o->d, "N", "dimension (default 50)", 0,
+		  RFX_RANGE(2, 1000) },
 		{ "norm", 0, RFX_OPT_DOUBLE, &o->norm, "R",
-		  "root mean square length of the points after scaling (default 0.7)", 0 },
-		{ "scaling", 0, RFX_OPT_STRING, &o->scaling, "KIND",
-		  "mean: one factor per side, E|x|^2 = R^2; sphere: every |x| = R (default mean)", 0 },
+		  "root mean square length of the points after scaling (default 0.7)", 0,
+		  RFX_RANGE_ABOVE(0, 10) },
+		{ "scaling", 0, RFX_OPT_CHOICE, &o->scaling, "KIND",
+		  "mean: one factor per side, E|x|^2 = R^2; sphere: every |x| = R (default mean)", 0,
+		  .choices = scalings },
 		{ "mean-sd", 0, RFX_OPT_DOUBLE, &o->mean_sd, "Z",
-		  "X0, Y0 ~ N(0, Z^2 I) before rotation and scaling (default 10)", 0 },
+		  "X0, Y0 ~ N(0, Z^2 I) before rotation and scaling (default 10)", 0,
+		  RFX_RANGE_ABOVE(0, 1e6) },
 		{ "s-tol", 0, RFX_OPT_DOUBLE, &o->s_tol, "T",
-		  "largest accepted |s reached - target| (default 0.005)", 0 },
+		  "largest accepted |s reached - target| (default 0.005)", 0,
+		  RFX_RANGE(0, HUGE_VAL) },
 		{ "restarts", 0, RFX_OPT_INT, &o->restarts, "N",
-		  "k-means restarts (default 10)", 0 },
+		  "k-means restarts (default 10)", 0, RFX_RANGE(1, 1000) },
 		{ "no-exact", 0, RFX_OPT_FLAG, &o->no_exact, NULL,
 		  "skip the closed-form expected MSE, table exact (default off)", 0 },
 		RFX_OPTION_SEED(&o->seed),
@@ -147,7 +165,14 @@ static int parse_opts(int argc, char **argv, struct cl_opts *o, int *help,
 		RFX_OPTION_END
 	};
 
-	ret = rfx_cli_parse("clustered", usage_line, summary, opts, argc, argv,
+	/* static: opts_out keeps pointing at the texts */
+	static char about[2048];
+
+	snprintf(about, sizeof(about), "%s", summary);
+	rfx_methods_help(about, sizeof(about), "Estimators:",
+			 rfx_cl_accepts,
+			 "('rfx help estimators' describes them).");
+	ret = rfx_cli_parse("clustered", usage_line, about, opts, argc, argv,
 			    pos, 0, &npos, help);
 	if (ret || *help)
 		return ret;
@@ -190,7 +215,7 @@ static int run(const struct cl_opts *o, const struct rfx_cli *cli,
 	rfx_err_clear(&err);
 	ret = rfx_cl_prepare(c, &st, &err);
 	if (ret) {
-		ret = rfx_cli_fail(ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
+		ret = rfx_cli_fail(rfx_cli_exit_code(ret),
 				   "%s", err.msg);
 		goto out;
 	}
@@ -254,13 +279,11 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 	o.method = "hyb-cluster,pos,trig";
 	o.mlist = "20,50,80,100,120,150,200";
 	o.reps = 20;
-	o.a = "real";
 	o.tau = 1.0;
 	o.base0 = "trig";
 	o.points = 1000;
 	o.d = 50;
 	o.norm = DEFAULT_NORM;
-	o.scaling = "mean";
 	o.mean_sd = DEFAULT_MEAN_SD;
 	o.s_tol = 0.005;
 	o.restarts = 10;
@@ -281,48 +304,6 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 	}
 	if (rfx_opt_seen(opts, "s") && rfx_opt_seen(opts, "set")) {
 		rfx_cli_fail(RFX_EXIT_USAGE, "--s/--sigma make their own set: drop --set");
-		goto out;
-	}
-	if (o.reps < 1 || o.reps > 100000) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--reps must be in 1..100000, got %d", o.reps);
-		goto out;
-	}
-	if (o.points < 2 || o.points > 2500) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--points must be in 2..2500, got %d", o.points);
-		goto out;
-	}
-	if (o.d < 2 || o.d > 1000) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--d must be in 2..1000, got %d", o.d);
-		goto out;
-	}
-	if (!(o.norm > 0.0 && o.norm <= 10.0)) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--norm must be in (0, 10], got %g", o.norm);
-		goto out;
-	}
-	if (!(o.mean_sd > 0.0 && o.mean_sd <= 1e6)) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--mean-sd must be in (0, 1e6], got %g",
-			     o.mean_sd);
-		goto out;
-	}
-	if (!(o.tau > 0.0) || !(o.s_tol >= 0.0) || o.restarts < 1 ||
-	    o.restarts > 1000 || o.lambda < 0 || o.lambda > RFX_CL_MAX_M) {
-		rfx_cli_fail(RFX_EXIT_USAGE,
-			     "--tau must be > 0, --s-tol >= 0, --restarts in 1..1000 and --lambda-features in 0..%d",
-			     RFX_CL_MAX_M);
-		goto out;
-	}
-	if (o.threads < 0) {
-		rfx_cli_fail(RFX_EXIT_USAGE,
-			     "--threads must be 0 (all cores) or more, got %d", o.threads);
-		goto out;
-	}
-	if (strcmp(o.a, "real") && strcmp(o.a, "complex")) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "unknown --a '%s' (valid: real, complex)", o.a);
-		goto out;
-	}
-	if (strcmp(o.scaling, "mean") && strcmp(o.scaling, "sphere")) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "unknown --scaling '%s' (valid: mean, sphere)",
-			     o.scaling);
 		goto out;
 	}
 	if (rfx_cl_parse_methods(o.method, methods, MAX_METHODS, &nmeth, &err) ||
@@ -391,8 +372,8 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 		memcpy(dc->s, sv ? sv : paper_sets[ids[k] - 1].s, sizeof(dc->s));
 		dc->mean_sd = o.mean_sd;
 		dc->norm = o.norm;
-		dc->scaling = strcmp(o.scaling, "mean") ? RFX_CLUSDATA_SPHERE
-							: RFX_CLUSDATA_MEAN;
+		dc->scaling = o.scaling == SCALING_SPHERE ? RFX_CLUSDATA_SPHERE
+							  : RFX_CLUSDATA_MEAN;
 		dc->seed = o.seed;
 	}
 #ifdef _OPENMP
@@ -406,7 +387,7 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 	c.nm = nm;
 	c.m = m;
 	c.reps = o.reps;
-	c.complex_a = !strcmp(o.a, "complex");
+	c.complex_a = o.a == A_COMPLEX;
 	c.tau = o.tau;
 	c.n_lambda = o.lambda;
 	c.restarts = o.restarts;

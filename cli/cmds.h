@@ -31,5 +31,6 @@ int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_optis(int argc, char **argv, const struct rfx_cli *cli);
 int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli);
+int cmd_features(int argc, char **argv, const struct rfx_cli *cli);
 
 #endif

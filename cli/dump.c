@@ -149,7 +149,7 @@ int cmd_dump(int argc, char **argv, const struct rfx_cli *cli)
 					where.item, where.n, stdout, &err);
 	}
 	if (ret)
-		return rfx_cli_fail(ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
+		return rfx_cli_fail(rfx_cli_exit_code(ret),
 				    "%s", err.msg);
 	return RFX_EXIT_OK;
 }

@@ -24,6 +24,8 @@
 #endif
 
 #include "cmds.h"
+#include "base/suggest.h"
+#include "estimators.h"
 #include "data/dataset.h"
 #include "est/estimator.h"
 #include "exp/msetable.h"
@@ -64,9 +66,18 @@ static const char summary[] =
 	"4, 5c). --vs-z gives ORF Figs 2 and 3 (lib/exp/zcurve.h). Datasets: "
 	RFX_DATASET_NAMES ".";
 
+/* --kernel, --match, --pad: the choices, indexed by the enums. */
+enum { KERNEL_SOFTMAX, KERNEL_GAUSS };
+static const char *const kernels[] = { "softmax", "gauss", NULL };
+enum { MATCH_FLOPS, MATCH_NONE };
+static const char *const matches[] = { "flops", "none", NULL };
+enum { PAD_NONE, PAD_POW2 };
+static const char *const pads[] = { "none", "pow2", NULL };
+
 struct mt_opts {
-	const char *dataset, *method, *kernel, *norm, *features, *ratio, *match;
-	const char *baseline, *sigma, *sigma_scale, *pad, *data, *check, *output;
+	const char *dataset, *method, *norm, *features, *ratio;
+	int kernel, match, pad; /* KERNEL_*, MATCH_*, PAD_* */
+	const char *baseline, *sigma, *sigma_scale, *data, *check, *output;
 	const char *projection, *dlist;
 	int vs_z, nn_k, z_steps, threads, header;
 	long pairs, draws, reps, nn_sample, mc;
@@ -100,22 +111,24 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 {
 	int ret, npos;
 	const char *pos[1];
+	static char param_help[256]; /* static: the table may outlive this call */
 	struct rfx_opt opts[] = {
 		{ "dataset", 0, RFX_OPT_STRING, &o->dataset, "LIST",
 		  "datasets, comma-separated, or files (.npy, text, FILE.h5:/dataset; rows are inputs) (default wine,boston)", 0 },
 		{ "method", 0, RFX_OPT_STRING, &o->method, "LIST",
 		  "[LABEL=]ESTIMATOR[:PROJECTION], comma-separated (default HRF Table 1: "
 		  HRF_METHODS ")", 0 },
-		{ "kernel", 0, RFX_OPT_STRING, &o->kernel, "K",
-		  "softmax or gauss (default softmax)", 0 },
+		{ "kernel", 0, RFX_OPT_CHOICE, &o->kernel, "K",
+		  "softmax or gauss (default softmax)", 0, .choices = kernels },
 		{ "norm", 0, RFX_OPT_STRING, &o->norm, "LIST",
 		  "input normalisations: " RFX_NORM_NAMES " (default unit; gauss: none)", 0 },
 		{ "features", 0, RFX_OPT_STRING, &o->features, "LIST",
 		  "budgets: features of the baseline (default 512)", 0 },
 		{ "ratio", 0, RFX_OPT_STRING, &o->ratio, "LIST",
 		  "budgets as multiples of d instead, D/d, e.g. 1,2,4,6,8,10 (default none: --features)", 0 },
-		{ "match", 0, RFX_OPT_STRING, &o->match, "KIND",
-		  "flops: same map cost as the baseline; none: the budget for each (default flops)", 0 },
+		{ "match", 0, RFX_OPT_CHOICE, &o->match, "KIND",
+		  "flops: same map cost as the baseline; none: the budget for each (default flops)", 0,
+		  .choices = matches },
 		{ "baseline", 0, RFX_OPT_STRING, &o->baseline, "METHOD",
 		  "FLOP matching: the estimator whose map sets the cost (default trig)", 0 },
 		{ "sigma", 0, RFX_OPT_STRING, &o->sigma, "S",
@@ -126,19 +139,23 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "sigma-scale", 0, RFX_OPT_STRING, &o->sigma_scale, "LIST",
 		  "multiply the bandwidth by each factor, one block of rows each (ORF Fig 5ab) (default 1)", 0 },
 		{ "nn-k", 0, RFX_OPT_INT, &o->nn_k, "K",
-		  "the neighbour of --sigma nn (default 50)", 0 },
+		  "the neighbour of --sigma nn (default 50)", 0, RFX_RANGE(1, HUGE_VAL) },
 		{ "nn-sample", 0, RFX_OPT_LONG, &o->nn_sample, "N",
-		  "inputs averaged by --sigma nn (default 1000)", 0 },
-		{ "pad", 0, RFX_OPT_STRING, &o->pad, "P",
-		  "none, or pow2: zero-pad inputs to a power-of-2 dimension (default none)", 0 },
+		  "inputs averaged by --sigma nn (default 1000)", 0,
+		  RFX_RANGE(1, HUGE_VAL) },
+		{ "pad", 0, RFX_OPT_CHOICE, &o->pad, "P",
+		  "none, or pow2: zero-pad inputs to a power-of-2 dimension (default none)", 0,
+		  .choices = pads },
 		{ "pairs", 0, RFX_OPT_LONG, &o->pairs, "P",
-		  "random pairs per repetition (default 100)", 0 },
+		  "random pairs per repetition (default 100)", 0, RFX_RANGE(1, 1000000) },
 		{ "draws", 0, RFX_OPT_LONG, &o->draws, "S",
-		  "estimators drawn per repetition (default 10)", 0 },
+		  "estimators drawn per repetition (default 10)", 0,
+		  RFX_RANGE(1, 1000000) },
 		{ "reps", 0, RFX_OPT_LONG, &o->reps, "R",
-		  "repetitions, for the mean and standard deviation (default 20)", 0 },
+		  "repetitions, for the mean and standard deviation (default 20)", 0,
+		  RFX_RANGE(2, 100000) },
 		{ "param", 0, RFX_OPT_MULTI, &o->params, "[M:]NAME=VALUE",
-		  "fix a parameter instead of fitting or matching it (default: all fitted)", 0 },
+		  param_help, 0 },
 		RFX_OPTION_DATA(&o->data),
 		{ "check", 0, RFX_OPT_STRING, &o->check, "REF.tsv",
 		  "compare with a reference table (make regress); exit 1 if a cell differs (default none)", 0 },
@@ -149,17 +166,21 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "d", 0, RFX_OPT_STRING, &o->dlist, "LIST",
 		  "--vs-z: dimensions, D = d features (default 4,8,16,32)", 0 },
 		{ "z-max", 0, RFX_OPT_DOUBLE, &o->z_max, "Z",
-		  "--vs-z: largest z, at most 6 (default 4)", 0 },
+		  "--vs-z: largest z, at most 6 (default 4)", 0, RFX_RANGE_ABOVE(0, 6) },
 		{ "z-steps", 0, RFX_OPT_INT, &o->z_steps, "N",
-		  "--vs-z: z = z-max k/N, k = 1..N (default 40)", 0 },
+		  "--vs-z: z = z-max k/N, k = 1..N (default 40)", 0,
+		  RFX_RANGE(1, 10000) },
 		{ "mc", 0, RFX_OPT_LONG, &o->mc, "R",
-		  "--vs-z: draws per projection and d (default 20000)", 0 },
+		  "--vs-z: draws per projection and d (default 20000)", 0,
+		  RFX_RANGE(2, 100000000) },
 		RFX_OPTION_SEED(&o->seed),
 		RFX_OPTION_THREADS(&o->threads),
 		RFX_OPTION_OUTPUT(&o->output, "the table"),
 		RFX_OPTION_END
 	};
 
+	rfx_param_help(param_help, sizeof(param_help),
+		       "fix a parameter instead of fitting or matching it");
 	ret = rfx_cli_parse("mse-table", usage_line, summary, opts, argc, argv,
 			    pos, 0, &npos, help);
 	if (ret || *help)
@@ -174,10 +195,10 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "--features and --ratio are two ways to give budgets: "
 				    "use one");
-	if (!rfx_opt_seen(opts, "norm") && o->kernel && !strcmp(o->kernel, "gauss"))
+	if (!rfx_opt_seen(opts, "norm") && o->kernel == KERNEL_GAUSS)
 		o->norm = "none";
 	if (!rfx_opt_seen(opts, "sigma"))
-		o->sigma = o->kernel && !strcmp(o->kernel, "gauss") ? "nn" : "1";
+		o->sigma = o->kernel == KERNEL_GAUSS ? "nn" : "1";
 	return RFX_EXIT_OK;
 }
 
@@ -212,15 +233,6 @@ static int run_vs_z(const struct mt_opts *o, const struct rfx_cli *cli)
 			return fail(RFX_EXIT_USAGE, &err);
 	if (rfx_opt_ints("d", o->dlist, d, MAX_ITEMS, 2, 4096, &nd, &err))
 		return fail(RFX_EXIT_USAGE, &err);
-	if (!(o->z_max > 0.0 && o->z_max <= 6.0))
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--z-max must be in (0, 6], got %g",
-				    o->z_max);
-	if (o->z_steps < 1 || o->z_steps > 10000)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--z-steps must be in 1..10000, got %d", o->z_steps);
-	if (o->mc < 2 || o->mc > 100000000L)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--mc must be in 2..100000000, got %ld",
-				    o->mc);
 	z = malloc((size_t)o->z_steps * sizeof(double));
 	if (!z)
 		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
@@ -274,23 +286,29 @@ out:
 /* The table mode */
 
 struct mt_state {
-	struct rfx_dataset *ds[MAX_DATA * MAX_NORMS];          /* owned */
-	struct rfx_mse_data data[MAX_DATA * MAX_NORMS * MAX_SCALES];
+	struct rfx_mse_inputs in;  /* the datasets as the table uses them */
 	struct rfx_mse_method methods[MAX_METHODS];
 	struct rfx_params base[MAX_METHODS];
-	int nds, nowned, nmethods, inited; /* data entries, datasets owned */
+	int nmethods, inited;
 	int features[MAX_ITEMS];
 	double ratio[MAX_ITEMS];
 	int nbudget;
 	char mbuf[4096];  /* the --method items */
+	struct rfx_matrix files[MAX_DATA];      /* the --dataset FILEs' rows */
+	struct rfx_matrix *fileptr[MAX_DATA];   /* files[k] or NULL (a name) */
+	char fname[MAX_DATA][16];               /* a FILE's name in the table */
+	const char *lnames[MAX_DATA];           /* the names the library sees */
+	int nfiles;                             /* files[0 .. nfiles) inited */
 };
 
 static void state_release(struct mt_state *s)
 {
 	int k;
 
-	for (k = 0; k < s->nowned; k++)
-		rfx_dataset_free(s->ds[k]);
+	for (k = 0; k < s->nfiles; k++)
+		if (s->fileptr[k])
+			rfx_matrix_release(&s->files[k]);
+	rfx_mse_inputs_release(&s->in);
 	for (k = 0; k < s->inited; k++)
 		rfx_params_release(&s->base[k]);
 }
@@ -357,18 +375,10 @@ static int parse_methods(const struct mt_opts *o, struct mt_state *s,
 	return RFX_OK;
 }
 
-static int pos_long(const char *what, long v, long hi, struct rfx_err *err)
-{
-	if (v < 1 || v > hi)
-		return rfx_error(err, RFX_EINVAL, "--%s must be in 1..%ld, got %ld", what,
-				 hi, v);
-	return RFX_OK;
-}
-
 /*
- * Loads the datasets and makes one normalised (and padded) copy per
- * normalisation, with its bandwidth. Load failures are run-time errors
- * (*code 1); bad names and values usage errors (*code 2).
+ * Parses the data options and loads the inputs (rfx_mse_inputs_load).
+ * Bad names and values are usage errors (*code 2), load failures
+ * run-time errors (rfx_cli_exit_code).
  */
 static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 		     struct mt_state *s, int *code, struct rfx_err *err)
@@ -376,21 +386,28 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 	const char *dnames[MAX_DATA], *nnames[MAX_NORMS];
 	char dbuf[4096], nbuf[256], dir[4096];
 	enum rfx_norm norms[MAX_NORMS];
-	int nd, nn, nsc, k, j, q, pow2, ret;
-	double sigma = 0.0, scale[MAX_SCALES];
+	struct rfx_mse_inputs_config ic;
+	int nd, nn, nsc, k, j, ret;
+	double scale[MAX_SCALES];
 	char *end;
 
 	*code = RFX_EXIT_USAGE;
+	memset(&ic, 0, sizeof(ic));
 	if (rfx_opt_split("dataset", o->dataset, dbuf, sizeof(dbuf), dnames, MAX_DATA,
 		       &nd, err) ||
 	    rfx_opt_split("norm", o->norm, nbuf, sizeof(nbuf), nnames, MAX_NORMS, &nn,
 		       err))
 		return RFX_EINVAL;
 	for (k = 0; k < nd; k++) {
-		if (rfx_dataset_index(dnames[k]) < 0 && !rfx_cli_is_file(dnames[k]))
+		if (rfx_dataset_index(dnames[k]) < 0 && !rfx_cli_is_file(dnames[k])) {
+			char hint[96];
+
+			rfx_suggest_phrase_list(dnames[k], RFX_DATASET_NAMES, hint,
+						sizeof(hint));
 			return rfx_error(err, RFX_EINVAL,
-					 "unknown dataset '%s' (valid: %s, or a file)",
-					 dnames[k], RFX_DATASET_NAMES);
+					 "unknown dataset '%s'%s (valid: %s, or a file)",
+					 dnames[k], hint, RFX_DATASET_NAMES);
+		}
 		for (j = 0; j < k; j++)
 			if (!strcmp(dnames[j], dnames[k]))
 				return rfx_error(err, RFX_EINVAL,
@@ -429,107 +446,57 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 		nsc = 1;
 		scale[0] = 1.0;
 	}
-	if (strcmp(o->pad, "none") && strcmp(o->pad, "pow2"))
-		return rfx_error(err, RFX_EINVAL, "unknown --pad '%s' (valid: none, pow2)",
-				 o->pad);
-	pow2 = !strcmp(o->pad, "pow2");
 	if (!strcmp(o->sigma, "attention")) {
-		sigma = 0.0; /* d^(1/4) per dataset, below */
+		ic.sigma_attention = 1; /* d^(1/4) per dataset */
 	} else if (strcmp(o->sigma, "nn")) {
-		sigma = strtod(o->sigma, &end);
-		if (end == o->sigma || *end || !(sigma > 0.0) || !isfinite(sigma))
+		ic.sigma = strtod(o->sigma, &end);
+		if (end == o->sigma || *end || !(ic.sigma > 0.0) || !isfinite(ic.sigma))
 			return rfx_error(err, RFX_EINVAL,
 					 "--sigma must be nn, attention or a positive number, got '%s'",
 					 o->sigma);
-	} else if (o->nn_k < 1 || o->nn_sample < 1) {
-		return rfx_error(err, RFX_EINVAL,
-				 "--nn-k and --nn-sample must be positive, got %d and %ld",
-				 o->nn_k, o->nn_sample);
 	}
 	rfx_cli_data_dir(o->data, cli, dir, sizeof(dir));
+	/*
+	 * The user's files are read here, where their paths and checksums
+	 * go to the provenance (cli/output.c); the library prepares them
+	 * beside the catalogue's datasets.
+	 */
 	for (k = 0; k < nd; k++) {
-		/* a user's file: a stream key past the catalogue's */
-		int id = rfx_dataset_index(dnames[k]) >= 0 ? rfx_dataset_index(dnames[k])
-							   : 100 + k;
-		struct rfx_dataset *raw;
+		struct rfx_matrix_opts mo = { RFX_MATRIX_HEADER_AUTO, 0, 0 };
+		const char *base = strrchr(dnames[k], '/');
 
-		if (id >= 100) {
-			struct rfx_matrix m;
-			struct rfx_matrix_opts mo = { RFX_MATRIX_HEADER_AUTO, 0, 0 };
-			const char *base = strrchr(dnames[k], '/');
-			char name[16];
-
-			if (o->header)
-				mo.header = RFX_MATRIX_HEADER_YES;
-			if (rfx_cli_load_matrix(&m, dnames[k], &mo)) {
-				/* the loader's line is out: report nothing more */
-				*code = -RFX_EXIT_FAIL;
-				return RFX_EIO;
-			}
-			snprintf(name, sizeof(name), "%.15s", base ? base + 1 : dnames[k]);
-			raw = rfx_dataset_from(name, m.x, m.rows, m.cols, err);
-			rfx_matrix_release(&m);
-		} else {
-			raw = rfx_dataset_load(dnames[k], dir, err);
-		}
-		if (!raw) {
-			*code = RFX_EXIT_FAIL;
+		s->lnames[k] = dnames[k];
+		if (!rfx_cli_is_file(dnames[k]))
+			continue;
+		snprintf(s->fname[k], sizeof(s->fname[k]), "%.15s",
+			 base ? base + 1 : dnames[k]);
+		s->lnames[k] = s->fname[k];
+		if (o->header)
+			mo.header = RFX_MATRIX_HEADER_YES;
+		if (rfx_cli_load_matrix(&s->files[k], dnames[k], &mo)) {
+			/* the loader's line is out: report nothing more */
+			*code = -RFX_EXIT_FAIL;
 			return RFX_EIO;
 		}
-		for (j = 0; j < nn; j++) {
-			struct rfx_dataset *ds = rfx_dataset_from(raw->name, raw->X,
-								  raw->n, raw->d, err);
-			double base;  /* the bandwidth before --sigma-scale */
-
-			if (!ds) {
-				rfx_dataset_free(raw);
-				*code = RFX_EXIT_FAIL;
-				return RFX_ENOMEM;
-			}
-			s->ds[s->nowned++] = ds;
-			rfx_dataset_normalize(ds, norms[j]);
-			ret = pow2 ? rfx_dataset_pad(ds, 1 << (int)ceil(log2((double)ds->d)),
-						     err)
-				   : RFX_OK;
-			if (!ret && !strcmp(o->sigma, "attention")) {
-				/* x.y / sigma^2 = x.y / sqrt(d), attention's scale */
-				base = pow((double)ds->d, 0.25);
-			} else if (!ret && !strcmp(o->sigma, "nn")) {
-				gsl_rng *r = rfx_rng_alloc_stream(o->seed,
-								  3000 + (uint64_t)id,
-								  0, 0);
-
-				ret = r ? rfx_dataset_nn_sigma(ds, o->nn_k,
-							       (size_t)o->nn_sample, r,
-							       &base, err)
-					: rfx_error(err, RFX_ENOMEM, "out of memory");
-				if (r)
-					gsl_rng_free(r);
-			} else {
-				base = sigma;
-			}
-			if (ret) {
-				rfx_dataset_free(raw);
-				*code = ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL;
-				return ret;
-			}
-			/*
-			 * One entry per bandwidth factor, all on the same
-			 * inputs and random streams (the id), so that the
-			 * factors compare on common random numbers.
-			 */
-			for (q = 0; q < nsc; q++) {
-				struct rfx_mse_data *dd = &s->data[s->nds++];
-
-				dd->ds = ds;
-				dd->norm = rfx_norm_name(norms[j]);
-				dd->sigma = base * scale[q];
-				dd->id = id;
-			}
-		}
-		rfx_dataset_free(raw);
+		s->fileptr[k] = &s->files[k];
+		s->nfiles = k + 1;
+		ic.files = (const struct rfx_matrix *const *)s->fileptr;
 	}
-	return RFX_OK;
+	ic.ndatasets = nd;
+	ic.datasets = s->lnames;
+	ic.nnorms = nn;
+	ic.norms = norms;
+	ic.nscales = nsc;
+	ic.scales = scale;
+	ic.pad_pow2 = o->pad == PAD_POW2;
+	ic.nn_k = o->nn_k;
+	ic.nn_sample = (size_t)o->nn_sample;
+	ic.seed = o->seed;
+	ic.dir = dir;
+	ret = rfx_mse_inputs_load(&ic, &s->in, err);
+	if (ret)
+		*code = rfx_cli_exit_code(ret);
+	return ret;
 }
 
 /* Prints the comparison with the reference; 1 if a cell fails. */
@@ -579,32 +546,11 @@ static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
 	if (!s)
 		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 	memset(&c, 0, sizeof(c));
-	if (!strcmp(o->kernel, "softmax"))
-		c.kernel = RFX_MSE_SOFTMAX;
-	else if (!strcmp(o->kernel, "gauss"))
-		c.kernel = RFX_MSE_GAUSS;
-	else {
-		rfx_cli_fail(RFX_EXIT_USAGE, "unknown --kernel '%s' (valid: softmax, gauss)",
-			     o->kernel);
-		goto out;
-	}
-	if (strcmp(o->match, "flops") && strcmp(o->match, "none")) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "unknown --match '%s' (valid: flops, none)",
-			     o->match);
-		goto out;
-	}
-	c.match = !strcmp(o->match, "flops");
+	c.kernel = o->kernel == KERNEL_GAUSS ? RFX_MSE_GAUSS : RFX_MSE_SOFTMAX;
+	c.match = o->match == MATCH_FLOPS;
 	c.baseline = rfx_estimator_find(o->baseline, &err);
-	if (!c.baseline || parse_methods(o, s, &err) ||
-	    pos_long("pairs", o->pairs, 1000000, &err) ||
-	    pos_long("draws", o->draws, 1000000, &err) ||
-	    pos_long("reps", o->reps, 100000, &err)) {
+	if (!c.baseline || parse_methods(o, s, &err)) {
 		fail(RFX_EXIT_USAGE, &err);
-		goto out;
-	}
-	if (o->reps < 2) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--reps must be at least 2, got %ld",
-			     o->reps);
 		goto out;
 	}
 	if (o->output && !*o->output) {
@@ -623,8 +569,8 @@ static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
 		ret = code < 0 ? -code : fail(code, &err);
 		goto out;
 	}
-	c.ndata = s->nds;
-	c.data = s->data;
+	c.ndata = s->in.ndata;
+	c.data = s->in.data;
 	c.nmethods = s->nmethods;
 	c.methods = s->methods;
 	c.nbudget = s->nbudget;
@@ -644,7 +590,7 @@ static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
 	}
 	/* budgets, projections and ranges: usage errors before any draw */
 	if (rfx_mse_plan(&c, rows, &err)) {
-		ret = fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL, &err);
+		ret = rfx_cli_error(&err);
 		goto out;
 	}
 	ret = RFX_EXIT_FAIL;
@@ -690,12 +636,9 @@ int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli)
 	memset(&o, 0, sizeof(o));
 	o.dataset = "wine,boston";
 	o.method = HRF_METHODS;
-	o.kernel = "softmax";
 	o.norm = "unit";
 	o.features = "512";
-	o.match = "flops";
 	o.baseline = "trig";
-	o.pad = "none";
 	o.nn_k = 50;
 	o.nn_sample = 1000;
 	o.pairs = 100;
@@ -710,10 +653,6 @@ int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli)
 	ret = parse_opts(argc, argv, &o, &help);
 	if (ret || help)
 		return ret;
-	if (o.threads < 0)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--threads must be 0 (all cores) or more, got %d",
-				    o.threads);
 #ifdef _OPENMP
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);

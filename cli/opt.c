@@ -4,6 +4,8 @@
  * --gamma would give a plausible-looking wrong table.
  */
 #include "opt.h"
+#include "base/suggest.h"
+#include "proj/proj.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -48,11 +50,78 @@ static struct rfx_opt *find_alias(struct rfx_opt *opts, char c)
 	return NULL;
 }
 
+/* "%.17g" without trailing noise for the bounds in messages. */
+static void fmt_bound(double v, char *buf, size_t n)
+{
+	if (isinf(v))
+		snprintf(buf, n, "%sinf", v < 0 ? "-" : "");
+	else
+		snprintf(buf, n, "%.15g", v);
+}
+
+int rfx_opt_check_range(const char *name, const struct rfx_opt_range *r,
+			double v, int integer, struct rfx_err *err)
+{
+	char lo[32], hi[32], got[32];
+	int lo_open, hi_open;
+
+	if (!(r->flags & RFX_RANGE_ON) || ((r->flags & RFX_RANGE_ZERO) && v == 0))
+		goto ok;
+	lo_open = (r->flags & RFX_RANGE_LO_OPEN) != 0;
+	hi_open = (r->flags & RFX_RANGE_HI_OPEN) != 0;
+	if ((lo_open ? v > r->lo : v >= r->lo) && (hi_open ? v < r->hi : v <= r->hi))
+		goto ok;
+	fmt_bound(r->lo, lo, sizeof(lo));
+	fmt_bound(r->hi, hi, sizeof(hi));
+	fmt_bound(v, got, sizeof(got));
+	if (integer && isinf(r->hi))
+		return rfx_error(err, RFX_EINVAL, "--%s must be %sat least %s, got %s",
+				 name, (r->flags & RFX_RANGE_ZERO) ? "0 or " : "",
+				 lo, got);
+	if (integer)
+		return rfx_error(err, RFX_EINVAL, "--%s must be %sin %s..%s, got %s",
+				 name, (r->flags & RFX_RANGE_ZERO) ? "0 or " : "",
+				 lo, hi, got);
+	if (lo_open && r->lo == 0 && isinf(r->hi))
+		return rfx_error(err, RFX_EINVAL, "--%s must be positive, got %s",
+				 name, got);
+	return rfx_error(err, RFX_EINVAL, "--%s must be %sin %s%s, %s%s, got %s",
+			 name, (r->flags & RFX_RANGE_ZERO) ? "0 or " : "",
+			 lo_open ? "(" : "[", lo, hi, hi_open || isinf(r->hi) ? ")" : "]",
+			 got);
+ok:
+	return RFX_OK;
+}
+
+/* RFX_OPT_CHOICE: the index of v in o->choices, or an error listing them. */
+static int set_choice(const struct rfx_opt *o, const char *v,
+		      struct rfx_err *err)
+{
+	char valid[256], hint[96];
+	size_t len = 0, n;
+	int k;
+
+	for (k = 0; o->choices[k]; k++)
+		if (!strcmp(o->choices[k], v)) {
+			*(int *)o->dest = k;
+			return RFX_OK;
+		}
+	valid[0] = '\0';
+	for (k = 0; o->choices[k] && len < sizeof(valid); k++)
+		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%s",
+					k ? ", " : "", o->choices[k]);
+	n = (size_t)k;
+	rfx_suggest_phrase(v, o->choices, n, hint, sizeof(hint));
+	return rfx_error(err, RFX_EINVAL, "unknown --%s '%s'%s (valid: %s)",
+			 o->name, v, hint, valid);
+}
+
 static int set_value(const char *cmd, struct rfx_opt *o, const char *v,
 		     struct rfx_err *err)
 {
 	long l;
 	double d;
+	int ret;
 
 	switch (o->kind) {
 	case RFX_OPT_INT:
@@ -60,6 +129,9 @@ static int set_value(const char *cmd, struct rfx_opt *o, const char *v,
 			return rfx_error(err, RFX_EINVAL,
 					 "option '--%s' expects an integer, got '%s'",
 					 o->name, v);
+		ret = rfx_opt_check_range(o->name, &o->range, (double)l, 1, err);
+		if (ret)
+			return ret;
 		*(int *)o->dest = (int)l;
 		break;
 	case RFX_OPT_LONG:
@@ -67,6 +139,9 @@ static int set_value(const char *cmd, struct rfx_opt *o, const char *v,
 			return rfx_error(err, RFX_EINVAL,
 					 "option '--%s' expects an integer, got '%s'",
 					 o->name, v);
+		ret = rfx_opt_check_range(o->name, &o->range, (double)l, 1, err);
+		if (ret)
+			return ret;
 		*(long *)o->dest = l;
 		break;
 	case RFX_OPT_U64: {
@@ -88,7 +163,20 @@ static int set_value(const char *cmd, struct rfx_opt *o, const char *v,
 			return rfx_error(err, RFX_EINVAL,
 					 "option '--%s' expects a number, got '%s'",
 					 o->name, v);
+		ret = rfx_opt_check_range(o->name, &o->range, d, 0, err);
+		if (ret)
+			return ret;
 		*(double *)o->dest = d;
+		break;
+	case RFX_OPT_CHOICE:
+		ret = set_choice(o, v, err);
+		if (ret)
+			return ret;
+		break;
+	case RFX_OPT_PARSE:
+		ret = o->parse(v, o->dest, err);
+		if (ret)
+			return ret;
 		break;
 	case RFX_OPT_STRING:
 		*(const char **)o->dest = v;
@@ -111,14 +199,48 @@ static int set_value(const char *cmd, struct rfx_opt *o, const char *v,
 	return RFX_OK;
 }
 
+/* "unknown option '--mehtod', did you mean '--method'? (see ...)" */
+static int unknown_option(const char *cmd, const struct rfx_opt *opts,
+			  const char *a, struct rfx_err *err)
+{
+	const char *names[128], *best = NULL;
+	char word[64];
+	size_t n = 0;
+	const char *eq = strchr(a, '=');
+	size_t len = eq ? (size_t)(eq - a) : strlen(a);
+
+	for (; opts->name && n < sizeof(names) / sizeof(names[0]); opts++)
+		names[n++] = opts->name;
+	if (a[1] == '-' && len - 2 < sizeof(word)) {
+		memcpy(word, a + 2, len - 2);
+		word[len - 2] = '\0';
+		best = rfx_suggest(word, names, n);
+	}
+	if (best)
+		return rfx_error(err, RFX_EINVAL,
+				 "unknown option '%s', did you mean '--%s'? (see 'rfx %s --help')",
+				 a, best, cmd);
+	return rfx_error(err, RFX_EINVAL,
+			 "unknown option '%s' (see 'rfx %s --help')", a, cmd);
+}
+
 int rfx_opt_parse(const char *cmd, struct rfx_opt *opts, int argc,
 		  char **argv, const char **pos, int maxpos, int *npos,
 		  int *help, struct rfx_err *err)
 {
 	int i, ret, only_pos = 0;
+	struct rfx_opt *o0;
 
 	*npos = 0;
 	*help = 0;
+	for (o0 = opts; o0->name; o0++) {
+		if (!o0->dflt)
+			continue;
+		ret = set_value(cmd, o0, o0->dflt, err);
+		if (ret)
+			return ret;
+		o0->seen = 0;
+	}
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		struct rfx_opt *o = NULL;
@@ -151,9 +273,7 @@ int rfx_opt_parse(const char *cmd, struct rfx_opt *opts, int argc,
 			o = find_alias(opts, a[1]);
 		}
 		if (!o)
-			return rfx_error(err, RFX_EINVAL,
-					 "unknown option '%s' (see 'rfx %s --help')",
-					 a, cmd);
+			return unknown_option(cmd, opts, a, err);
 		if (o->kind == RFX_OPT_FLAG) {
 			if (val)
 				return rfx_error(err, RFX_EINVAL,
@@ -214,7 +334,11 @@ void rfx_opt_help(const char *cmd, const char *usage, const char *summary,
 			snprintf(head, sizeof(head), "    --%s%s%s", opts->name,
 				 opts->metavar ? " " : "",
 				 opts->metavar ? opts->metavar : "");
-		fprintf(out, "  %-26s %s\n", head, opts->help);
+		if (opts->dflt)
+			fprintf(out, "  %-26s %s (default %s)\n", head, opts->help,
+				opts->dflt);
+		else
+			fprintf(out, "  %-26s %s\n", head, opts->help);
 	}
 	fprintf(out, "  %-26s %s\n", "-h, --help", "show this help");
 }
@@ -311,4 +435,9 @@ int rfx_opt_ints(const char *what, const char *list, int *out, int max,
 	}
 	free(v);
 	return RFX_OK;
+}
+
+int rfx_opt_proj(const char *value, void *dest, struct rfx_err *err)
+{
+	return rfx_proj_parse(value, dest, err);
 }

@@ -161,8 +161,11 @@ out:
 int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 {
 	struct optis_row rows[NREGIMES * NMETHODS];
-	const char *kernel = "gauss", *x_file = NULL, *y_file = NULL;
+	const char *x_file = NULL, *y_file = NULL;
 	int attention = 0;
+	/* --kernel's choices, in the order of enum rfx_optis_kernel */
+	static const char *const kernels[] = { "gauss", "softmax", NULL };
+	int kernel = 0;
 	double gamma = 0.5, *X = NULL;  /* X's L rows, then Y's: the pool */
 	int d = 8, L = 64, same = 0, help, npos, g, ret;
 	uint64_t seed = RFX_DEFAULT_SEED;
@@ -170,12 +173,15 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 	gsl_rng *r = NULL;
 	struct rfx_err err;
 	struct rfx_opt opts[] = {
-		{ "kernel", 0, RFX_OPT_STRING, &kernel, "K",
-		  "gauss or softmax (default gauss)", 0 },
+		{ "kernel", 0, RFX_OPT_CHOICE, &kernel, "K",
+		  "gauss or softmax (default gauss)", 0, .choices = kernels },
 		{ "gamma", 0, RFX_OPT_DOUBLE, &gamma, "G",
-		  "scale of the regimes' inputs, in (0, 10] (default 0.5)", 0 },
-		{ "d", 0, RFX_OPT_INT, &d, "N", "dimension, 1..1024 (default 8)", 0 },
-		{ "L", 0, RFX_OPT_INT, &L, "N", "points per set, 1..4096 (default 64)", 0 },
+		  "scale of the regimes' inputs, in (0, 10] (default 0.5)", 0,
+		  RFX_RANGE_ABOVE(0, 10) },
+		{ "d", 0, RFX_OPT_INT, &d, "N", "dimension, 1..1024 (default 8)", 0,
+		  RFX_RANGE(1, 1024) },
+		{ "L", 0, RFX_OPT_INT, &L, "N", "points per set, 1..4096 (default 64)", 0,
+		  RFX_RANGE(1, 4096) },
 		{ "same", 0, RFX_OPT_FLAG, &same, NULL,
 		  "x and y both from the pooled 2L points, where Corollary 2 is exact (default off: x from X, y from Y, Corollary 1's bound)", 0 },
 		{ "x-file", 0, RFX_OPT_STRING, &x_file, "FILE",
@@ -202,22 +208,9 @@ int cmd_optis(int argc, char **argv, const struct rfx_cli *cli)
 				    rfx_opt_seen(opts, "d") ? "d" : "L");
 	if (x_file && !rfx_opt_seen(opts, "gamma"))
 		gamma = 1.0; /* the user's sets at their own scale */
-	if (!strcmp(kernel, "gauss"))
-		kern = RFX_OPTIS_GAUSS;
-	else if (!strcmp(kernel, "softmax"))
-		kern = RFX_OPTIS_SOFTMAX;
-	else
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "unknown kernel '%s' (valid: gauss softmax)", kernel);
-	if (!(gamma > 0.0 && gamma <= 10.0))
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--gamma must be in (0, 10], got %g",
-				    gamma);
+	kern = kernel ? RFX_OPTIS_SOFTMAX : RFX_OPTIS_GAUSS;
 	if (x_file)
 		return run_files(kern, gamma, same, attention, x_file, y_file);
-	if (d < 1 || d > 1024)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--d must be in 1..1024, got %d", d);
-	if (L < 1 || L > 4096)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--L must be in 1..4096, got %d", L);
 	rfx_seed_note(seed);
 	X = malloc(2 * (size_t)L * d * sizeof(*X));
 	r = rfx_rng_alloc_stream(seed, 0, 0, 0);
@@ -244,7 +237,7 @@ out:
 	gsl_rng_free(r);
 	free(X);
 	if (ret)
-		return rfx_cli_fail(ret == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
+		return rfx_cli_fail(rfx_cli_exit_code(ret),
 				    "%s", err.msg);
 	return RFX_EXIT_OK;
 }

@@ -49,6 +49,25 @@ int rfx_out_suffix_ok(const char *path)
 	       (n > 5 && !strcasecmp(path + n - 5, ".hdf5"));
 }
 
+int rfx_cli_exit_code(int status)
+{
+	return status == RFX_OK ? RFX_EXIT_OK
+	       : status == RFX_EINVAL ? RFX_EXIT_USAGE
+				      : RFX_EXIT_FAIL;
+}
+
+/* A failure whose err was never set still fails (exit 1, not 0). */
+static int failure_code(int status)
+{
+	return status == RFX_OK ? RFX_EXIT_FAIL : rfx_cli_exit_code(status);
+}
+
+int rfx_cli_error(const struct rfx_err *err)
+{
+	return rfx_cli_fail(failure_code(err->code), "%s",
+			    err->msg[0] ? err->msg : "failed");
+}
+
 int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 		  struct rfx_opt *opts, int argc, char **argv, const char **pos,
 		  int maxpos, int *npos, int *help)

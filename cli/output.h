@@ -21,6 +21,20 @@ struct rfx_out {
 	struct rfx_h5out *h5; /* NULL without -o */
 };
 
+/*
+ * The one mapping from a library status to an exit status: RFX_OK is 0,
+ * RFX_EINVAL (a value the user gave is out of its range) is 2, a signal's
+ * RFX_EINTR and every other failure 1 (main turns an interrupted run's
+ * status into 128 + signal).
+ */
+int rfx_cli_exit_code(int status);
+
+/*
+ * "rfx: <err->msg>" on stderr after a failure; returns
+ * rfx_cli_exit_code(err->code), or 1 when err holds no status.
+ */
+int rfx_cli_error(const struct rfx_err *err);
+
 /* "rfx: <msg>" on stderr; returns code. */
 int rfx_cli_fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -21,6 +21,7 @@
 #endif
 
 #include "cmds.h"
+#include "estimators.h"
 #include "eval/cost.h"
 #include "est/estimator.h"
 #include "opt.h"
@@ -49,7 +50,8 @@ static const char summary[] =
 	"unless --match none. Valid r: (0, 10] with --mc, (0, 100] otherwise.";
 
 struct pw_opts {
-	const char *method, *rlist, *baseline, *match, *projection, *output;
+	const char *method, *rlist, *baseline, *match, *output;
+	enum rfx_proj proj;
 	int map, maxerr, d, thetas, features, steps, threads;
 	long mc;
 	double r_min, r_max;
@@ -240,6 +242,7 @@ static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 	int ret, npos;
 	unsigned mode;
 	const char *pos[1];
+	char about[2048], param_help[256];
 	struct rfx_opt opts[] = {
 		{ "method", 0, RFX_OPT_STRING, &o->method, "LIST",
 		  "estimators, comma-separated, or all (default trig,posh,ang,gauss-hyb,pos,oprf; --map: trig,posh,ang)", 0 },
@@ -257,26 +260,36 @@ static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 		  "largest length (default 5 for --map, 3 for --max-error)", 0 },
 		{ "steps", 0, RFX_OPT_INT, &o->steps, "N",
 		  "lengths in the grid (default 40 for --map, 41 for --max-error)", 0 },
-		{ "d", 0, RFX_OPT_INT, &o->d, "N", "dimension (default 64)", 0 },
+		{ "d", 0, RFX_OPT_INT, &o->d, "N", "dimension", 0,
+		  RFX_RANGE(2, 100000), .dflt = "64" },
 		{ "features", 0, RFX_OPT_INT, &o->features, "M",
-		  "features of the baseline, or of every method with --match none (default 128; --map 10)", 0 },
+		  "features of the baseline, or of every method with --match none (default 128; --map 10)", 0,
+		  RFX_RANGE(1, 1000000) },
 		{ "baseline", 0, RFX_OPT_STRING, &o->baseline, "METHOD",
 		  "FLOP matching: the method whose M-feature map sets the cost (default trig)", 0 },
 		{ "match", 0, RFX_OPT_STRING, &o->match, "KIND",
 		  "flops: same map cost as the baseline; none: M each, hybrids m1 = M, m3 = 1 (default flops; --map none)", 0 },
 		{ "param", 0, RFX_OPT_MULTI, &o->params, "[M:]NAME=VALUE",
-		  "fix a parameter instead of fitting or matching it (m1, m3, sigma, rho, A, ...) (default: all fitted)", 0 },
+		  param_help, 0 },
 		{ "mc", 0, RFX_OPT_LONG, &o->mc, "S",
-		  "estimates per point, 0 for the analytic columns alone (default 10000)", 0 },
-		{ "projection", 0, RFX_OPT_STRING, &o->projection, "P",
-		  "projections: " RFX_PROJ_NAMES " (default iid)", 0 },
+		  "estimates per point, 0 for the analytic columns alone", 0,
+		  RFX_RANGE_OR0(2, 100000000), .dflt = "10000" },
+		{ "projection", 0, RFX_OPT_PARSE, &o->proj, "P",
+		  "projections: " RFX_PROJ_NAMES, 0, .parse = rfx_opt_proj,
+		  .dflt = "iid" },
 		RFX_OPTION_SEED(&o->seed),
 		RFX_OPTION_THREADS(&o->threads),
 		RFX_OPTION_OUTPUT(&o->output, "the table"),
 		RFX_OPTION_END
 	};
 
-	ret = rfx_cli_parse("pointwise", usage_line, summary, opts, argc, argv,
+	rfx_param_help(param_help, sizeof(param_help),
+		       "fix a parameter instead of fitting or matching it");
+	snprintf(about, sizeof(about), "%s", summary);
+	rfx_methods_help(about, sizeof(about), "Methods:",
+			 NULL,
+			 "(or all; 'rfx help estimators' describes them).");
+	ret = rfx_cli_parse("pointwise", usage_line, about, opts, argc, argv,
 			    pos, 0, &npos, help);
 	if (ret || *help)
 		return ret;
@@ -320,9 +333,6 @@ int cmd_pointwise(int argc, char **argv, const struct rfx_cli *cli)
 	memset(&o, 0, sizeof(o));
 	o.rlist = "1,1.25,1.5";
 	o.baseline = "trig";
-	o.projection = "iid";
-	o.d = 64;
-	o.mc = 10000;
 	o.r_min = 1.0;
 	o.seed = RFX_DEFAULT_SEED;
 	ret = parse_opts(argc, argv, &o, &help);
@@ -335,25 +345,6 @@ int cmd_pointwise(int argc, char **argv, const struct rfx_cli *cli)
 		rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
 		goto out;
 	}
-	if (o.d < 2 || o.d > 100000) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "d must be in 2..100000, got %d", o.d);
-		goto out;
-	}
-	if (o.features < 1 || o.features > 1000000) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--features must be in 1..1000000, got %d",
-			     o.features);
-		goto out;
-	}
-	if (o.threads < 0) {
-		rfx_cli_fail(RFX_EXIT_USAGE,
-			     "--threads must be 0 (all cores) or more, got %d", o.threads);
-		goto out;
-	}
-	if (!o.map && !o.maxerr && (o.mc == 1 || o.mc < 0 || o.mc > 100000000L)) {
-		rfx_cli_fail(RFX_EXIT_USAGE,
-			     "--mc must be 0 or in 2..100000000, got %ld", o.mc);
-		goto out;
-	}
 	if ((o.map || o.maxerr) &&
 	    (o.steps < (o.maxerr ? 2 : 1) || o.steps > 100000 ||
 	     !(o.r_max > 0.0) || !(o.r_min > 0.0) ||
@@ -363,8 +354,8 @@ int cmd_pointwise(int argc, char **argv, const struct rfx_cli *cli)
 			     o.maxerr ? 2 : 1);
 		goto out;
 	}
+	c.proj = o.proj;
 	if (rfx_estimator_parse_list(o.method, methods, MAX_METHODS, &nm, &err) ||
-	    rfx_proj_parse(o.projection, &c.proj, &err) ||
 	    rfx_proj_check(c.proj, o.d, &err)) {
 		rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
 		goto out;

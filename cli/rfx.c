@@ -16,7 +16,10 @@
 #include <gsl/gsl_errno.h>
 
 #include "base/cancel.h"
+#include "base/suggest.h"
 #include "cmds.h"
+#include "estimators.h"
+#include "exp/clustered.h"
 #include "output.h"
 #include "version.h"
 
@@ -24,30 +27,47 @@ struct rfx_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv, const struct rfx_cli *cli);
 	const char *summary;
+	/* Which estimators its --method takes (NULL: it takes none). */
+	int (*methods)(const struct rfx_estimator_type *e);
 };
+
+/* A --method that takes every estimator of the registry. */
+static int every_estimator(const struct rfx_estimator_type *e)
+{
+	(void)e;
+	return 1;
+}
 
 static int cmd_help(int argc, char **argv, const struct rfx_cli *cli);
 static int cmd_version(int argc, char **argv, const struct rfx_cli *cli);
 
 static const struct rfx_cmd commands[] = {
 	{ "variance", cmd_variance,
-	  "closed-form and Monte Carlo variance of Gaussian-kernel estimators (thesis Fig 6.4, 4.1, 6.1, 6.2)" },
+	  "closed-form and Monte Carlo variance of Gaussian-kernel estimators (thesis Fig 6.4, 4.1, 6.1, 6.2)",
+	  every_estimator },
 	{ "pointwise", cmd_pointwise,
-	  "softmax-kernel estimators on same-length pairs (HRF Figs 1, 2, 5; Lemma 3.4, Theorem 3.5)" },
+	  "softmax-kernel estimators on same-length pairs (HRF Figs 1, 2, 5; Lemma 3.4, Theorem 3.5)",
+	  every_estimator },
 	{ "mse-table", cmd_mse_table,
-	  "MSE of kernel estimators on dataset pairs (HRF Table 1; ORF Figs 2-5) and regression checks" },
+	  "MSE of kernel estimators on dataset pairs (HRF Table 1; ORF Figs 2-5) and regression checks",
+	  every_estimator },
 	{ "clustered", cmd_clustered,
-	  "hybrid random features adapted to clustered data (HRF Fig 6, Table 3)" },
+	  "hybrid random features adapted to clustered data (HRF Fig 6, Table 3)",
+	  rfx_cl_accepts },
 	{ "optis", cmd_optis,
 	  "plain against optimal importance sampling (random features representations are equivalent)" },
+	{ "features", cmd_features,
+	  "the random feature matrix of your inputs, as librfx and Python's rfx.features give it" },
 	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },
 	{ "uci-classify", cmd_uci_classify,
-	  "kernel regression classification on eight UCI datasets (thesis Tables 6.1-6.3)" },
+	  "kernel regression classification on eight UCI datasets (thesis Tables 6.1-6.3)",
+	  every_estimator },
 	{ "svm-classify", cmd_svm_classify,
 	  "linear SVM on RFF, ORF and SORF features (ORF Table 2)" },
-	{ "help", cmd_help, "show help for rfx or for a command" },
+	{ "help", cmd_help,
+	  "show help for rfx or for a command; 'rfx help estimators' lists the estimators" },
 	{ "version", cmd_version, "print the version and build commit" },
-	{ NULL, NULL, NULL }
+	{ NULL, NULL, NULL, NULL }
 };
 
 static volatile sig_atomic_t caught_signal;
@@ -221,7 +241,8 @@ static void usage(FILE *out)
 		"commands:\n");
 	for (c = commands; c->name; c++)
 		fprintf(out, "  %-12s %s\n", c->name, c->summary);
-	fprintf(out, "\n'rfx <command> --help' lists a command's options.\n");
+	fprintf(out, "\n'rfx <command> --help' lists a command's options; "
+		     "'rfx help estimators' the estimators.\n");
 }
 
 static const struct rfx_cmd *find_cmd(const char *name)
@@ -234,6 +255,36 @@ static const struct rfx_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
+/* "unknown command 'X'[, did you mean 'Y'?] (see 'rfx help')", exit 2. */
+static int unknown_command(const char *name)
+{
+	const char *names[64];
+	char hint[96];
+	size_t n = 0;
+	const struct rfx_cmd *c;
+
+	for (c = commands; c->name && n < sizeof(names) / sizeof(names[0]); c++)
+		names[n++] = c->name;
+	rfx_suggest_phrase(name, names, n, hint, sizeof(hint));
+	return rfx_cli_fail(RFX_EXIT_USAGE, "unknown command '%s'%s (see 'rfx help')",
+			    name, hint);
+}
+
+/* rfx help estimators: the commands' method columns from the table above. */
+static int help_estimators(int argc, char **argv)
+{
+	struct rfx_method_taker t[32];
+	const struct rfx_cmd *c;
+	size_t n = 0;
+
+	for (c = commands; c->name && n < sizeof(t) / sizeof(t[0]); c++)
+		if (c->methods) {
+			t[n].cmd = c->name;
+			t[n++].accepts = c->methods;
+		}
+	return rfx_help_estimators(argc, argv, t, n);
+}
+
 static int cmd_help(int argc, char **argv, const struct rfx_cli *cli)
 {
 	const struct rfx_cmd *c;
@@ -243,12 +294,11 @@ static int cmd_help(int argc, char **argv, const struct rfx_cli *cli)
 		usage(stdout);
 		return RFX_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "estimators"))
+		return help_estimators(argc - 1, argv + 1);
 	c = find_cmd(argv[1]);
 	if (!c || c->fn == cmd_help || c->fn == cmd_version)
-		return c ? (usage(stdout), RFX_EXIT_OK)
-			 : rfx_cli_fail(RFX_EXIT_USAGE,
-					"unknown command '%s' (see 'rfx help')",
-					argv[1]);
+		return c ? (usage(stdout), RFX_EXIT_OK) : unknown_command(argv[1]);
 	args[0] = argv[1];
 	return c->fn(2, args, cli);
 }
@@ -289,8 +339,7 @@ int main(int argc, char **argv)
 		argv[1] = "version";
 	c = find_cmd(argv[1]);
 	if (!c)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "unknown command '%s' (see 'rfx help')", argv[1]);
+		return unknown_command(argv[1]);
 	line = join_command_line(argc, argv);
 	dir = exe_dir();
 	data = dir ? data_dir(dir) : NULL;

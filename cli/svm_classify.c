@@ -15,6 +15,7 @@
 #endif
 
 #include "cmds.h"
+#include "base/suggest.h"
 #include "opt.h"
 #include "output.h"
 #include "base/rng.h"
@@ -70,23 +71,29 @@ static int parse_opts(int argc, char **argv, struct svm_opts *o, int *help)
 		{ "ratio", 0, RFX_OPT_STRING, &o->ratio, "LIST",
 		  "D/d, positive integers, comma-separated (default 2,4,6,8,10)", 0 },
 		{ "seeds", 0, RFX_OPT_INT, &o->seeds, "N",
-		  "random-feature draws per cell (default 3)", 0 },
+		  "random-feature draws per cell (default 3)", 0, RFX_RANGE(1, 10000) },
 		{ "cost", 0, RFX_OPT_STRING, &o->cost, "LIST",
 		  "the SVM's C; several: picked per dataset by validation (default 1)", 0 },
 		{ "eps", 0, RFX_OPT_DOUBLE, &o->eps, "E",
-		  "stop when the projected gradients spread at most E (default 0.1)", 0 },
+		  "stop when the projected gradients spread at most E (default 0.1)", 0,
+		  RFX_RANGE_POSITIVE },
 		{ "max-iter", 0, RFX_OPT_INT, &o->max_iter, "N",
-		  "epochs at most per binary SVM (default 1000)", 0 },
+		  "epochs at most per binary SVM (default 1000)", 0, RFX_RANGE(1, HUGE_VAL) },
 		{ "nn-k", 0, RFX_OPT_INT, &o->nn_k, "K",
-		  "sigma from the K-th nearest neighbour (default 50)", 0 },
+		  "sigma from the K-th nearest neighbour (default 50)", 0,
+		  RFX_RANGE(1, HUGE_VAL) },
 		{ "nn-sample", 0, RFX_OPT_LONG, &o->nn_sample, "N",
-		  "training inputs averaged for sigma (default 1000)", 0 },
+		  "training inputs averaged for sigma (default 1000)", 0,
+		  RFX_RANGE(1, HUGE_VAL) },
 		{ "n-train", 0, RFX_OPT_LONG, &o->n_train, "N",
-		  "use only the first N training rows (default 0: all)", 0 },
+		  "use only the first N training rows (default 0: all)", 0,
+		  RFX_RANGE(0, HUGE_VAL) },
 		{ "n-test", 0, RFX_OPT_LONG, &o->n_test, "N",
-		  "use only the first N test rows (default 0: all)", 0 },
+		  "use only the first N test rows (default 0: all)", 0,
+		  RFX_RANGE(0, HUGE_VAL) },
 		{ "max-mem", 0, RFX_OPT_LONG, &o->max_mem, "MB",
-		  "refuse a cell whose float training features exceed MB (default 1024)", 0 },
+		  "refuse a cell whose float training features exceed MB (default 1024)", 0,
+		  RFX_RANGE(1, 1L << 30) },
 		{ "labels", 0, RFX_OPT_STRING, &o->labels, "FILE",
 		  "the class labels of a --dataset FILE, one per row (default none)", 0 },
 		{ "label-column", 0, RFX_OPT_INT, &o->label_column, "N",
@@ -140,11 +147,16 @@ static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 		if (rfx_cli_is_file(dnames[k]))
 			continue;
 		if (strcmp(dnames[k], "letter") && strcmp(dnames[k], "usps") &&
-		    strcmp(dnames[k], "mnist"))
+		    strcmp(dnames[k], "mnist")) {
+			char hint[96];
+
+			rfx_suggest_phrase_list(dnames[k], RFX_SVMEXP_NAMES, hint,
+						sizeof(hint));
 			return rfx_error(err, RFX_EINVAL,
-					 "unknown dataset '%s' (valid: %s; the paper's "
+					 "unknown dataset '%s'%s (valid: %s; the paper's "
 					 "forest, cifar and gisette are not in data/)",
-					 dnames[k], RFX_SVMEXP_NAMES);
+					 dnames[k], hint, RFX_SVMEXP_NAMES);
+		}
 		for (j = 0; j < k; j++)
 			if (!strcmp(dnames[j], dnames[k]))
 				return rfx_error(err, RFX_EINVAL,
@@ -158,30 +170,6 @@ static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 				return rfx_error(err, RFX_EINVAL,
 						 "method '%s' listed twice", item[k]);
 	}
-	if (o->seeds < 1 || o->seeds > 10000)
-		return rfx_error(err, RFX_EINVAL, "--seeds must be in 1..10000, got %d",
-				 o->seeds);
-	if (!(o->eps > 0.0))
-		return rfx_error(err, RFX_EINVAL, "--eps must be positive, got %g",
-				 o->eps);
-	if (o->max_iter < 1)
-		return rfx_error(err, RFX_EINVAL, "--max-iter must be positive, got %d",
-				 o->max_iter);
-	if (o->nn_k < 1 || o->nn_sample < 1)
-		return rfx_error(err, RFX_EINVAL,
-				 "--nn-k and --nn-sample must be positive, got %d and %ld",
-				 o->nn_k, o->nn_sample);
-	if (o->n_train < 0 || o->n_test < 0)
-		return rfx_error(err, RFX_EINVAL,
-				 "--n-train and --n-test must be 0 (all) or more, got %ld and %ld",
-				 o->n_train, o->n_test);
-	if (o->max_mem < 1 || o->max_mem > (1L << 30))
-		return rfx_error(err, RFX_EINVAL, "--max-mem must be in 1..%ld MB, got %ld",
-				 1L << 30, o->max_mem);
-	if (o->threads < 0)
-		return rfx_error(err, RFX_EINVAL,
-				 "--threads must be 0 (all cores) or more, got %d",
-				 o->threads);
 	if (o->output && !*o->output)
 		return rfx_error(err, RFX_EINVAL, "-o needs a file name");
 	return RFX_OK;
@@ -260,8 +248,7 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 		} else if (rfx_svmexp_load(dnames[k], dir, (size_t)o.n_train,
 				    (size_t)o.n_test, o.nn_k, (size_t)o.nn_sample,
 				    o.seed, &data[k], &err)) {
-			ret = fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
-				   &err);
+			ret = rfx_cli_error(&err);
 			goto out;
 		}
 		memset(&c[k], 0, sizeof(c[k]));

@@ -50,8 +50,16 @@ static const char summary[] =
 	"--dataset FILE (.npy, text or FILE.h5:/dataset, rows are samples) runs\n"
 	"the same study on your data, its classes from --labels or --label-column.";
 
+/* --projection and --scaling: the choices, indexed by the enums. */
+enum { PROJ_IID, PROJ_ORT, PROJ_BOTH };
+static const char *const projections[] = { "iid", "ort", "both", NULL };
+enum { SCALING_STANDARD, SCALING_NONE };
+static const char *const scalings[] = { "standard", "none", NULL };
+
 struct uci_opts {
-	const char *dataset, *method, *projection, *gamma, *encoding, *scaling;
+	const char *dataset, *method, *gamma, *encoding;
+	int projection;        /* PROJ_* */
+	int scaling;           /* SCALING_* */
 	const char *output, *data;
 	const char *labels;    /* --labels FILE for a --dataset FILE */
 	int label_column, header;
@@ -245,13 +253,14 @@ static int run_attrs(struct rfx_out *out, const struct uci_opts *o,
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "methods", o->method, err);
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "projection", o->projection, err);
+		ret = rfx_h5out_attr(out->h5, "projection", projections[o->projection],
+				     err);
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "encoding", o->encoding, err);
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "scaling", o->scaling, err);
+		ret = rfx_h5out_attr(out->h5, "scaling", scalings[o->scaling], err);
 	snprintf(num, sizeof(num), "%d", o->seeds);
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "seeds", num, err);
@@ -309,10 +318,10 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 	memset(splits, 0, sizeof(splits));
 	o.dataset = "all";
 	o.method = "all";
-	o.projection = "both";
+	o.projection = PROJ_BOTH;
 	o.gamma = NULL; /* the default grid */
 	o.encoding = "ordinal";
-	o.scaling = "standard";
+	o.scaling = SCALING_STANDARD;
 	o.seeds = 50;
 	o.budget = 128;
 	o.seed = RFX_DEFAULT_SEED;
@@ -322,18 +331,22 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			  "datasets, comma-separated, or all (default all)", 0 },
 			{ "method", 0, RFX_OPT_STRING, &o.method, "LIST",
 			  "exact and/or estimators, comma-separated, or all (default all)", 0 },
-			{ "projection", 0, RFX_OPT_STRING, &o.projection, "P",
-			  "iid, ort or both, for Gaussian-projection estimators (default both)", 0 },
+			{ "projection", 0, RFX_OPT_CHOICE, &o.projection, "P",
+			  "iid, ort or both, for Gaussian-projection estimators (default both)", 0,
+			  .choices = projections },
 			{ "seeds", 0, RFX_OPT_INT, &o.seeds, "N",
-			  "random-feature draws per method and gamma (default 50)", 0 },
+			  "random-feature draws per method and gamma (default 50)", 0,
+			  RFX_RANGE(1, 100000) },
 			{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
 			  "the gamma grid (default 10 log-uniform values 1e-2 .. 1e2)", 0 },
 			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
-			  "B real features, B/2 complex (default 128)", 0 },
+			  "B real features, B/2 complex (default 128)", 0,
+			  RFX_RANGE(1, HUGE_VAL) },
 			{ "encoding", 0, RFX_OPT_STRING, &o.encoding, "E",
 			  "categorical attributes: ordinal or onehot (default ordinal)", 0 },
-			{ "scaling", 0, RFX_OPT_STRING, &o.scaling, "S",
-			  "standard (z-score on the training split) or none (default standard)", 0 },
+			{ "scaling", 0, RFX_OPT_CHOICE, &o.scaling, "S",
+			  "standard (z-score on the training split) or none (default standard)", 0,
+			  .choices = scalings },
 			{ "seed", 0, RFX_OPT_U64, &o.seed, "S",
 			  "random seed of the splits and draws (default 20221121)", 0 },
 			RFX_OPTION_THREADS(&o.threads),
@@ -375,29 +388,9 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 					    "--label-column must be positive, got %d",
 					    o.label_column);
 	}
-	if (!strcmp(o.projection, "iid") || !strcmp(o.projection, "both"))
-		iid = 1;
-	if (!strcmp(o.projection, "ort") || !strcmp(o.projection, "both"))
-		ort = 1;
-	if (!iid && !ort)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "unknown projection '%s' (valid: iid, ort, both)",
-				    o.projection);
-	if (strcmp(o.scaling, "standard") && strcmp(o.scaling, "none"))
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "unknown scaling '%s' (valid: standard, none)",
-				    o.scaling);
-	standardize = !strcmp(o.scaling, "standard");
-	if (o.seeds < 1 || o.seeds > 100000)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--seeds must be in 1..100000, got %d", o.seeds);
-	if (o.budget < 1)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--budget must be positive, got %d", o.budget);
-	if (o.threads < 0)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--threads must be 0 (all cores) or more, got %d",
-				    o.threads);
+	iid = o.projection != PROJ_ORT;
+	ort = o.projection != PROJ_IID;
+	standardize = o.scaling == SCALING_STANDARD;
 	if (!o.gamma) {
 		if (default_gammas(gamma_text, sizeof(gamma_text), &gammas, &ng,
 				   &err))

@@ -19,6 +19,7 @@
 #endif
 
 #include "cmds.h"
+#include "estimators.h"
 #include "est/estimator.h"
 #include "data/images.h"
 #include "num/kernel.h"
@@ -29,6 +30,7 @@
 #include "base/rng.h"
 #include "exp/varexp.h"
 #include "exp/varmap.h"
+#include "exp/varpair.h"
 
 #define MAX_METHODS 32
 #define MNIST_FILE "t10k-images-idx3-ubyte.gz"
@@ -49,64 +51,35 @@ static const char summary[] =
 	"L x L pairs of two sampled sets, per method, regime and gamma. With\n"
 	"--x-file/--y-file the same statistics on your own sets (.npy, text or\n"
 	"FILE.h5:/dataset; rows are inputs), then a ranking of the methods;\n"
-	"files of one row each are one pair. Methods:\n"
-	"trig hyb gerf pois geom pos oprf pois+ geom+ (or all).";
+	"files of one row each are one pair.";
+
+/* --regime: the parsed list and the text as given (the "regimes" attribute). */
+struct regimes {
+	enum rfx_regime r[RFX_REGIME_COUNT];
+	int n;
+	const char *text;
+};
+
+enum { MNIST_UNIT, MNIST_STANDARD };
+static const char *const mnist_norms[] = { "unit", "standard", NULL };
+/* --kernel's choices: o.softmax is the index */
+static const char *const kernel_names[] = { "gauss", "softmax", NULL };
 
 struct variance_opts {
-	const char *method, *regime, *gamma, *projection, *output, *x, *y;
-	const char *map, *baseline, *data, *dlist, *mnist_norm;
-	const char *x_file, *y_file, *kernel; /* the user's sets (issue 16) */
+	const char *method, *gamma, *output, *x, *y;
+	const char *map, *baseline, *data, *dlist;
+	const char *x_file, *y_file; /* the user's sets (issue 16) */
 	int header, attention_scale, softmax;
 	long pairs;            /* --pairs: sampled pairs, 0 for all */
+	struct regimes regimes;
+	enum rfx_proj proj;
+	int mnist_norm;        /* MNIST_* */
 	int d;                 /* --d outside map mode, parsed */
 	int L, samples, features, budget, threads, steps;
 	long mc, mc_pairs;
 	uint64_t seed;
 	double r_max, w_max;
 	struct rfx_strlist params;
-};
-
-struct pair_row {
-	char method[RFX_NAME_LEN];
-	char params[4096];
-	int d, M;
-	double log_kernel;
-	double variance, log_variance;
-	long mc_R;
-	double mc_mean, mc_mean_se, mc_variance, mc_log_variance,
-		mc_log_variance_se;
-	double mc_variance_lo, mc_variance_hi; /* 95% confidence interval */
-};
-
-#define PAIR_COLUMNS                                                           \
-	RFX_COL(pair_row, method, RFX_COL_STRING),                             \
-	RFX_COL(pair_row, params, RFX_COL_STRING),                             \
-	RFX_COL(pair_row, d, RFX_COL_INT), RFX_COL(pair_row, M, RFX_COL_INT),  \
-	RFX_COL(pair_row, log_kernel, RFX_COL_DOUBLE),                         \
-	RFX_COL(pair_row, variance, RFX_COL_DOUBLE),                           \
-	RFX_COL(pair_row, log_variance, RFX_COL_DOUBLE)
-
-static const struct rfx_column pair_cols[] = { PAIR_COLUMNS };
-static const struct rfx_column pair_mc_cols[] = {
-	PAIR_COLUMNS,
-	RFX_COL(pair_row, mc_R, RFX_COL_LONG),
-	RFX_COL(pair_row, mc_mean, RFX_COL_DOUBLE),
-	RFX_COL(pair_row, mc_mean_se, RFX_COL_DOUBLE),
-	RFX_COL(pair_row, mc_variance, RFX_COL_DOUBLE),
-	RFX_COL(pair_row, mc_log_variance, RFX_COL_DOUBLE),
-	RFX_COL(pair_row, mc_log_variance_se, RFX_COL_DOUBLE),
-	RFX_COL(pair_row, mc_variance_lo, RFX_COL_DOUBLE),
-	RFX_COL(pair_row, mc_variance_hi, RFX_COL_DOUBLE),
-};
-
-static const struct rfx_schema pair_schema = {
-	"pair", "variance of each estimator for one pair", sizeof(struct pair_row),
-	(int)(sizeof(pair_cols) / sizeof(pair_cols[0])), pair_cols
-};
-static const struct rfx_schema pair_mc_schema = {
-	"pair", "variance of each estimator for one pair, analytic and Monte Carlo",
-	sizeof(struct pair_row),
-	(int)(sizeof(pair_mc_cols) / sizeof(pair_mc_cols[0])), pair_mc_cols
 };
 
 static int usage_fail(struct rfx_err *err)
@@ -142,12 +115,16 @@ static int parse_ints(const char *what, const char *list, int **out, int *n,
 	return RFX_OK;
 }
 
-static int parse_regimes(const char *list, enum rfx_regime *out, int *n,
-			 struct rfx_err *err)
+/* RFX_OPT_PARSE for --regime: "all" or a list without repeats. */
+static int parse_regimes(const char *list, void *dest, struct rfx_err *err)
 {
+	struct regimes *g = dest;
+	enum rfx_regime *out = g->r;
+	int *n = &g->n;
 	const char *p = list;
 	int k;
 
+	g->text = list;
 	*n = 0;
 	if (!strcmp(list, "all")) {
 		for (k = 0; k < RFX_REGIME_COUNT; k++)
@@ -215,17 +192,18 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 		    const struct rfx_estimator_type **methods, int nm,
 		    const struct rfx_matrix *fx, const struct rfx_matrix *fy)
 {
-	double sm = 0.0; /* (|x|^2 + |y|^2) / 2 under --kernel softmax */
 	struct rfx_err err;
 	struct rfx_out out = { NULL };
-	struct pair_row *rows = NULL;
+	struct rfx_varpair_config c;
+	struct rfx_varpair_result res = { NULL };
+	struct rfx_params base[MAX_METHODS];
 	double *x = NULL, *y = NULL;
 	int nx, ny, m, k, ret = RFX_EXIT_USAGE;
 	int used[64] = { 0 };
-	const struct rfx_schema *schema = o->mc ? &pair_mc_schema : &pair_schema;
-	gsl_rng *r = NULL;
 
 	rfx_err_clear(&err);
+	for (m = 0; m < nm; m++)
+		rfx_params_init(&base[m], 0);
 	if (fx) {
 		/* one-row files (issue 16): copies, freed below like --x's */
 		nx = ny = fx->cols;
@@ -255,109 +233,48 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 			     nx, ny);
 		goto out;
 	}
-	if (o->mc < 0 || o->mc == 1) {
-		rfx_cli_fail(RFX_EXIT_USAGE,
-			     "--mc needs at least 2 draws, got %ld", o->mc);
+	/* the dimension limits of QMC kinds */
+	if (o->mc && rfx_proj_check(o->proj, nx, &err)) {
+		usage_fail(&err);
 		goto out;
 	}
-	if (o->mc) {
-		enum rfx_proj proj = RFX_PROJ_IID;
-
-		/* the name was checked; the dimension limits of QMC kinds here */
-		rfx_proj_parse(o->projection, &proj, NULL);
-		if (rfx_proj_check(proj, nx, &err)) {
+	for (m = 0; m < nm; m++) {
+		base[m].d = nx;
+		if (apply_params(&o->params, methods[m], &base[m], used, &err)) {
 			usage_fail(&err);
 			goto out;
 		}
 		/* Monte Carlo draws: say how to repeat them, as sampled runs do. */
 		rfx_seed_note(o->seed);
 	}
-	rows = calloc((size_t)nm, sizeof(*rows));
-	if (!rows) {
-		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
-		goto out;
-	}
-	if (o->softmax)
-		for (k = 0; k < nx; k++)
-			sm += 0.5 * (x[k] * x[k] + y[k] * y[k]);
-	/* Every parameter is applied and validated before any output. */
-	for (m = 0; m < nm; m++) {
-		const struct rfx_estimator_type *e = methods[m];
-		struct rfx_params p;
-		struct rfx_block *b = rfx_block_alloc(nx, 1, 1);
-		int M = o->features > 0 ? o->features
-					: rfx_estimator_fair_features(e, o->budget);
-		struct pair_row *row = &rows[m];
-
-		rfx_params_init(&p, nx);
-		if (!b) {
-			rfx_params_release(&p);
-			ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
-			goto out;
-		}
-		if (apply_params(&o->params, e, &p, used, &err) ||
-		    e->fit(&p, x, 1, y, 1, M, &err) ||
-		    rfx_estimator_block(e, &p, b, x, 1, y, 1, &err) ||
-		    e->log_variance(&p, b, M, &row->log_variance, &err)) {
-			rfx_params_release(&p);
-			rfx_block_free(b);
-			ret = usage_fail(&err);
-			goto out;
-		}
-		snprintf(row->method, sizeof(row->method), "%s", e->name);
-		rfx_params_format(&p, e, row->params, sizeof(row->params));
-		row->d = nx;
-		row->M = rfx_estimator_features(e, &p, M);
-		row->log_kernel = rfx_kernel_gauss_log(x, y, nx) + sm;
-		row->log_variance += 2.0 * sm;
-		row->variance = exp(row->log_variance);
-		rfx_block_free(b);
-		if (o->mc) {
-			struct rfx_mc_result mc;
-			enum rfx_proj proj = RFX_PROJ_IID;
-
-			/* Cannot fail: cmd_variance() checked the name. */
-			rfx_proj_parse(o->projection, &proj, NULL);
-			if (!r)
-				r = gsl_rng_alloc(rfx_rng_type());
-			if (!r) {
-				rfx_params_release(&p);
-				ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
-				goto out;
-			}
-			rfx_rng_set_stream(r, o->seed, 3, (uint64_t)m, 0);
-			if (rfx_mc_pairs(e, &p, proj, M, x, y, 1, o->mc, r, &mc,
-					 &err)) {
-				rfx_params_release(&p);
-				ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
-				goto out;
-			}
-			mc.log_var += 2.0 * sm;
-			row->mc_R = o->mc;
-			row->mc_mean = mc.mean * exp(sm);
-			row->mc_mean_se = mc.mean_se * exp(sm);
-			row->mc_variance = exp(mc.log_var);
-			row->mc_log_variance = mc.log_var;
-			row->mc_log_variance_se = mc.log_var_se;
-			/*
-			 * 95% interval for the variance: normal on the log scale
-			 * (delta method), so it never goes negative.
-			 */
-			row->mc_variance_lo = exp(mc.log_var - 1.96 * mc.log_var_se);
-			row->mc_variance_hi = exp(mc.log_var + 1.96 * mc.log_var_se);
-		}
-		rfx_params_release(&p);
-	}
 	for (k = 0; k < o->params.n; k++)
 		if (!used[k]) {
-			ret = rfx_cli_fail(RFX_EXIT_USAGE,
-					   "no listed method has parameter '%s'",
-					   o->params.item[k]);
+			rfx_cli_fail(RFX_EXIT_USAGE,
+				     "no listed method has parameter '%s'",
+				     o->params.item[k]);
 			goto out;
 		}
+	memset(&c, 0, sizeof(c));
+	c.x = x;
+	c.y = y;
+	c.d = nx;
+	c.nmethods = nm;
+	c.methods = methods;
+	c.base = base;
+	c.M = o->features;
+	c.budget = o->budget;
+	c.mc_R = o->mc;
+	c.proj = o->proj;
+	c.seed = o->seed;
+	c.softmax = o->softmax;
+	/* Every parameter is fitted and validated before any output. */
+	if (rfx_varpair_run(&c, &res, &err)) {
+		ret = rfx_cli_error(&err);
+		goto out;
+	}
 	if (rfx_out_open(&out, o->output, &err) ||
 	    rfx_out_provenance(&out, cli, o->seed, &err) ||
-	    rfx_out_table(&out, schema, rows, (size_t)nm, stdout, &err) ||
+	    rfx_out_table(&out, &res.schema, res.rows, res.nrows, stdout, &err) ||
 	    rfx_out_commit(&out, &err)) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
@@ -365,9 +282,9 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 	ret = RFX_EXIT_OK;
 out:
 	rfx_out_abort(&out);
-	if (r)
-		gsl_rng_free(r);
-	free(rows);
+	rfx_varpair_release(&res);
+	for (m = 0; m < nm; m++)
+		rfx_params_release(&base[m]);
 	free(x);
 	free(y);
 	return ret;
@@ -404,11 +321,6 @@ static int run_map(const struct variance_opts *o, const struct rfx_cli *cli,
 	c.r_max = o->r_max;
 	c.w_max = o->w_max;
 	c.steps = o->steps;
-	if (c.steps < 2 || c.steps > 100000 || !(c.r_max > 0) || !(c.w_max > 0)) {
-		rfx_cli_fail(RFX_EXIT_USAGE,
-			     "--steps must be in 2..100000 and --r-max, --w-max positive");
-		goto out;
-	}
 	for (k = 0; k < nd; k++)
 		if (c.kind == RFX_VARMAP_ANGLE && ds[k] < 2) {
 			rfx_cli_fail(RFX_EXIT_USAGE,
@@ -539,7 +451,7 @@ static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
 			ret = rfx_h5out_attr(out->h5, name, num, err);         \
 	} while (0)
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "regimes", o->regime, err);
+		ret = rfx_h5out_attr(out->h5, "regimes", o->regimes.text, err);
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
 	ATTR_INT("d", o->d);
@@ -551,9 +463,11 @@ static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
 	ATTR_INT("mc_pairs", o->mc_pairs);
 #undef ATTR_INT
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "projection", o->projection, err);
+		ret = rfx_h5out_attr(out->h5, "projection", rfx_proj_name(o->proj),
+				     err);
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "mnist_norm", o->mnist_norm, err);
+		ret = rfx_h5out_attr(out->h5, "mnist_norm", mnist_norms[o->mnist_norm],
+				     err);
 	return ret;
 }
 
@@ -579,42 +493,16 @@ static void common_config(struct rfx_varexp_config *c,
 	c->progress_ctx = "variance";
 }
 
-/* Loads the MNIST test images resized to k x k, k^2 = d. */
+/* The MNIST test images resized to k x k, k^2 = d (lib/data/images.h). */
 static struct rfx_images *load_mnist(const struct variance_opts *o,
 				     const struct rfx_cli *cli, int d,
 				     struct rfx_err *err)
 {
-	char path[4096];
-	const char *dir = o->data;
-	struct rfx_images *raw, *im;
-	int k = (int)floor(sqrt((double)d) + 0.5);
+	char dir[4096], path[4200];
 
-	if (k * k != d) {
-		rfx_error(err, RFX_EINVAL,
-			  "the mnist regime needs d to be a square (8 x 8 = 64), got --d %d",
-			  d);
-		return NULL;
-	}
-	if (!dir)
-		dir = getenv("RFX_DATA");
-	if (dir)
-		snprintf(path, sizeof(path), "%s/%s", dir, MNIST_FILE);
-	else
-		snprintf(path, sizeof(path), "%s/%s", cli->data_dir, MNIST_FILE);
-	raw = rfx_images_load_idx(path, err);
-	if (!raw)
-		return NULL;
-	if (k > raw->rows || k > raw->cols) {
-		rfx_images_free(raw);
-		rfx_error(err, RFX_EINVAL,
-			  "the mnist regime needs d <= 784 (28 x 28), got --d %d", d);
-		return NULL;
-	}
-	im = rfx_images_resize_area(raw, k, err);
-	rfx_images_free(raw);
-	if (im && !strcmp(o->mnist_norm, "standard"))
-		rfx_images_standardize(im);
-	return im;
+	rfx_cli_data_dir(o->data, cli, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, MNIST_FILE);
+	return rfx_images_load_square(path, d, o->mnist_norm == MNIST_STANDARD, err);
 }
 
 static int run_experiment(const struct variance_opts *o,
@@ -628,9 +516,9 @@ static int run_experiment(const struct variance_opts *o,
 	struct rfx_varexp_param *params = NULL;
 	struct rfx_images *images = NULL;
 	struct rfx_params base[MAX_METHODS];
-	enum rfx_regime regimes[RFX_REGIME_COUNT];
+	const enum rfx_regime *regimes = o->regimes.r;
 	double *gammas = NULL;
-	int nreg, ng, k, d, ret = RFX_EXIT_USAGE;
+	int nreg = o->regimes.n, ng, k, d, ret = RFX_EXIT_USAGE;
 	size_t np;
 
 	rfx_err_clear(&err);
@@ -640,9 +528,8 @@ static int run_experiment(const struct variance_opts *o,
 		rfx_params_init(&base[k], d);
 	if (fix_params(o, methods, nm, base))
 		goto out;
-	if (parse_regimes(o->regime, regimes, &nreg, &err) ||
-	    rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
-	    rfx_proj_parse(o->projection, &c.proj, &err) ||
+	c.proj = o->proj;
+	if (rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
 	    rfx_proj_check(c.proj, o->d, &err)) {
 		usage_fail(&err);
 		goto out;
@@ -653,33 +540,11 @@ static int run_experiment(const struct variance_opts *o,
 				     gammas[k]);
 			goto out;
 		}
-	if (o->L < 2) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--L must be at least 2, got %d", o->L);
-		goto out;
-	}
-	if (o->samples < 1) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--samples must be positive, got %d",
-			     o->samples);
-		goto out;
-	}
-	if (o->mc < 0 || o->mc == 1) {
-		rfx_cli_fail(RFX_EXIT_USAGE,
-			     "--mc needs 0 (none) or at least 2 draws, got %ld", o->mc);
-		goto out;
-	}
-	if (o->mc_pairs < 1) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "--mc-pairs must be positive, got %ld",
-			     o->mc_pairs);
-		goto out;
-	}
 	for (k = 0; k < nreg; k++)
 		if (regimes[k] == RFX_REGIME_MNIST) {
 			images = load_mnist(o, cli, d, &err);
 			if (!images) {
-				ret = rfx_cli_fail(err.code == RFX_EINVAL
-							   ? RFX_EXIT_USAGE
-							   : RFX_EXIT_FAIL,
-						   "%s", err.msg);
+				ret = rfx_cli_error(&err);
 				goto out;
 			}
 			if (images->n < 2 * (size_t)o->L) {
@@ -748,7 +613,7 @@ static int sets_attrs(struct rfx_out *out, const struct variance_opts *o,
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "kernel", o->kernel, err);
+		ret = rfx_h5out_attr(out->h5, "kernel", kernel_names[o->softmax], err);
 	if (!ret)
 		ret = rfx_h5out_attr(out->h5, "attention_scale",
 				     o->attention_scale ? "d^-1/4 on x and y" : "none",
@@ -767,7 +632,8 @@ static int sets_attrs(struct rfx_out *out, const struct variance_opts *o,
 	ATTR_INT("mc_pairs", o->mc_pairs);
 #undef ATTR_INT
 	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "projection", o->projection, err);
+		ret = rfx_h5out_attr(out->h5, "projection", rfx_proj_name(o->proj),
+				     err);
 	return ret;
 }
 
@@ -798,8 +664,8 @@ static int run_sets(struct variance_opts *o, const struct rfx_cli *cli,
 		rfx_params_init(&base[k], o->d);
 	if (fix_params(o, methods, nm, base))
 		goto out;
+	c.proj = o->proj;
 	if (rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
-	    rfx_proj_parse(o->projection, &c.proj, &err) ||
 	    (o->mc && rfx_proj_check(c.proj, o->d, &err))) {
 		usage_fail(&err);
 		goto out;
@@ -970,57 +836,64 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	struct rfx_err err;
 	const struct rfx_estimator_type *methods[MAX_METHODS];
 	const char *pos[1];
-	int nm, npos, help, ret, dflt_d, features_seen, gamma_seen;
+	int nm, npos, help, ret, dflt_d, gamma_seen;
 	unsigned mode;
+	char about[2048], param_help[256];
 
 	memset(&o, 0, sizeof(o));
 	o.method = "all";
-	o.regime = "all";
 	o.gamma = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1";
-	o.projection = "iid";
-	o.mnist_norm = "unit";
 	o.baseline = "pos";
 	o.dlist = "64";
-	o.L = 1024;
-	o.samples = 5;
-	o.budget = 8;
 	o.mc = -1; /* unset: the mode decides */
-	o.mc_pairs = 16;
 	o.seed = RFX_DEFAULT_SEED;
 	o.steps = 60;
-	o.kernel = "gauss";
 	o.r_max = 2.0;
 	o.w_max = 100.0;
+	snprintf(about, sizeof(about), "%s", summary);
+	rfx_methods_help(about, sizeof(about), "Methods:",
+			 NULL,
+			 "(or all; 'rfx help estimators' describes them).");
+	rfx_param_help(param_help, sizeof(param_help),
+		       "fix a parameter instead of fitting it");
 	{
 		struct rfx_opt opts[] = {
 			{ "method", 0, RFX_OPT_STRING, &o.method, "LIST",
 			  "estimators, comma-separated, or all (default all)", 0 },
-			{ "regime", 0, RFX_OPT_STRING, &o.regime, "LIST",
-			  "normal,sphere,heterogen,mnist or all (default all)", 0 },
+			{ "regime", 0, RFX_OPT_PARSE, &o.regimes, "LIST",
+			  "normal,sphere,heterogen,mnist or all", 0,
+			  .parse = parse_regimes, .dflt = "all" },
 			{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
 			  "input scales (default 0.1,0.2,...,1)", 0 },
 			{ "d", 0, RFX_OPT_STRING, &o.dlist, "N",
 			  "dimension (default 64; a list for --map sum, default 16,32,64,128)", 0 },
-			{ "L", 0, RFX_OPT_INT, &o.L, "N",
-			  "inputs per set (default 1024)", 0 },
+			{ "L", 0, RFX_OPT_INT, &o.L, "N", "inputs per set", 0,
+			  RFX_RANGE(2, HUGE_VAL), .dflt = "1024" },
 			{ "samples", 0, RFX_OPT_INT, &o.samples, "N",
-			  "set pairs per regime and gamma (default 5)", 0 },
+			  "set pairs per regime and gamma", 0, RFX_RANGE(1, HUGE_VAL),
+			  .dflt = "5" },
 			{ "features", 0, RFX_OPT_INT, &o.features, "M",
-			  "features for every method (default: fair counting)", 0 },
+			  "features for every method (default: fair counting)", 0,
+			  RFX_RANGE(1, HUGE_VAL) },
 			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
-			  "fair counting: B real features, B/2 complex (default 8)", 0 },
-			{ "projection", 0, RFX_OPT_STRING, &o.projection, "P",
-			  "projections for Monte Carlo: " RFX_PROJ_NAMES " (default iid)", 0 },
+			  "fair counting: B real features, B/2 complex", 0,
+			  RFX_RANGE(1, HUGE_VAL), .dflt = "8" },
+			{ "projection", 0, RFX_OPT_PARSE, &o.proj, "P",
+			  "projections for Monte Carlo: " RFX_PROJ_NAMES, 0,
+			  .parse = rfx_opt_proj, .dflt = "iid" },
 			{ "mc", 0, RFX_OPT_LONG, &o.mc, "R",
-			  "Monte Carlo draws per pair, 0 for none (default 1000; 0 in pair mode)", 0 },
+			  "Monte Carlo draws per pair, 0 for none (default 1000; 0 in pair mode)", 0,
+			  RFX_RANGE_OR0(2, HUGE_VAL) },
 			{ "mc-pairs", 0, RFX_OPT_LONG, &o.mc_pairs, "P",
-			  "pairs per set pair checked by Monte Carlo (default 16)", 0 },
+			  "pairs per set pair checked by Monte Carlo", 0,
+			  RFX_RANGE(1, HUGE_VAL), .dflt = "16" },
 			RFX_OPTION_SEED(&o.seed),
 			RFX_OPTION_THREADS(&o.threads),
 			{ "data", 0, RFX_OPT_STRING, &o.data, "DIR",
 			  "data directory for MNIST (default: $RFX_DATA, else data/ next to rfx)", 0 },
-			{ "mnist-norm", 0, RFX_OPT_STRING, &o.mnist_norm, "N",
-			  "mnist pixels: unit ([0, 1]) or standard (z-scored per pixel) (default unit)", 0 },
+			{ "mnist-norm", 0, RFX_OPT_CHOICE, &o.mnist_norm, "N",
+			  "mnist pixels: unit ([0, 1]) or standard (z-scored per pixel)", 0,
+			  .choices = mnist_norms, .dflt = "unit" },
 			{ "x", 0, RFX_OPT_STRING, &o.x, "LIST",
 			  "pair mode: x, comma-separated (default none: sampled sets)", 0 },
 			{ "y", 0, RFX_OPT_STRING, &o.y, "LIST",
@@ -1033,32 +906,35 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			  "files: N pairs drawn at random instead of all (default 0: all pairs)", 0 },
 			{ "header", 0, RFX_OPT_FLAG, &o.header, NULL,
 			  "files: the first line of a text file is a header (default: detected)", 0 },
-			{ "kernel", 0, RFX_OPT_STRING, &o.kernel, "K",
-			  "gauss, or softmax exp(x.y) (default gauss)", 0 },
+			{ "kernel", 0, RFX_OPT_CHOICE, &o.softmax, "K",
+			  "gauss, or softmax exp(x.y)", 0, .choices = kernel_names,
+			  .dflt = "gauss" },
 			{ "attention-scale", 0, RFX_OPT_FLAG, &o.attention_scale, NULL,
 			  "scale x and y by d^-1/4 so that x.y is attention's q.k/sqrt(d) (default off)", 0 },
 			{ "param", 0, RFX_OPT_MULTI, &o.params, "[M:]NAME=VALUE",
-			  "fix a parameter instead of fitting it (A, t, lambda, q, c, m1, m3) (default: all fitted)", 0 },
+			  param_help, 0 },
 			{ "map", 0, RFX_OPT_STRING, &o.map, "KIND",
 			  "analytic map: angle (Figs 4.1, 6.1) or sum (Fig 6.2) (default none)", 0 },
 			{ "steps", 0, RFX_OPT_INT, &o.steps, "N",
-			  "map grid points per axis (default 60)", 0 },
+			  "map grid points per axis", 0, RFX_RANGE(2, 100000),
+			  .dflt = "60" },
 			{ "r-max", 0, RFX_OPT_DOUBLE, &o.r_max, "R",
-			  "angle map: largest |x| = |y| (default 2)", 0 },
+			  "angle map: largest |x| = |y|", 0, RFX_RANGE_POSITIVE,
+			  .dflt = "2" },
 			{ "w-max", 0, RFX_OPT_DOUBLE, &o.w_max, "W",
-			  "sum map: largest |x + y|^2 (default 100)", 0 },
+			  "sum map: largest |x + y|^2", 0, RFX_RANGE_POSITIVE,
+			  .dflt = "100" },
 			{ "baseline", 0, RFX_OPT_STRING, &o.baseline, "METHOD",
 			  "map: log_ratio is against this method (default pos)", 0 },
 			RFX_OPTION_OUTPUT(&o.output, "the tables"),
 			RFX_OPTION_END
 		};
 
-		ret = rfx_cli_parse("variance", usage_line, summary, opts, argc, argv,
+		ret = rfx_cli_parse("variance", usage_line, about, opts, argc, argv,
 				    pos, 0, &npos, &help);
 		if (ret || help)
 			return ret;
-		dflt_d = !opts[3].seen;
-		features_seen = opts[6].seen;
+		dflt_d = !rfx_opt_seen(opts, "d");
 		if (o.x && o.map)
 			return rfx_cli_fail(RFX_EXIT_USAGE,
 					    "--map and --x/--y are different modes");
@@ -1087,35 +963,10 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 		if (o.x_file && !gamma_seen)
 			o.gamma = "1";
 	}
-	if (strcmp(o.kernel, "gauss") && strcmp(o.kernel, "softmax"))
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "unknown kernel '%s' (valid: gauss, softmax)",
-				    o.kernel);
-	o.softmax = !strcmp(o.kernel, "softmax");
 	if (o.output && !*o.output)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
-	if (strcmp(o.mnist_norm, "unit") && strcmp(o.mnist_norm, "standard"))
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "unknown --mnist-norm '%s' (valid: unit, standard)",
-				    o.mnist_norm);
 	if (rfx_estimator_parse_list(o.method, methods, MAX_METHODS, &nm, &err))
 		return usage_fail(&err);
-	{
-		enum rfx_proj proj;
-
-		if (rfx_proj_parse(o.projection, &proj, &err))
-			return usage_fail(&err);
-	}
-	if (features_seen && o.features < 1)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--features must be positive, got %d", o.features);
-	if (o.budget < 1)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--budget must be positive, got %d", o.budget);
-	if (o.threads < 0)
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "--threads must be 0 (all cores) or more, got %d",
-				    o.threads);
 #ifdef _OPENMP
 	if (o.threads > 0)
 		omp_set_num_threads(o.threads);

@@ -257,9 +257,23 @@ cat > "$tmp/catalogue" <<'END'
 # rfx itself
 2|unknown command 'frobnicate'|frobnicate -o out.h5
 2|unknown command 'frob'|help frob
+2|unknown command 'varience', did you mean 'variance'?|varience -o out.h5
+2|unknown --format 'tsv'|help estimators --format tsv
+2|unknown dataset 'wien', did you mean 'wine'?|mse-table --dataset wien -o out.h5
+2|unknown dataset 'banknot', did you mean 'banknote'?|uci-classify --dataset banknot -o out.h5
+2|unknown dataset 'leter', did you mean 'letter'?|svm-classify --dataset leter -o out.h5
 
 # rfx variance (V: a small experiment; P: pair mode)
 2|unknown option '--bogus'|variance --bogus --L 8 --samples 1 --mc 0 -o out.h5
+2|unknown option '--mehtod', did you mean '--method'?|variance --mehtod trig --L 8 --samples 1 --mc 0 -o out.h5
+2|unknown projection 'ortt', did you mean 'ort'?|variance --projection ortt --L 8 --samples 1 --mc 0 -o out.h5
+2|unknown regime 'sphre', did you mean 'sphere'?|variance --regime normal,sphre --L 8 --samples 1 --mc 0 -o out.h5
+2|unknown --mnist-norm 'standrd', did you mean 'standard'? (valid: unit, standard)|variance --regime mnist --mnist-norm standrd --L 8 --samples 1 --mc 0 -o out.h5
+2|--L must be at least 2, got 1|variance --L 1 --samples 1 --mc 0 -o out.h5
+2|--mc must be 0 or at least 2, got 1|variance --mc 1 --L 8 --samples 1 -o out.h5
+2|--steps must be in 2..100000, got 1|variance --map angle --steps 1 -o out.h5
+2|--r-max must be positive, got 0|variance --map angle --r-max 0 -o out.h5
+2|--threads must be in 0..1000000, got -1|variance --threads -1 --L 8 --samples 1 --mc 0 -o out.h5
 2|'--L' needs a value|variance --samples 1 --mc 0 -o out.h5 --L
 2|'-o' needs a value|variance --L 8 --samples 1 --mc 0 -o
 2|unknown method 'foo'|variance --method trig,foo --L 8 --samples 1 --mc 0 -o out.h5
@@ -308,7 +322,7 @@ cat > "$tmp/catalogue" <<'END'
 1|no dataset '/nope' in '$FX/good.h5'|variance --x-file $FX/good.h5:/nope -o out.h5
 1|(compound)|variance --x-file $FX/good.h5:/pair -o out.h5
 1|is an HDF5 file|variance --x-file $FX/good.h5 -o out.h5
-2|unknown kernel 'laplace'|variance --x-file $FX/m_good.csv --kernel laplace -o out.h5
+2|unknown --kernel 'laplace'|variance --x-file $FX/m_good.csv --kernel laplace -o out.h5
 2|--y-file needs --x-file|variance --y-file $FX/m_good.csv -o out.h5
 2|different modes|variance --x-file $FX/m_good.csv --x 1,2 --y 1,2 -o out.h5
 2|--regime|variance --x-file $FX/m_good.csv --regime normal -o out.h5
@@ -357,7 +371,7 @@ cat > "$tmp/catalogue" <<'END'
 1|'outdir.h5' is a directory|clustered --set 1 --points 20 --reps 1 --m 5 -o outdir.h5
 
 # rfx optis (stdout only: no -o)
-2|unknown kernel 'laplace'|optis --kernel laplace
+2|unknown --kernel 'laplace'|optis --kernel laplace
 2|--gamma|optis --gamma nan
 2|--d|optis --d 0
 2|--L|optis --L 5000
@@ -369,7 +383,7 @@ cat > "$tmp/catalogue" <<'END'
 2|unknown dataset 'iris'|mse-table --dataset iris -o out.h5
 2|unknown projection 'qr'|mse-table --method trig:qr -o out.h5
 2|unknown method 'nope'|mse-table --method X=nope:ort -o out.h5
-2|cexp-c)|mse-table --method all -o out.h5
+2|unknown method 'all' (valid: trig,|mse-table --method all -o out.h5
 2|comes alone|variance --method trig,all --L 8 --samples 1 --mc 0 -o out.h5
 2|--features|mse-table --features 0 -o out.h5
 2|--sigma|mse-table --kernel gauss --sigma 0 -o out.h5
@@ -399,7 +413,7 @@ cat > "$tmp/catalogue" <<'END'
 # rfx uci-classify (B: banknote from a fixture directory)
 2|unknown dataset 'iris'|uci-classify --dataset iris -o out.h5
 2|unknown method 'foo'|uci-classify --dataset banknote --method exact,foo -o out.h5
-2|unknown projection 'sobol'|uci-classify --projection sobol -o out.h5
+2|unknown --projection 'sobol' (valid: iid, ort, both)|uci-classify --projection sobol -o out.h5
 2|--seeds|uci-classify --seeds 0 -o out.h5
 2|gamma|uci-classify --gamma 0 -o out.h5
 2|--gamma|uci-classify --gamma '' -o out.h5

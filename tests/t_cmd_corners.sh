@@ -133,7 +133,12 @@ vec() {
 # PoisRF+ refuse rates above 1e9 (a usage error, README), reached at
 # norms >= 1e3, so the huge corners leave them out.
 ALL=all
-BIG=trig,hyb,gerf,geom,pos,oprf,geom+,posh,ang,ang-ind,gauss-hyb,cexp,cexp-c
+# every estimator of the registry but those named (lists derived from
+# 'rfx help estimators', so a new estimator is in every corner)
+all_but() {
+	"$RFX" help estimators --format names | grep -vx "$(printf '%s\n' "$@")" | paste -sd, -
+}
+BIG=$(all_but pois pois+)
 for s in 1e-75 1e-8 1 30 1e75; do
 	case $s in 30 | 1e75) m=$BIG ;; *) m=$ALL ;; esac
 	for d in 1 1024; do
@@ -190,7 +195,7 @@ done
 # have relative errors near e^250000 even at r = 1: their analytic column
 # reads inf by design, and their estimates, beyond double range, are
 # refused (README).
-PM=trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+,posh,ang,ang-ind,gauss-hyb
+PM=$(all_but cexp cexp-c)
 for d in 2 1024; do
 	corner "pointwise, d = $d, r = 0.001 and 10, estimates" estimates \
 		pointwise --method "$PM" --r 0.001,10 --thetas 3 --mc 20 --d $d
@@ -233,17 +238,17 @@ corner "clustered, set 2, complex A" table3 clustered $C --set 2 --a complex
 # rfx mse-table: every normalisation of the softmax kernel; the Gaussian
 # kernel with bandwidths that make the inputs huge (TrigRF, bounded) and
 # tiny (every method); --vs-z at d = 2 and 1024 and the largest z.
-M15=trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+,posh,ang,ang-ind,gauss-hyb,cexp,cexp-c
+MALL=$(all_but)
 S="--features 8 --pairs 5 --draws 2 --reps 2"
 corner "mse-table, softmax, every normalisation, every method" mse \
-	mse-table --dataset wine,boston --norm zscore,unit,ball,minmax --method "$M15" $S
+	mse-table --dataset wine,boston --norm zscore,unit,ball,minmax --method "$MALL" $S
 corner "mse-table, gauss, sigma 1e3" mse \
-	mse-table --dataset wine --kernel gauss --norm zscore --sigma 1e3 --method "$M15" $S
+	mse-table --dataset wine --kernel gauss --norm zscore --sigma 1e3 --method "$MALL" $S
 corner "mse-table, gauss, sigma 1e-3 on raw inputs, TrigRF projections" mse \
 	mse-table --dataset wine,boston --kernel gauss --sigma 1e-3 \
 	--method trig:iid,trig:ort,trig:sorf,trig:halton-scr,trig:orf-prime $S
 corner "mse-table, one feature each" mse \
-	mse-table --dataset usps --norm unit --method "$M15" --features 1 --match none \
+	mse-table --dataset usps --norm unit --method "$MALL" --features 1 --match none \
 	--pairs 5 --draws 2 --reps 2
 corner "mse-table --vs-z, d = 2 and 1024, z = 6" vs_z \
 	mse-table --vs-z --d 2,1024 --z-max 6 --z-steps 1 --mc 20 --projection iid,ort,sorf

@@ -44,7 +44,8 @@ static void test_mc(void)
 {
 	const struct rfx_estimator_type *es[] = { &rfx_est_posh, &rfx_est_ang,
 						  &rfx_est_ang_ind,
-						  &rfx_est_gauss_hyb };
+						  &rfx_est_gauss_hyb,
+						  &rfx_est_gauss_hyb_ind };
 	/*
 	 * RFX_TEST_SCALE=small (make valgrind): a quarter of the draws; the
 	 * checks are z-scores on the sample's own standard error.
@@ -52,7 +53,7 @@ static void test_mc(void)
 	long re = tap_small() ? 10000 : 40000, rf = tap_small() ? 5000 : 20000;
 	int k;
 
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 5; k++) {
 		struct rfx_params p;
 
 		rfx_params_init(&p, 3);
@@ -79,12 +80,14 @@ static void test_estimate_equals_features(void)
 {
 	const struct rfx_estimator_type *es[] = { &rfx_est_hyb, &rfx_est_ang,
 						  &rfx_est_ang_ind,
-						  &rfx_est_gauss_hyb };
+						  &rfx_est_gauss_hyb,
+						  &rfx_est_hyb_ind,
+						  &rfx_est_gauss_hyb_ind };
 	static const double X[6] = { 0.4, -0.1, 0.7, -0.9, 0.3, 0.05 };
 	static const double Y[6] = { -0.3, 0.5, 0.25, 0.2, 0.8, -1.1 };
 	int k;
 
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 6; k++) {
 		struct rfx_params p;
 		struct rfx_err err;
 		struct rfx_draw *w = rfx_draw_alloc(3, 512);

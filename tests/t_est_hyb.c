@@ -79,6 +79,15 @@ static void test_shared_projection(void)
 	ok((log(hyb1) - mc.log_var) / mc.log_var_se > 8.0,
 	   "MC rejects the independent-projection variance (eq. 6.9): %.2f se away",
 	   (log(hyb1) - mc.log_var) / mc.log_var_se);
+	/*
+	 * hyb-ind is eq. 6.9: its closed form is the hand-written hyb1, and
+	 * Monte Carlo of its own feature maps (T and P on their own
+	 * projections) matches it.
+	 */
+	is_approx(check_log_var(&rfx_est_hyb_ind, &p, x, y, 18), log(hyb1), 1e-12,
+		  "hyb-ind: closed form is eq. 6.9 written out (%.10g)", log(hyb1));
+	check_estimator_mc(&rfx_est_hyb_ind, &p, x, y, 18, 40000, 36,
+			   "M1 = 1, M3 = 8, independent projections");
 	gsl_rng_free(r);
 	rfx_params_release(&p);
 }
@@ -208,7 +217,8 @@ static void test_counting(void)
 static void test_linear_form(void)
 {
 	static const struct rfx_estimator_type *const es[] = {
-		&rfx_est_hyb, &rfx_est_ang, &rfx_est_ang_ind, &rfx_est_gauss_hyb
+		&rfx_est_hyb, &rfx_est_ang, &rfx_est_ang_ind, &rfx_est_gauss_hyb,
+		&rfx_est_hyb_ind, &rfx_est_gauss_hyb_ind
 	};
 	enum { N = 24, D = 5 };
 	static double X[N * D], Y[(N + 1) * D], lin[N * N], lg[N * (N + 1)];
@@ -230,7 +240,7 @@ static void test_linear_form(void)
 	}
 	for (l = 0; l < D; l++)
 		Y[N * D + l] = 0.0;
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 6; k++) {
 		struct rfx_params p;
 		double worst = 0.0;
 		int ret;

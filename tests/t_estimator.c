@@ -29,7 +29,8 @@
  */
 static const char *const expect_names[] = {
 	"trig", "hyb", "gerf", "pois", "geom", "pos", "oprf", "pois+", "geom+",
-	"posh", "ang", "ang-ind", "gauss-hyb", "cexp", "cexp-c",
+	"posh", "ang", "ang-ind", "gauss-hyb", "cexp", "cexp-c", "hyb-ind",
+	"gauss-hyb-ind",
 };
 #define NTHESIS 9
 #define NEST ((int)(sizeof(expect_names) / sizeof(expect_names[0])))
@@ -48,7 +49,7 @@ static void test_registry(void)
 						"posh", NULL };
 	static const char *const complex_[] = { "trig", "hyb", "gerf", "ang",
 						"ang-ind", "gauss-hyb", "cexp-c",
-						NULL };
+						"hyb-ind", "gauss-hyb-ind", NULL };
 	static const char *const discrete[] = { "pois", "geom", "pois+", "geom+", NULL };
 	static const char *const shifted[] = { "pois+", "geom+", NULL };
 	const struct rfx_estimator_type *const *all = rfx_estimator_list();
@@ -67,7 +68,9 @@ static void test_registry(void)
 		int pos_ = (e->flags & RFX_EST_POSITIVE) != 0;
 
 		if (!e->name || !*e->name || !e->title || !*e->title || !e->fit ||
-		    !e->log_variance || !e->draw || !e->features) {
+		    !e->log_variance || !e->draw || !e->features ||
+		    !strchr(e->title, '(') || !e->kernels ||
+		    (e->params && !e->fit_note)) {
 			complete = 0;
 			diag("incomplete entry %d (%s)", i, e->name ? e->name : "?");
 		}
@@ -95,12 +98,12 @@ static void test_registry(void)
 		    (all[i - 1]->flags & RFX_EST_POSITIVE) && !pos_)
 			order = 0;
 	}
-	ok(complete, "every entry has name, title, fit, log_variance, draw, features");
+	ok(complete, "every entry has name, title with its source in parentheses, kernels, fit, log_variance, draw, features, and a fit note when it has parameters");
 	ok(unique, "names and entries are unique");
 	ok(names_fit, "every name fits a table row (< %d bytes)", RFX_NAME_LEN);
 	ok(order, "the thesis' positive estimators come after its signed ones");
 	ok(flags_pos, "RFX_EST_POSITIVE exactly for pos, oprf, pois+, geom+, posh");
-	ok(flags_cx, "RFX_EST_COMPLEX exactly for trig, hyb, gerf, ang, ang-ind, gauss-hyb");
+	ok(flags_cx, "RFX_EST_COMPLEX exactly for trig, hyb, gerf, ang, ang-ind, gauss-hyb, cexp-c, hyb-ind, gauss-hyb-ind");
 	ok(flags_disc, "RFX_EST_DISCRETE exactly for pois, geom, pois+, geom+");
 	ok(flags_shift, "RFX_EST_SHIFTED and parameter c exactly for pois+, geom+");
 	ok((rfx_est_pois.flags & RFX_EST_X2Y2) && (rfx_est_pois_plus.flags & RFX_EST_X2Y2) &&
@@ -119,21 +122,91 @@ static void test_find(void)
 			found = 0;
 	ok(found, "every registered name finds its entry");
 	rfx_err_clear(&err);
-	ok(rfx_estimator_find("posrf", &err) == NULL && err.code == RFX_EINVAL,
+	ok(rfx_estimator_find("bogusrf", &err) == NULL && err.code == RFX_EINVAL,
 	   "unknown name is NULL with RFX_EINVAL");
 	for (i = 0; all[i]; i++)
 		if (!strstr(err.msg, all[i]->name))
 			listed = 0;
-	ok(listed && strstr(err.msg, "'posrf'") && !strstr(err.msg, ", all"),
+	ok(listed && strstr(err.msg, "'bogusrf'") && !strstr(err.msg, ", all"),
 	   "the message names the unknown name and lists every valid one, not 'all' (no single lookup takes it): %s",
 	   err.msg);
 	ok(rfx_estimator_find("all", &err) == NULL && !strstr(err.msg, ", all"),
 	   "find(\"all\") fails without suggesting 'all': %s", err.msg);
-	ok(rfx_estimator_find("TRIG", &err) == NULL &&
-		   rfx_estimator_find("po", &err) == NULL &&
+	ok(rfx_estimator_find("TRIG", &err) == &rfx_est_trig &&
+		   rfx_estimator_find("Pois+", &err) == &rfx_est_pois_plus,
+	   "lookup ignores case (the papers write TrigRF, PoisRF+)");
+	ok(rfx_estimator_find("po", &err) == NULL &&
 		   rfx_estimator_find("", &err) == NULL &&
 		   rfx_estimator_find("pos ", &err) == NULL,
-	   "lookup is exact: no case folding, prefixes or trailing blanks");
+	   "lookup is otherwise exact: no prefixes or trailing blanks");
+	rfx_estimator_find("oprff", &err);
+	ok(strstr(err.msg, "did you mean 'oprf'?") != NULL,
+	   "a misspelt name suggests the nearest: %s", err.msg);
+	rfx_estimator_find("favor+++", &err);
+	ok(strstr(err.msg, "did you mean 'favor++'?") != NULL,
+	   "aliases are suggested too: %s", err.msg);
+}
+
+/*
+ * Aliases: the papers' names as the papers spell them (case aside) find
+ * their estimator; no alias is another entry's name or alias; the
+ * projection aliases stand for an estimator and a projection kind.
+ */
+static void test_aliases(void)
+{
+	static const struct {
+		const char *alias;
+		const struct rfx_estimator_type *e;
+	} papers[] = {
+		{ "RFF", &rfx_est_trig },	 /* ORF paper sec. 1 */
+		{ "TrigRF", &rfx_est_trig },	 /* thesis sec. 2.1.3 */
+		{ "FAVOR+", &rfx_est_pos },	 /* thesis sec. 4.2 */
+		{ "PosRF", &rfx_est_pos },	 /* thesis sec. 4.2 */
+		{ "FAVOR++", &rfx_est_oprf },	 /* thesis sec. 6.6.2 */
+		{ "OPRF", &rfx_est_oprf },	 /* thesis sec. 6.3 */
+		{ "GERF", &rfx_est_gerf },	 /* thesis sec. 6.3 */
+		{ "HybRF", &rfx_est_hyb },	 /* thesis sec. 6.2 */
+		{ "PoisRF", &rfx_est_pois },	 /* thesis sec. 6.4.1 */
+		{ "GeomRF", &rfx_est_geom },	 /* thesis sec. 6.4.2 */
+		{ "PoisRF+", &rfx_est_pois_plus }, /* thesis sec. 6.4.3 */
+		{ "GeomRF+", &rfx_est_geom_plus }, /* thesis sec. 6.4.3 */
+		{ "angular-hybrid", &rfx_est_ang },	/* HRF sec. 2.4 */
+		{ "gaussian-hybrid", &rfx_est_gauss_hyb }, /* HRF sec. 2.4 */
+	};
+	const struct rfx_estimator_type *const *all = rfx_estimator_list();
+	const struct rfx_proj_alias *pa = rfx_estimator_proj_aliases();
+	struct rfx_err err;
+	enum rfx_proj proj = RFX_PROJ_IID;
+	size_t k;
+	int i, j, clash = 0, has = -1;
+
+	for (k = 0; k < sizeof(papers) / sizeof(papers[0]); k++)
+		ok(rfx_estimator_find(papers[k].alias, &err) == papers[k].e,
+		   "'%s' is %s", papers[k].alias, papers[k].e->name);
+	for (i = 0; all[i]; i++)
+		for (j = 0; all[j]; j++)
+			if (i != j && (rfx_estimator_is(all[j], all[i]->name) ||
+				       (all[i]->aliases && all[j]->aliases &&
+					!strcmp(all[i]->aliases, all[j]->aliases) &&
+					*all[i]->aliases)))
+				clash = 1;
+	for (; pa->alias; pa++)
+		for (i = 0; all[i]; i++)
+			if (rfx_estimator_is(all[i], pa->alias))
+				clash = 1;
+	ok(!clash, "no alias is another estimator's name, alias or a projection alias");
+	ok(rfx_estimator_find_proj("ORF", &proj, &has, &err) == &rfx_est_trig &&
+		   has == 1 && proj == RFX_PROJ_ORT,
+	   "find_proj: ORF is trig on ort (ORF paper sec. 3)");
+	ok(rfx_estimator_find_proj("sorf", &proj, &has, &err) == &rfx_est_trig &&
+		   has == 1 && proj == RFX_PROJ_SORF,
+	   "find_proj: SORF is trig on sorf (ORF paper sec. 4)");
+	ok(rfx_estimator_find_proj("rff", &proj, &has, &err) == &rfx_est_trig &&
+		   has == 0,
+	   "find_proj: RFF names no projection");
+	ok(rfx_estimator_find("orf", &err) == NULL &&
+		   strstr(err.msg, "--method trig --projection ort"),
+	   "find: orf says how to ask for it: %s", err.msg);
 }
 
 static void test_parse_list(void)
@@ -318,9 +391,11 @@ static void test_params_roundtrip(void)
 		p.lambda = 0.25;
 		rfx_params_format(&p, &rfx_est_pois_plus, buf, sizeof(buf));
 		ok(!strcmp(buf, "lambda=0.25;c=1.5,-2"), "pois+ prints \"%s\"", buf);
-		ok(rfx_params_format(&p, &rfx_est_pois_plus, buf, 8) == 7 &&
+		/* "lambda=0.25;c=1.5,-2" is 20 characters */
+		ok(rfx_params_format(&p, &rfx_est_pois_plus, buf, 8) == 20 &&
 			   !strcmp(buf, "lambda="),
-		   "a short buffer truncates at n - 1 = 7: \"%s\"", buf);
+		   "a short buffer holds the first n - 1 = 7 characters and the result says 20 were needed: \"%s\"",
+		   buf);
 		rfx_params_release(&p);
 		ok(p.c == NULL, "release sets c to NULL");
 		rfx_params_release(&p);
@@ -497,8 +572,8 @@ static void test_features_count(void)
 	ok(fair, "fair features: budget B gives B for real, floor(B/2) for complex and paired, at least 1");
 	rfx_params_init(&p, 3);
 	for (i = 0; all[i]; i++)
-		if (all[i] != &rfx_est_hyb && all[i] != &rfx_est_ang &&
-		    all[i] != &rfx_est_ang_ind && all[i] != &rfx_est_gauss_hyb &&
+		/* the hybrids are those with counts m1, m3 */
+		if (!(all[i]->params & RFX_P(RFX_PARAM_M1)) &&
 		    rfx_estimator_features(all[i], &p, 17) != 17)
 			plain = 0;
 	ok(plain, "every estimator but the hybrids uses exactly M features");
@@ -731,6 +806,7 @@ int main(void)
 	gsl_set_error_handler_off();
 	test_registry();
 	test_find();
+	test_aliases();
 	test_parse_list();
 	test_params_roundtrip();
 	test_params_parse_errors();

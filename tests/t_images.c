@@ -359,6 +359,21 @@ static void test_load_small(void)
 	   "pixel (image 1, row 2, col 4) is byte 29 of the payload");
 	rfx_images_free(im);
 
+	/* rfx_images_load_square: d = k^2, k at most the images' size */
+	im = rfx_images_load_square(tmp_path("missing.gz"), 5, 0, &err);
+	ok(!im && err.code == RFX_EINVAL && strstr(err.msg, "square"),
+	   "load_square: d = 5 is not a square, said before the file is read: %s",
+	   err.msg);
+	im = rfx_images_load_square(tmp_path("ok.gz"), 16, 0, &err);
+	ok(!im && err.code == RFX_EINVAL && strstr(err.msg, "d <= 9 (3 x 3)"),
+	   "load_square: 4 x 4 from 3 x 5 images is refused: %s", err.msg);
+	im = rfx_images_load_square(tmp_path("ok.gz"), 4, 0, &err);
+	ok(im && im->n == 2 && im->rows == 2 && im->cols == 2,
+	   "load_square: d = 4 gives two 2 x 2 images");
+	rfx_images_free(im);
+	im = rfx_images_load_square(tmp_path("missing.gz"), 4, 1, &err);
+	ok(!im && err.code == RFX_EIO, "load_square: a missing file is the loader's error");
+
 	/* zlib passes a file without gzip header through unchanged */
 	write_raw(tmp_path("ok.raw"), buf, len);
 	im = rfx_images_load_idx(tmp_path("ok.raw"), &err);

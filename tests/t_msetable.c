@@ -21,6 +21,7 @@
  *      alone.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -29,6 +30,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "base/rng.h"
 #include "data/dataset.h"
 #include "exp/msetable.h"
 #include "tap.h"
@@ -332,6 +334,95 @@ static void test_family(void)
 	rfx_dataset_free(ds);
 }
 
+/*
+ * rfx_mse_inputs_load: one copy per dataset and normalisation, one entry
+ * per bandwidth factor sharing it, padding to a power of 2, the nn
+ * bandwidth from the stream (seed, 3000 + id), and a missing directory.
+ */
+#define RFX_EFAIL_TEST (-1) /* a setup step of the test failed */
+
+static void test_inputs(void)
+{
+	static const char *const names[] = { "wine" };
+	static const enum rfx_norm norms[] = { RFX_NORM_UNIT, RFX_NORM_NONE };
+	static const double scales[] = { 0.5, 2.0 };
+	struct rfx_mse_inputs_config c;
+	struct rfx_mse_inputs in;
+	struct rfx_err err;
+	char dir[4096];
+	const char *top = getenv("RFX_TOP");
+	double len2 = 0.0, nn = 0.0;
+	int l;
+
+	snprintf(dir, sizeof(dir), "%s/data", top ? top : ".");
+	memset(&c, 0, sizeof(c));
+	c.ndatasets = 1;
+	c.datasets = names;
+	c.nnorms = 2;
+	c.norms = norms;
+	c.nscales = 2;
+	c.scales = scales;
+	c.pad_pow2 = 1;
+	c.sigma = 1.5;
+	c.seed = 2385;
+	c.dir = dir;
+	rfx_err_clear(&err);
+	ok(rfx_mse_inputs_load(&c, &in, &err) == RFX_OK && in.ndata == 4 &&
+		   in.nowned == 2,
+	   "wine x 2 normalisations x 2 factors: 4 entries on 2 copies (%s)", err.msg);
+	if (in.ndata == 4) {
+		ok(in.data[0].ds == in.data[1].ds && in.data[2].ds == in.data[3].ds &&
+			   in.data[0].ds != in.data[2].ds,
+		   "the factors of one normalisation share its inputs");
+		ok(in.data[0].sigma == 0.75 && in.data[1].sigma == 3.0 &&
+			   !strcmp(in.data[0].norm, "unit") &&
+			   !strcmp(in.data[2].norm, "none") &&
+			   in.data[0].id == rfx_dataset_index("wine"),
+		   "bandwidth 1.5 times 0.5 and 2, norm names, catalogue id");
+		ok(in.data[0].ds->d == 16, "wine's 13 columns padded to 16, got %d",
+		   in.data[0].ds->d);
+		for (l = 0; l < in.data[0].ds->d; l++)
+			len2 += in.data[0].ds->X[l] * in.data[0].ds->X[l];
+		ok(fabs(len2 - 1.0) < 1e-12, "unit: the first input has length 1 (%.17g)",
+		   len2);
+	} else {
+		skip("no entries");
+		skip("no entries");
+		skip("no entries");
+		skip("no entries");
+	}
+	rfx_mse_inputs_release(&in);
+
+	c.nnorms = 1;
+	c.nscales = 1;
+	c.pad_pow2 = 0;
+	c.sigma = 0.0;
+	c.nn_k = 5;
+	c.nn_sample = 20;
+	ok(rfx_mse_inputs_load(&c, &in, &err) == RFX_OK && in.ndata == 1,
+	   "nearest-neighbour bandwidth (%s)", err.msg);
+	{
+		gsl_rng *r = rfx_rng_alloc_stream(2385, 3000 + (uint64_t)rfx_dataset_index("wine"),
+						  0, 0);
+
+		int ret = in.ndata == 1 && r
+				  ? rfx_dataset_nn_sigma(in.data[0].ds, 5, 20, r, &nn, &err)
+				  : RFX_EFAIL_TEST;
+
+		ok(!ret && 0.5 * nn == in.data[0].sigma && nn > 0.0,
+		   "it is the 5-nn estimate on the stream (seed, 3000 + id) times the factor 0.5: %g (%s)",
+		   ret ? 0.0 : nn, ret ? err.msg : "ok");
+		if (r)
+			gsl_rng_free(r);
+	}
+	rfx_mse_inputs_release(&in);
+
+	c.dir = "/nonexistent/rfx-data";
+	ok(rfx_mse_inputs_load(&c, &in, &err) != RFX_OK && in.ndata == 0 &&
+		   !in.data && strstr(err.msg, "nonexistent"),
+	   "a missing directory fails with nothing allocated: %s", err.msg);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -341,5 +432,6 @@ int main(void)
 	test_softmax_pair();
 	test_reproducible();
 	test_family();
+	test_inputs();
 	return done_testing();
 }

@@ -2,9 +2,32 @@
 # Installs the Debian packages listed in tools/debian-packages that are
 # missing. As root it runs apt-get (one apt-get update first); otherwise it
 # prints the exact command to run and fails, so the build never half-works.
+#
+#   tools/deps.sh [--bench] [--list]
+#
+# The packages after the "# [bench]" line of the list (the last section)
+# only with --bench (make bench); --list prints the names and installs
+# nothing (.ci/run installs with it).
 set -eu
 here=$(dirname "$0")
-pkgs=$(grep -v '^#' "$here/debian-packages" | grep -v '^$')
+bench=0
+list=0
+for a in "$@"; do
+	case $a in
+	--bench) bench=1 ;;
+	--list) list=1 ;;
+	*) echo "usage: tools/deps.sh [--bench] [--list]" >&2; exit 2 ;;
+	esac
+done
+if [ "$bench" -eq 1 ]; then
+	pkgs=$(grep -v '^#' "$here/debian-packages" | grep -v '^$')
+else
+	pkgs=$(sed '/^# \[bench\]/,$d' "$here/debian-packages" | grep -v '^#' | grep -v '^$')
+fi
+if [ "$list" -eq 1 ]; then
+	echo $pkgs
+	exit 0
+fi
 missing=""
 for p in $pkgs; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

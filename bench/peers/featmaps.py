@@ -18,13 +18,11 @@ bench_featmap's. NumPy's matrix product runs on its BLAS's threads
 (OpenBLAS on Debian: OPENBLAS_NUM_THREADS, all cores by default); its
 element-wise functions on one thread.
 """
-import resource
 import sys
-import time
 
 import numpy as np
 
-WARMUP_S = 0.25  # seconds of untimed runs first
+from besttime import best_ms, report
 
 
 def trig_map(X, W):
@@ -64,21 +62,7 @@ def main(argv):
         nfeat = M
     else:
         sys.exit("featmaps.py: unknown item '%s'" % item)
-    start = time.perf_counter()
-    while True:
-        run()
-        if time.perf_counter() - start >= WARMUP_S:
-            break
-    best = float("inf")
-    for r in range(reps):
-        t0 = time.perf_counter()
-        Z = run()
-        t = time.perf_counter() - t0
-        del Z
-        best = min(best, t)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print("%s %.3f %d %d" % (item, 1e3 * best, peak, nfeat))
-
+    report(item, best_ms(run, reps), nfeat)
 
 if __name__ == "__main__":
     main(sys.argv)

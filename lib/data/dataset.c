@@ -5,6 +5,7 @@
  * bandwidth.
  */
 #include "data/dataset.h"
+#include "base/suggest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -333,11 +334,13 @@ struct rfx_dataset *rfx_dataset_load(const char *name, const char *dir,
 				     struct rfx_err *err)
 {
 	int ci = rfx_dataset_index(name);
-	char path[4096];
+	char path[4096], hint[96];
 
 	if (ci < 0) {
-		rfx_error(err, RFX_EINVAL, "unknown dataset '%s' (valid: %s)",
-			  name ? name : "", RFX_DATASET_NAMES);
+		rfx_suggest_phrase_list(name ? name : "", RFX_DATASET_NAMES, hint,
+					sizeof(hint));
+		rfx_error(err, RFX_EINVAL, "unknown dataset '%s'%s (valid: %s)",
+			  name ? name : "", hint, RFX_DATASET_NAMES);
 		return NULL;
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".",
@@ -373,12 +376,14 @@ struct rfx_dataset *rfx_dataset_load_labelled(const char *name, const char *dir,
 {
 	int ci = rfx_dataset_index(name);
 	const char *file;
-	char path[4096];
+	char path[4096], hint[96];
 	struct rfx_dataset *ds;
 
 	if (ci < 0) {
-		rfx_error(err, RFX_EINVAL, "unknown dataset '%s' (valid: %s)",
-			  name ? name : "", RFX_DATASET_NAMES);
+		rfx_suggest_phrase_list(name ? name : "", RFX_DATASET_NAMES, hint,
+					sizeof(hint));
+		rfx_error(err, RFX_EINVAL, "unknown dataset '%s'%s (valid: %s)",
+			  name ? name : "", hint, RFX_DATASET_NAMES);
 		return NULL;
 	}
 	if (!catalogue[ci].label && !catalogue[ci].labels) {

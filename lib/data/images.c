@@ -478,3 +478,34 @@ void rfx_images_standardize(struct rfx_images *im)
 						       : 0.0;
 	}
 }
+
+struct rfx_images *rfx_images_load_square(const char *path, int d,
+					  int standardize, struct rfx_err *err)
+{
+	struct rfx_images *raw, *im;
+	int k = (int)floor(sqrt((double)d) + 0.5);
+
+	if (d < 1 || k * k != d) {
+		rfx_error(err, RFX_EINVAL,
+			  "the mnist regime needs d to be a square (8 x 8 = 64), got --d %d",
+			  d);
+		return NULL;
+	}
+	raw = rfx_images_load_idx(path, err);
+	if (!raw)
+		return NULL;
+	if (k > raw->rows || k > raw->cols) {
+		int kmax = raw->rows < raw->cols ? raw->rows : raw->cols;
+
+		rfx_error(err, RFX_EINVAL,
+			  "the mnist regime needs d <= %d (%d x %d), got --d %d",
+			  kmax * kmax, kmax, kmax, d);
+		rfx_images_free(raw);
+		return NULL;
+	}
+	im = rfx_images_resize_area(raw, k, err);
+	rfx_images_free(raw);
+	if (im && standardize)
+		rfx_images_standardize(im);
+	return im;
+}

@@ -49,6 +49,16 @@ struct rfx_images *rfx_images_resize_area(const struct rfx_images *src, int k,
  */
 void rfx_images_standardize(struct rfx_images *im);
 
+/*
+ * The images of the idx3 file at path as k x k images with k^2 = d
+ * (rfx_images_resize_area), z-scored per pixel when standardize: the
+ * inputs of rfx variance's mnist regime. RFX_EINVAL, before reading the
+ * file, when d is not a square, and after when k exceeds the images'
+ * size; rfx_images_load_idx's errors otherwise. Caller frees.
+ */
+struct rfx_images *rfx_images_load_square(const char *path, int d,
+					  int standardize, struct rfx_err *err);
+
 void rfx_images_free(struct rfx_images *im);
 
 #endif

@@ -7,6 +7,7 @@
  * every run.
  */
 #include "data/regime.h"
+#include "base/suggest.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -49,8 +50,14 @@ int rfx_regime_parse(const char *name, enum rfx_regime *out,
 	if (!name)
 		return rfx_error(err, RFX_EINVAL,
 				 "missing regime name (valid: %s)", valid);
-	return rfx_error(err, RFX_EINVAL, "unknown regime '%s' (valid: %s)",
-			 name, valid);
+	{
+		char hint[96];
+
+		rfx_suggest_phrase(name, regime_names, RFX_REGIME_COUNT, hint,
+				   sizeof(hint));
+		return rfx_error(err, RFX_EINVAL, "unknown regime '%s'%s (valid: %s)",
+				 name, hint, valid);
+	}
 }
 
 /* n i.i.d. N(mu, sigma^2) values. */

@@ -5,6 +5,7 @@
  * pass; labels of numeric label columns are ranked after the pass.
  */
 #include "data/uci.h"
+#include "base/suggest.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -159,8 +160,13 @@ const struct rfx_uci_spec *rfx_uci_find(const char *name, struct rfx_err *err)
 	for (k = 0; registry[k]; k++)
 		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
 					k ? ", " : "", registry[k]->name);
-	rfx_error(err, RFX_EINVAL, "unknown dataset '%s' (valid: %s, all)", name,
-		  names);
+	{
+		char hint[96];
+
+		rfx_suggest_phrase_list(name, names, hint, sizeof(hint));
+		rfx_error(err, RFX_EINVAL, "unknown dataset '%s'%s (valid: %s, all)",
+			  name, hint, names);
+	}
 	return NULL;
 }
 

@@ -257,7 +257,9 @@ static int cexp_c_fit(struct rfx_params *p, const double *X, size_t nx,
 /* Real-valued with its fitted (real) A, so fair counting gives it M real. */
 const struct rfx_estimator_type rfx_est_cexp = {
 	.name = "cexp",
-	.title = "complex exponential, real diagonal A (HRF eqs. 16, 88)",
+	.title = "complex exponential, real diagonal A (HRF sec. 2.3, eq. 88)",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "a: from the sets' centres (HRF eq. 88)",
 	.flags = 0,
 	.params = RFX_P(RFX_PARAM_DIAG),
 	.fit = cexp_fit,
@@ -268,7 +270,9 @@ const struct rfx_estimator_type rfx_est_cexp = {
 
 const struct rfx_estimator_type rfx_est_cexp_c = {
 	.name = "cexp-c",
-	.title = "complex exponential, complex diagonal A (HRF eqs. 16, 85-87)",
+	.title = "complex exponential, complex diagonal A (HRF eqs. 85-87)",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "a: from the sets' centres (HRF eqs. 85-87)",
 	.flags = RFX_EST_COMPLEX,
 	.params = RFX_P(RFX_PARAM_DIAG),
 	.fit = cexp_c_fit,

@@ -4,9 +4,14 @@
  * shared by all of them (parsing "NAME=VALUE", printing, copying).
  */
 #include "est/estimator.h"
+#include "base/suggest.h"
 #include "base/fmt.h"
 
+#include <ctype.h>
+#include <strings.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +38,8 @@ static const struct rfx_estimator_type *const registry[] = {
 	&rfx_est_gauss_hyb,
 	&rfx_est_cexp,
 	&rfx_est_cexp_c,
+	&rfx_est_hyb_ind,
+	&rfx_est_gauss_hyb_ind,
 	NULL
 };
 
@@ -58,33 +65,141 @@ static void list_names(char *buf, size_t n)
 }
 
 /*
+ * Names of the papers that imply a projection kind as well as an
+ * estimator. The ORF paper (Yu et al. 2016) calls trigonometric features
+ * on Gaussian projections RFF (sec. 1), on orthogonal ones ORF (sec. 3,
+ * eq. 2) and on HD1HD2HD3 ones SORF (sec. 4, eq. 5).
+ */
+static const struct rfx_proj_alias proj_aliases[] = {
+	{ "orf", "trig", RFX_PROJ_ORT, "ORF paper sec. 3, eq. 2" },
+	{ "sorf", "trig", RFX_PROJ_SORF, "ORF paper sec. 4, eq. 5" },
+	{ NULL, NULL, RFX_PROJ_IID, NULL }
+};
+
+const struct rfx_proj_alias *rfx_estimator_proj_aliases(void)
+{
+	return proj_aliases;
+}
+
+/* Whether the comma-separated list has item (case aside). */
+static int list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+
+	while (list && *list) {
+		const char *comma = strchr(list, ',');
+		size_t len = comma ? (size_t)(comma - list) : strlen(list);
+
+		if (len == n && !strncasecmp(list, item, n))
+			return 1;
+		if (!comma)
+			break;
+		list = comma + 1;
+	}
+	return 0;
+}
+
+int rfx_estimator_is(const struct rfx_estimator_type *e, const char *name)
+{
+	return !strcasecmp(e->name, name) || list_has(e->aliases, name);
+}
+
+/* Every name and alias, for "did you mean"; returns the count. */
+static size_t all_names(const char **names, char *buf, size_t bufsize,
+			size_t max)
+{
+	const struct rfx_estimator_type *const *e = rfx_estimator_list();
+	const struct rfx_proj_alias *pa;
+	size_t n = 0, used = 0;
+
+	for (; *e && n < max; e++) {
+		const char *a = (*e)->aliases;
+
+		names[n++] = (*e)->name;
+		while (a && *a && n < max) {
+			const char *comma = strchr(a, ',');
+			size_t len = comma ? (size_t)(comma - a) : strlen(a);
+
+			if (used + len + 1 > bufsize)
+				break;
+			memcpy(buf + used, a, len);
+			buf[used + len] = '\0';
+			names[n++] = buf + used;
+			used += len + 1;
+			if (!comma)
+				break;
+			a = comma + 1;
+		}
+	}
+	for (pa = proj_aliases; pa->alias && n < max; pa++)
+		names[n++] = pa->alias;
+	return n;
+}
+
+/*
  * The lookup behind rfx_estimator_find; list says whether the name came
  * from a list, where "all" is also valid (and so worth suggesting).
  */
 static const struct rfx_estimator_type *find(const char *name, int list,
+					     enum rfx_proj *proj, int *has_proj,
 					     struct rfx_err *err)
 {
-	const struct rfx_estimator_type *const *e = rfx_estimator_list();
-	char names[256];
+	const struct rfx_estimator_type *const *e;
+	const struct rfx_proj_alias *pa;
+	const char *names[128];
+	char names_buf[1024], valid[512], hint[96];
+	size_t n;
 
-	for (; *e; e++)
+	if (has_proj)
+		*has_proj = 0;
+	for (e = rfx_estimator_list(); *e; e++)
 		if (!strcmp((*e)->name, name))
 			return *e;
+	for (e = rfx_estimator_list(); *e; e++)
+		if (rfx_estimator_is(*e, name))
+			return *e;
+	for (pa = proj_aliases; pa->alias; pa++) {
+		if (strcasecmp(pa->alias, name))
+			continue;
+		if (proj) {
+			*proj = pa->proj;
+			*has_proj = 1;
+			return rfx_estimator_find(pa->name, err);
+		}
+		rfx_error(err, RFX_EINVAL,
+			  "method '%s' is %s on %s projections (%s): use --method %s --projection %s",
+			  name, pa->name, rfx_proj_name(pa->proj), pa->source,
+			  pa->name, rfx_proj_name(pa->proj));
+		return NULL;
+	}
 	if (list && !strcmp(name, "all")) {
 		rfx_error(err, RFX_EINVAL,
 			  "'all' stands for every method and comes alone, not in a list");
 		return NULL;
 	}
-	list_names(names, sizeof(names));
-	rfx_error(err, RFX_EINVAL, "unknown method '%s' (valid: %s%s)", name,
-		  names, list ? ", all" : "");
+	list_names(valid, sizeof(valid));
+	n = all_names(names, names_buf, sizeof(names_buf),
+		      sizeof(names) / sizeof(names[0]) - 1);
+	if (list)
+		names[n++] = "all";
+	rfx_suggest_phrase(name, names, n, hint, sizeof(hint));
+	rfx_error(err, RFX_EINVAL, "unknown method '%s'%s (valid: %s%s)", name,
+		  hint, valid, list ? ", all" : "");
 	return NULL;
 }
 
 const struct rfx_estimator_type *rfx_estimator_find(const char *name,
 						    struct rfx_err *err)
 {
-	return find(name, 0, err);
+	return find(name, 0, NULL, NULL, err);
+}
+
+const struct rfx_estimator_type *rfx_estimator_find_proj(const char *name,
+							 enum rfx_proj *proj,
+							 int *has_proj,
+							 struct rfx_err *err)
+{
+	return find(name, 0, proj, has_proj, err);
 }
 
 int rfx_estimator_parse_list(const char *list,
@@ -121,7 +236,7 @@ int rfx_estimator_parse_list(const char *list,
 					 "method name too long in '%s'", list);
 		memcpy(item, p, len);
 		item[len] = '\0';
-		e = find(item, 1, err);
+		e = find(item, 1, NULL, NULL, err);
 		if (!e)
 			return RFX_EINVAL;
 		for (i = 0; i < count; i++)
@@ -174,13 +289,62 @@ int rfx_estimator_block(const struct rfx_estimator_type *e,
 				 (e->flags & RFX_EST_X2Y2) != 0, err);
 }
 
-static const char *const param_names[RFX_PARAM_COUNT] = {
-	"A", "t", "lambda", "q", "c", "m1", "m3", "sigma", "rho", "a"
+#define OFF(field) offsetof(struct rfx_params, field)
+#define INF HUGE_VAL
+
+/*
+ * The parameters, indexed by enum rfx_param. Ranges are the ones each
+ * estimator's fit also enforces; an estimator may narrow them further
+ * (its fit says so for a given value).
+ */
+static const struct rfx_param_info param_table[RFX_PARAM_COUNT] = {
+	[RFX_PARAM_A] = { "A", RFX_PK_SCALAR, -INF, INF, 0,
+			  "a real number, or re,im for complex estimators",
+			  "fitted", "GERF/OPRF matrix A = A I (thesis eq. 6.11)",
+			  OFF(A_re), OFF(A_im) },
+	[RFX_PARAM_T] = { "t", RFX_PK_SIGN, -1, 1, 0, "-1 or 1", "fitted",
+			  "GERF sign t (thesis eq. 6.12)", OFF(t), 0 },
+	[RFX_PARAM_LAMBDA] = { "lambda", RFX_PK_REAL, 0, INF, RFX_PI_LO_OPEN,
+			       "a positive number", "fitted",
+			       "Poisson rate (thesis sec. 6.4.1)", OFF(lambda), 0 },
+	[RFX_PARAM_Q] = { "q", RFX_PK_REAL, 0, 1, RFX_PI_LO_OPEN | RFX_PI_HI_OPEN,
+			  "in (0, 1)", "fitted",
+			  "geometric parameter (thesis sec. 6.4.2)", OFF(q), 0 },
+	[RFX_PARAM_C] = { "c", RFX_PK_VECTOR, -INF, INF, 0,
+			  "d comma-separated numbers", "fitted",
+			  "shift vector (thesis sec. 6.4.3)", OFF(c), 0 },
+	[RFX_PARAM_M1] = { "m1", RFX_PK_INT, 1, 1e6, 0, "a positive integer",
+			   "from the budget M",
+			   "features per base estimator, M1 = M2 (HRF's m)",
+			   OFF(m1), 0 },
+	[RFX_PARAM_M3] = { "m3", RFX_PK_INT, 1, 1e6, 0, "a positive integer",
+			   "from the budget M",
+			   "angular features (HRF's n)", OFF(m3), 0 },
+	[RFX_PARAM_SIGMA] = { "sigma", RFX_PK_REAL, 0, INF, RFX_PI_LO_OPEN,
+			      "a positive number", "1",
+			      "Gaussian hybrid bandwidth (HRF sec. 2.4)",
+			      OFF(sigma), 0 },
+	[RFX_PARAM_RHO] = { "rho", RFX_PK_REAL, 0, 1, RFX_PI_LO_OPEN,
+			    "in (0, 1]", "HRF eq. 68",
+			    "Gaussian hybrid normaliser (HRF appendix F)",
+			    OFF(rho), 0 },
+	[RFX_PARAM_DIAG] = { "a", RFX_PK_CVECTOR, -INF, INF, 0,
+			     "d comma-separated nonzero numbers re or re:im",
+			     "fitted",
+			     "diagonal of A (HRF eqs. 16, 85-88)", OFF(a_re),
+			     OFF(a_im) },
 };
+#undef OFF
+#undef INF
+
+const struct rfx_param_info *rfx_param_info(enum rfx_param id)
+{
+	return (unsigned)id < RFX_PARAM_COUNT ? &param_table[id] : NULL;
+}
 
 const char *rfx_param_name(enum rfx_param id)
 {
-	return (unsigned)id < RFX_PARAM_COUNT ? param_names[id] : "?";
+	return (unsigned)id < RFX_PARAM_COUNT ? param_table[id].name : "?";
 }
 
 void rfx_params_init(struct rfx_params *p, int d)
@@ -248,7 +412,7 @@ static void param_list(const struct rfx_estimator_type *e, char *buf, size_t n)
 		if (!(e->params & RFX_P(id)))
 			continue;
 		w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
-			     param_names[id]);
+			     param_table[id].name);
 		if (w < 0 || (size_t)w >= n - len)
 			break;
 		len += (size_t)w;
@@ -324,14 +488,100 @@ static int parse_complex_list(const char *s, double *re, double *im, int max)
 	}
 }
 
+/* Whether v is in the range of row pi. */
+static int in_range(const struct rfx_param_info *pi, double v)
+{
+	return ((pi->flags & RFX_PI_LO_OPEN) ? v > pi->lo : v >= pi->lo) &&
+	       ((pi->flags & RFX_PI_HI_OPEN) ? v < pi->hi : v <= pi->hi);
+}
+
+#define FIELD(p, off, type) ((type *)((char *)(p) + (off)))
+
+/* Parses value into p by row pi for estimator e (kind by kind). */
+static int parse_value(struct rfx_params *p, const struct rfx_estimator_type *e,
+		       const struct rfx_param_info *pi, const char *value,
+		       struct rfx_err *err)
+{
+	double v[2];
+	int n;
+
+	switch (pi->kind) {
+	case RFX_PK_SCALAR:
+		n = parse_nums(value, v, 2);
+		if (n < 1 || (n == 2 && !(e->flags & RFX_EST_COMPLEX)))
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: %s must be %s, got '%s'", e->name,
+					 pi->name,
+					 (e->flags & RFX_EST_COMPLEX)
+						 ? "a number or re,im"
+						 : "a real number",
+					 value);
+		*FIELD(p, pi->off, double) = v[0];
+		*FIELD(p, pi->off_im, double) = n == 2 ? v[1] : 0.0;
+		return RFX_OK;
+	case RFX_PK_SIGN:
+		if (parse_nums(value, v, 1) != 1 || (v[0] != 1.0 && v[0] != -1.0))
+			break;
+		*FIELD(p, pi->off, int) = (int)v[0];
+		return RFX_OK;
+	case RFX_PK_REAL:
+		if (parse_nums(value, v, 1) != 1 || !in_range(pi, v[0]))
+			break;
+		*FIELD(p, pi->off, double) = v[0];
+		return RFX_OK;
+	case RFX_PK_INT:
+		if (parse_nums(value, v, 1) != 1 || !in_range(pi, v[0]) ||
+		    v[0] != floor(v[0]))
+			break;
+		*FIELD(p, pi->off, int) = (int)v[0];
+		return RFX_OK;
+	case RFX_PK_VECTOR: {
+		double *c = malloc((size_t)p->d * sizeof(double));
+
+		if (!c)
+			return rfx_error(err, RFX_ENOMEM, "out of memory");
+		if (parse_nums(value, c, p->d) != p->d) {
+			free(c);
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: %s must be %d comma-separated numbers",
+					 e->name, pi->name, p->d);
+		}
+		free(*FIELD(p, pi->off, double *));
+		*FIELD(p, pi->off, double *) = c;
+		return RFX_OK;
+	}
+	case RFX_PK_CVECTOR: {
+		double *ar = malloc((size_t)p->d * sizeof(double));
+		double *ai = malloc((size_t)p->d * sizeof(double));
+		int k = ar && ai ? parse_complex_list(value, ar, ai, p->d) : -2;
+
+		if (k != p->d) {
+			free(ar);
+			free(ai);
+			if (k == -2)
+				return rfx_error(err, RFX_ENOMEM, "out of memory");
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: %s must be %d comma-separated nonzero numbers re or re:im",
+					 e->name, pi->name, p->d);
+		}
+		free(*FIELD(p, pi->off, double *));
+		free(*FIELD(p, pi->off_im, double *));
+		*FIELD(p, pi->off, double *) = ar;
+		*FIELD(p, pi->off_im, double *) = ai;
+		return RFX_OK;
+	}
+	}
+	return rfx_error(err, RFX_EINVAL, "%s: %s must be %s, got '%s'", e->name,
+			 pi->name, pi->range, value);
+}
+
 int rfx_params_parse(struct rfx_params *p, const struct rfx_estimator_type *e,
 		     const char *assignment, struct rfx_err *err)
 {
 	const char *eq = strchr(assignment, '=');
 	char name[16], plist[64];
 	size_t len;
-	int id, n;
-	double v[2];
+	int id, ret;
 
 	param_list(e, plist, sizeof(plist));
 	if (!eq || eq == assignment)
@@ -344,113 +594,36 @@ int rfx_params_parse(struct rfx_params *p, const struct rfx_estimator_type *e,
 	memcpy(name, assignment, len);
 	name[len] = '\0';
 	for (id = 0; id < RFX_PARAM_COUNT; id++)
-		if (!strcmp(name, param_names[id]))
+		if (!strcmp(name, param_table[id].name))
 			break;
 	if (id == RFX_PARAM_COUNT || !(e->params & RFX_P(id)))
 		return rfx_error(err, RFX_EINVAL,
 				 "%s has no parameter '%s' (its parameters: %s)",
 				 e->name, name, plist);
-	eq++;
-	switch (id) {
-	case RFX_PARAM_A:
-		n = parse_nums(eq, v, 2);
-		if (n < 1 || (n == 2 && !(e->flags & RFX_EST_COMPLEX)))
-			return rfx_error(err, RFX_EINVAL,
-					 "%s: A must be %s, got '%s'", e->name,
-					 (e->flags & RFX_EST_COMPLEX)
-						 ? "a number or re,im"
-						 : "a real number",
-					 eq);
-		p->A_re = v[0];
-		p->A_im = n == 2 ? v[1] : 0.0;
-		break;
-	case RFX_PARAM_T:
-		if (parse_nums(eq, v, 1) != 1 || (v[0] != 1.0 && v[0] != -1.0))
-			return rfx_error(err, RFX_EINVAL,
-					 "%s: t must be -1 or 1, got '%s'",
-					 e->name, eq);
-		p->t = (int)v[0];
-		break;
-	case RFX_PARAM_LAMBDA:
-		if (parse_nums(eq, v, 1) != 1 || !(v[0] > 0.0))
-			return rfx_error(err, RFX_EINVAL,
-					 "%s: lambda must be a positive number, got '%s'",
-					 e->name, eq);
-		p->lambda = v[0];
-		break;
-	case RFX_PARAM_Q:
-		if (parse_nums(eq, v, 1) != 1 || !(v[0] > 0.0 && v[0] < 1.0))
-			return rfx_error(err, RFX_EINVAL,
-					 "%s: q must be in (0, 1), got '%s'",
-					 e->name, eq);
-		p->q = v[0];
-		break;
-	case RFX_PARAM_C: {
-		double *c = malloc((size_t)p->d * sizeof(double));
-
-		if (!c)
-			return rfx_error(err, RFX_ENOMEM, "out of memory");
-		if (parse_nums(eq, c, p->d) != p->d) {
-			free(c);
-			return rfx_error(err, RFX_EINVAL,
-					 "%s: c must be %d comma-separated numbers",
-					 e->name, p->d);
-		}
-		free(p->c);
-		p->c = c;
-		break;
-	}
-	case RFX_PARAM_M1:
-	case RFX_PARAM_M3:
-		if (parse_nums(eq, v, 1) != 1 || v[0] < 1.0 || v[0] > 1e6 ||
-		    v[0] != floor(v[0]))
-			return rfx_error(err, RFX_EINVAL,
-					 "%s: %s must be a positive integer, got '%s'",
-					 e->name, name, eq);
-		if (id == RFX_PARAM_M1)
-			p->m1 = (int)v[0];
-		else
-			p->m3 = (int)v[0];
-		break;
-	case RFX_PARAM_DIAG: {
-		double *ar = malloc((size_t)p->d * sizeof(double));
-		double *ai = malloc((size_t)p->d * sizeof(double));
-		int k = ar && ai ? parse_complex_list(eq, ar, ai, p->d) : -2;
-
-		if (k != p->d) {
-			free(ar);
-			free(ai);
-			if (k == -2)
-				return rfx_error(err, RFX_ENOMEM, "out of memory");
-			return rfx_error(err, RFX_EINVAL,
-					 "%s: a must be %d comma-separated nonzero numbers re or re:im",
-					 e->name, p->d);
-		}
-		free(p->a_re);
-		free(p->a_im);
-		p->a_re = ar;
-		p->a_im = ai;
-		break;
-	}
-	case RFX_PARAM_SIGMA:
-		if (parse_nums(eq, v, 1) != 1 || !(v[0] > 0.0))
-			return rfx_error(err, RFX_EINVAL,
-					 "%s: sigma must be a positive number, got '%s'",
-					 e->name, eq);
-		p->sigma = v[0];
-		break;
-	case RFX_PARAM_RHO:
-		if (parse_nums(eq, v, 1) != 1 || !(v[0] > 0.0 && v[0] <= 1.0))
-			return rfx_error(err, RFX_EINVAL,
-					 "%s: rho must be in (0, 1], got '%s'",
-					 e->name, eq);
-		p->rho = v[0];
-		break;
-	default:
-		break;
-	}
+	ret = parse_value(p, e, &param_table[id], eq + 1, err);
+	if (ret)
+		return ret;
 	p->given |= RFX_P(id);
 	return RFX_OK;
+}
+
+/*
+ * Appends to buf (size n, length *len) like snprintf: *len counts the
+ * whole text even past n, and buf stays terminated.
+ */
+static void append(char *buf, size_t n, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void append(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	va_start(ap, fmt);
+	w = vsnprintf(*len < n ? buf + *len : NULL, *len < n ? n - *len : 0, fmt,
+		      ap);
+	va_end(ap);
+	if (w > 0)
+		*len += (size_t)w;
 }
 
 size_t rfx_params_format(const struct rfx_params *p,
@@ -458,82 +631,68 @@ size_t rfx_params_format(const struct rfx_params *p,
 			 size_t n)
 {
 	size_t len = 0;
-	int id, l, w;
+	int id, l;
 	char a[32], b[32]; /* numbers in their shortest round-trip form */
 
-#define APPEND(...)                                                            \
-	do {                                                                   \
-		w = snprintf(buf + len, n - len, __VA_ARGS__);                 \
-		if (w < 0 || (size_t)w >= n - len)                             \
-			return n - 1;                                          \
-		len += (size_t)w;                                              \
-	} while (0)
-
-	buf[0] = '\0';
+	if (n)
+		buf[0] = '\0';
 	for (id = 0; id < RFX_PARAM_COUNT; id++) {
+		const struct rfx_param_info *pi = &param_table[id];
+
 		if (!(e->params & RFX_P(id)))
 			continue;
 		if (len)
-			APPEND(";");
-		switch (id) {
-		case RFX_PARAM_A:
-			rfx_fmt_double(p->A_re, a, sizeof(a));
-			rfx_fmt_double(p->A_im, b, sizeof(b));
-			if (e->flags & RFX_EST_COMPLEX)
-				APPEND("A=%s,%s", a, b);
-			else
-				APPEND("A=%s", a);
-			break;
-		case RFX_PARAM_T:
-			APPEND("t=%d", p->t);
-			break;
-		case RFX_PARAM_LAMBDA:
-			rfx_fmt_double(p->lambda, a, sizeof(a));
-			APPEND("lambda=%s", a);
-			break;
-		case RFX_PARAM_Q:
-			rfx_fmt_double(p->q, a, sizeof(a));
-			APPEND("q=%s", a);
-			break;
-		case RFX_PARAM_C:
-			APPEND("c=");
-			for (l = 0; p->c && l < p->d; l++) {
-				rfx_fmt_double(p->c[l], a, sizeof(a));
-				APPEND("%s%s", l ? "," : "", a);
+			append(buf, n, &len, ";");
+		append(buf, n, &len, "%s=", pi->name);
+		switch (pi->kind) {
+		case RFX_PK_SCALAR:
+			rfx_fmt_double(*FIELD(p, pi->off, const double), a,
+						sizeof(a));
+			append(buf, n, &len, "%s", a);
+			if (e->flags & RFX_EST_COMPLEX) {
+				rfx_fmt_double(
+					*FIELD(p, pi->off_im, const double), b,
+					sizeof(b));
+				append(buf, n, &len, ",%s", b);
 			}
 			break;
-		case RFX_PARAM_M1:
-			APPEND("m1=%d", p->m1);
+		case RFX_PK_SIGN:
+		case RFX_PK_INT:
+			append(buf, n, &len, "%d", *FIELD(p, pi->off, const int));
 			break;
-		case RFX_PARAM_M3:
-			APPEND("m3=%d", p->m3);
+		case RFX_PK_REAL:
+			rfx_fmt_double(*FIELD(p, pi->off, const double), a,
+						sizeof(a));
+			append(buf, n, &len, "%s", a);
 			break;
-		case RFX_PARAM_SIGMA:
-			rfx_fmt_double(p->sigma, a, sizeof(a));
-			APPEND("sigma=%s", a);
+		case RFX_PK_VECTOR: {
+			const double *c = *FIELD(p, pi->off, double *const);
+
+			for (l = 0; c && l < p->d; l++) {
+				rfx_fmt_double(c[l], a, sizeof(a));
+				append(buf, n, &len, "%s%s", l ? "," : "", a);
+			}
 			break;
-		case RFX_PARAM_RHO:
-			rfx_fmt_double(p->rho, a, sizeof(a));
-			APPEND("rho=%s", a);
-			break;
-		case RFX_PARAM_DIAG:
-			APPEND("a=");
-			for (l = 0; p->a_re && l < p->d; l++) {
-				rfx_fmt_double(p->a_re[l], a, sizeof(a));
-				rfx_fmt_double(p->a_im[l], b, sizeof(b));
-				if (p->a_im[l] != 0.0)
-					APPEND("%s%s:%s", l ? "," : "", a, b);
+		}
+		case RFX_PK_CVECTOR: {
+			const double *re = *FIELD(p, pi->off, double *const);
+			const double *im = *FIELD(p, pi->off_im, double *const);
+
+			for (l = 0; re && l < p->d; l++) {
+				rfx_fmt_double(re[l], a, sizeof(a));
+				rfx_fmt_double(im[l], b, sizeof(b));
+				if (im[l] != 0.0)
+					append(buf, n, &len, "%s%s:%s", l ? "," : "",
+					       a, b);
 				else
-					APPEND("%s%s", l ? "," : "", a);
+					append(buf, n, &len, "%s%s", l ? "," : "", a);
 			}
 			break;
-		default:
-			break;
+		}
 		}
 	}
 	if (!len)
-		APPEND("-");
-#undef APPEND
+		append(buf, n, &len, "-");
 	return len;
 }
 

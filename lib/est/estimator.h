@@ -33,6 +33,10 @@
 #define RFX_EST_X2Y2     0x10u /* log_variance reads block->x2y2 */
 #define RFX_EST_PAIRED   0x20u /* two real features per unit of M (HRF's ++) */
 
+/* Kernels an estimator estimates (struct rfx_estimator_type.kernels). */
+#define RFX_EST_GAUSS 0x1u   /* K(x, y) = exp(-|x - y|^2 / 2) */
+#define RFX_EST_SOFTMAX 0x2u /* SM(x, y) = exp(x.y) = exp(|x|^2/2 + |y|^2/2) K */
+
 /* Parameters an estimator may have; bit RFX_P(id) in a mask. */
 enum rfx_param {
 	RFX_PARAM_A,      /* GERF/OPRF A (6.11); complex for GERF */
@@ -67,7 +71,17 @@ struct rfx_params {
 
 struct rfx_estimator_type {
 	const char *name;    /* CLI name, e.g. "oprf" */
-	const char *title;   /* name in the papers, e.g. "OPRF (FAVOR++)" */
+	const char *title;   /* name in the papers with its source, e.g.
+				"OPRF, FAVOR++ (thesis Theorem 15)" */
+	/*
+	 * Other names a method list accepts for it, comma-separated, in
+	 * lowercase (lookups ignore case): the papers' own names, each with
+	 * its source in a comment beside it. NULL or "" for none.
+	 */
+	const char *aliases;
+	unsigned kernels;    /* RFX_EST_GAUSS | RFX_EST_SOFTMAX it estimates */
+	/* How fit chooses the parameters not given ("closed form rho*"). */
+	const char *fit_note;
 	unsigned flags;      /* RFX_EST_* */
 	unsigned params;     /* RFX_P() mask of the parameters it has */
 
@@ -145,17 +159,50 @@ extern const struct rfx_estimator_type rfx_est_ang_ind;
 extern const struct rfx_estimator_type rfx_est_gauss_hyb;
 extern const struct rfx_estimator_type rfx_est_cexp;
 extern const struct rfx_estimator_type rfx_est_cexp_c;
+extern const struct rfx_estimator_type rfx_est_hyb_ind;
+extern const struct rfx_estimator_type rfx_est_gauss_hyb_ind;
 
 /* The registry, NULL-terminated, in the order tables and plots list them. */
 const struct rfx_estimator_type *const *rfx_estimator_list(void);
 
 /*
- * Looks up an estimator by CLI name. An unknown name is RFX_EINVAL with a
- * message listing every valid name ("all" is not one here: it is valid
- * only in the lists of rfx_estimator_parse_list, whose messages add it).
+ * Looks up an estimator by CLI name or alias (case aside). An unknown name
+ * is RFX_EINVAL with a message suggesting the nearest name or alias and
+ * listing every valid name ("all" is not one here: it is valid only in
+ * the lists of rfx_estimator_parse_list, whose messages add it). A
+ * projection alias ("orf") is RFX_EINVAL saying what it stands for;
+ * rfx_estimator_find_proj accepts those.
  */
 const struct rfx_estimator_type *rfx_estimator_find(const char *name,
 						    struct rfx_err *err);
+
+/*
+ * Method names of the papers that stand for an estimator on a given
+ * projection kind: "orf" is trig on ort, "sorf" trig on sorf (ORF paper).
+ */
+struct rfx_proj_alias {
+	const char *alias;  /* "orf" */
+	const char *name;   /* the estimator's CLI name, "trig" */
+	enum rfx_proj proj; /* the projection kind it implies */
+	const char *source; /* where the papers use the name */
+};
+
+/* The projection aliases, NULL-terminated (alias NULL). */
+const struct rfx_proj_alias *rfx_estimator_proj_aliases(void);
+
+/*
+ * As rfx_estimator_find, and also resolves projection aliases: *proj is
+ * set and *has_proj to 1 for those, *has_proj to 0 otherwise.
+ */
+const struct rfx_estimator_type *rfx_estimator_find_proj(const char *name,
+							 enum rfx_proj *proj,
+							 int *has_proj,
+							 struct rfx_err *err);
+
+/*
+ * Whether name is e's CLI name or one of its aliases, ignoring case.
+ */
+int rfx_estimator_is(const struct rfx_estimator_type *e, const char *name);
 
 /*
  * Parses "all" or a comma-separated list of names into out (capacity max),
@@ -197,6 +244,39 @@ int rfx_params_copy(struct rfx_params *dst, const struct rfx_params *src,
 /* Name of a parameter ("A", "t", "lambda", "q", "c", "m1", "m3", ...). */
 const char *rfx_param_name(enum rfx_param id);
 
+/* How a parameter's value is written and stored (struct rfx_param_info). */
+enum rfx_param_kind {
+	RFX_PK_REAL,    /* a double in [lo, hi] (open ends per flags) */
+	RFX_PK_INT,     /* an int in [lo, hi] */
+	RFX_PK_SIGN,    /* an int, -1 or 1 */
+	RFX_PK_SCALAR,  /* A: real, or "re,im" for complex estimators */
+	RFX_PK_VECTOR,  /* d comma-separated doubles (owned double *) */
+	RFX_PK_CVECTOR  /* d comma-separated nonzero "re" or "re:im" */
+};
+
+#define RFX_PI_LO_OPEN 0x1u /* lo itself is not valid */
+#define RFX_PI_HI_OPEN 0x2u /* hi itself is not valid */
+
+/*
+ * The parameter table: one row per enum rfx_param, read by
+ * rfx_params_parse, rfx_params_format and 'rfx help estimators', so the
+ * valid ranges are stated once.
+ */
+struct rfx_param_info {
+	const char *name;         /* as in NAME=VALUE */
+	enum rfx_param_kind kind;
+	double lo, hi;            /* range of REAL and INT values */
+	unsigned flags;           /* RFX_PI_* */
+	const char *range;        /* the range in words, for messages and help */
+	const char *dflt;         /* what it is when not given */
+	const char *what;         /* meaning, with its source */
+	size_t off, off_im;       /* offsetof its value (and imaginary part) in
+				     struct rfx_params; off_im 0 if none */
+};
+
+/* The row of parameter id, or NULL for an id out of range. */
+const struct rfx_param_info *rfx_param_info(enum rfx_param id);
+
 /*
  * Parses "NAME=VALUE" for estimator e into p and marks it given. A is
  * "re" or "re,im"; c is d comma-separated numbers. Errors name the
@@ -217,8 +297,9 @@ int rfx_params_apply(struct rfx_params *p, const struct rfx_estimator_type *e,
 /*
  * Formats e's parameters as "A=-0.0312;t=1" into buf (size n); "-" when
  * it has none. Numbers are in their shortest round-trip form, so parsing
- * the text back gives the same parameters. Returns the length written
- * (truncated at n - 1).
+ * the text back gives the same parameters. Returns the length of the
+ * whole text, as snprintf does: a result >= n means buf holds only its
+ * first n - 1 characters, which callers must not pass off as the whole.
  */
 size_t rfx_params_format(const struct rfx_params *p,
 			 const struct rfx_estimator_type *e, char *buf,

@@ -230,7 +230,11 @@ static int geom_features(const struct rfx_params *p, const struct rfx_draw *w,
 
 const struct rfx_estimator_type rfx_est_geom = {
 	.name = "geom",
-	.title = "GeomRF",
+	.title = "GeomRF (thesis sec. 6.4.2)",
+	/* geomrf: the thesis' name (sec. 6.4.2, "GeomRFs") */
+	.aliases = "geomrf",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "q: Brent minimisation of the variance",
 	.flags = RFX_EST_DISCRETE,
 	.params = RFX_P(RFX_PARAM_Q),
 	.fit = geom_fit,
@@ -241,7 +245,11 @@ const struct rfx_estimator_type rfx_est_geom = {
 
 const struct rfx_estimator_type rfx_est_geom_plus = {
 	.name = "geom+",
-	.title = "GeomRF+",
+	.title = "GeomRF+ (thesis sec. 6.4.3)",
+	/* geomrf+: the thesis' name (sec. 6.4.3, "GeomRF+") */
+	.aliases = "geomrf+",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "q: Brent minimisation; c: shift making the inputs positive (thesis sec. 6.4.3)",
 	.flags = RFX_EST_POSITIVE | RFX_EST_DISCRETE | RFX_EST_SHIFTED,
 	.params = RFX_P(RFX_PARAM_Q) | RFX_P(RFX_PARAM_C),
 	.fit = geom_plus_fit,

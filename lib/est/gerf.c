@@ -575,7 +575,9 @@ static int gerf_features(const struct rfx_params *p, const struct rfx_draw *w,
 
 const struct rfx_estimator_type rfx_est_gerf = {
 	.name = "gerf",
-	.title = "GERF",
+	.title = "GERF (thesis sec. 6.3)",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "A, t: numerical optimum of the variance (thesis eqs. 6.14-6.20)",
 	.flags = RFX_EST_COMPLEX,
 	.params = RFX_P(RFX_PARAM_A) | RFX_P(RFX_PARAM_T),
 	.fit = gerf_fit,
@@ -586,7 +588,11 @@ const struct rfx_estimator_type rfx_est_gerf = {
 
 const struct rfx_estimator_type rfx_est_oprf = {
 	.name = "oprf",
-	.title = "OPRF (FAVOR++)",
+	.title = "OPRF, FAVOR++ (thesis sec. 6.3, Theorem 15)",
+	/* favor++: the thesis' name for OPRFs in attention (sec. 6.6.2, 6.6.3) */
+	.aliases = "favor++",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "A: closed form rho* (thesis Theorem 15)",
 	.flags = RFX_EST_POSITIVE,
 	.params = RFX_P(RFX_PARAM_A),
 	.fit = oprf_fit,

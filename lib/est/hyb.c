@@ -13,7 +13,11 @@
  *   gauss-hyb  the normalised bipolar Gaussian hybrid (HRF appendix F,
  *              eqs. 67-79): lambda = (1 - exp(-sigma^2 |x-y|^2/2))/rho
  *              estimated by trigonometric features of sigma x, P = cosh,
- *              shared projections.
+ *              shared projections;
+ *   hyb-ind, gauss-hyb-ind  the same as hyb and gauss-hyb on independent
+ *              projections for T and P: the thesis' hyb-1 (eq. 6.9) and
+ *              the estimator of HRF Theorem F.1, whose variance has no
+ *              Cov(T, P) term.
  *
  * Angular lambda (eq. 19, thesis eq. 6.4): lambda^ = (1 - a)/2 with a the
  * mean of m3 products sign(w.x) sign(w.y), so E lambda^ = q = theta/pi and
@@ -66,6 +70,8 @@ static const struct hyb_kind kind_hyb = { "hyb", 0, 1, 0 };
 static const struct hyb_kind kind_ang = { "ang", 1, 1, 0 };
 static const struct hyb_kind kind_ang_ind = { "ang-ind", 1, 0, 0 };
 static const struct hyb_kind kind_gauss = { "gauss-hyb", 1, 1, 1 };
+static const struct hyb_kind kind_hyb_ind = { "hyb-ind", 0, 0, 0 };
+static const struct hyb_kind kind_gauss_ind = { "gauss-hyb-ind", 1, 0, 1 };
 
 /* Entries of the map for counts m1, m3. */
 static int hyb_dim(const struct hyb_kind *k, int m1, int m3)
@@ -466,10 +472,14 @@ static int hyb_log_variance_kind(const struct hyb_kind *k,
 	if (hyb_block_linear(b)) {
 		size_t k, np = b->nx * ny;
 
-		if (gauss)
+		if (gauss && shared)
 			HYB_LOOP(1, 1, 1, hyb_var1_lin)
-		else if (!posh)
+		else if (gauss)
+			HYB_LOOP(1, 0, 1, hyb_var1_lin)
+		else if (!posh && shared)
 			HYB_LOOP(0, 1, 0, hyb_var1_lin)
+		else if (!posh)
+			HYB_LOOP(0, 0, 0, hyb_var1_lin)
 		else if (shared)
 			HYB_LOOP(1, 1, 0, hyb_var1_lin)
 		else
@@ -479,10 +489,14 @@ static int hyb_log_variance_kind(const struct hyb_kind *k,
 		for (k = 0; k < np; k++)
 			out[k] -= lm1;
 	} else {
-		if (gauss)
+		if (gauss && shared)
 			HYB_LOOP(1, 1, 1, hyb_log_var1)
-		else if (!posh)
+		else if (gauss)
+			HYB_LOOP(1, 0, 1, hyb_log_var1)
+		else if (!posh && shared)
 			HYB_LOOP(0, 1, 0, hyb_log_var1)
+		else if (!posh)
+			HYB_LOOP(0, 0, 0, hyb_log_var1)
 		else if (shared)
 			HYB_LOOP(1, 1, 0, hyb_log_var1)
 		else
@@ -767,7 +781,8 @@ static int hyb_estimate_kind(const struct hyb_kind *k,
 }
 
 /* One registry entry per kind: thin wrappers that pass the kind along. */
-#define HYB_ENTRY(id, kind, name_, title_, flags_, params_)                    \
+/* Further initializers (aliases, fit_note) follow params_. */
+#define HYB_ENTRY(id, kind, name_, title_, flags_, params_, ...)               \
 	static int id##_fit(struct rfx_params *p, const double *X, size_t nx,  \
 			    const double *Y, size_t ny, int M,                 \
 			    struct rfx_err *err)                               \
@@ -817,16 +832,38 @@ static int hyb_estimate_kind(const struct hyb_kind *k,
 		.draw = id##_draw,                                             \
 		.estimate = id##_estimate,                                     \
 		.features = id##_features,                                     \
+		.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,                    \
+		__VA_ARGS__                                                    \
 	}
 
 #define HYB_PARAMS (RFX_P(RFX_PARAM_M1) | RFX_P(RFX_PARAM_M3))
 
-HYB_ENTRY(hyb, kind_hyb, "hyb", "HybRF", RFX_EST_COMPLEX, HYB_PARAMS);
-HYB_ENTRY(ang, kind_ang, "ang", "HRF angular hybrid", RFX_EST_COMPLEX,
-	  HYB_PARAMS);
+/* hybrf: the thesis' name (sec. 6.2, "HybRFs") */
+HYB_ENTRY(hyb, kind_hyb, "hyb", "HybRF, shared projections (thesis sec. 6.2)",
+	  RFX_EST_COMPLEX, HYB_PARAMS, .aliases = "hybrf",
+	  .fit_note = "m1 = M1 = M2 and m3 split the budget M");
+/* angular-hybrid: the HRF paper's name (sec. 2.4, "angular hybrid") */
+HYB_ENTRY(ang, kind_ang, "ang",
+	  "angular hybrid, shared projections (HRF eqs. 12, 19, 23)",
+	  RFX_EST_COMPLEX, HYB_PARAMS, .aliases = "angular-hybrid",
+	  .fit_note = "m1 = m and m3 = n split the budget M");
 HYB_ENTRY(ang_ind, kind_ang_ind, "ang-ind",
-	  "HRF angular hybrid, independent projections", RFX_EST_COMPLEX,
-	  HYB_PARAMS);
-HYB_ENTRY(gauss_hyb, kind_gauss, "gauss-hyb", "HRF Gaussian hybrid",
+	  "angular hybrid, independent projections (HRF eq. 22)",
+	  RFX_EST_COMPLEX, HYB_PARAMS,
+	  .fit_note = "m1 and m3 split the budget M");
+/* gaussian-hybrid: the HRF paper's name (sec. 2.4, "Gaussian hybrid") */
+HYB_ENTRY(gauss_hyb, kind_gauss, "gauss-hyb",
+	  "normalised bipolar Gaussian hybrid (HRF appendix F)",
 	  RFX_EST_COMPLEX,
-	  HYB_PARAMS | RFX_P(RFX_PARAM_SIGMA) | RFX_P(RFX_PARAM_RHO));
+	  HYB_PARAMS | RFX_P(RFX_PARAM_SIGMA) | RFX_P(RFX_PARAM_RHO),
+	  .aliases = "gaussian-hybrid",
+	  .fit_note = "m1, m3 split the budget M; sigma 1; rho by HRF eq. 68");
+/* The independent-projection variants the papers define beside them. */
+HYB_ENTRY(hyb_ind, kind_hyb_ind, "hyb-ind",
+	  "HybRF, independent projections (thesis eq. 6.9)", RFX_EST_COMPLEX,
+	  HYB_PARAMS, .fit_note = "m1 = M1 = M2 and m3 split the budget M");
+HYB_ENTRY(gauss_hyb_ind, kind_gauss_ind, "gauss-hyb-ind",
+	  "normalised bipolar Gaussian hybrid, independent projections (HRF Theorem F.1)",
+	  RFX_EST_COMPLEX,
+	  HYB_PARAMS | RFX_P(RFX_PARAM_SIGMA) | RFX_P(RFX_PARAM_RHO),
+	  .fit_note = "m1, m3 split the budget M; sigma 1; rho by HRF eq. 68");

@@ -150,7 +150,11 @@ static int pois_features(const struct rfx_params *p, const struct rfx_draw *w,
 
 const struct rfx_estimator_type rfx_est_pois = {
 	.name = "pois",
-	.title = "PoisRF",
+	.title = "PoisRF (thesis sec. 6.4.1)",
+	/* poisrf: the thesis' name (sec. 6.4.1, "PoisRFs") */
+	.aliases = "poisrf",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "lambda: closed form (thesis sec. 6.4.1)",
 	.flags = RFX_EST_DISCRETE | RFX_EST_X2Y2,
 	.params = RFX_P(RFX_PARAM_LAMBDA),
 	.fit = pois_fit,
@@ -161,7 +165,11 @@ const struct rfx_estimator_type rfx_est_pois = {
 
 const struct rfx_estimator_type rfx_est_pois_plus = {
 	.name = "pois+",
-	.title = "PoisRF+",
+	.title = "PoisRF+ (thesis sec. 6.4.3)",
+	/* poisrf+: the thesis' name (sec. 6.4.3, "PoisRFs+") */
+	.aliases = "poisrf+",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
+	.fit_note = "lambda: closed form; c: shift making the inputs positive (thesis sec. 6.4.3)",
 	.flags = RFX_EST_POSITIVE | RFX_EST_DISCRETE | RFX_EST_X2Y2 |
 		 RFX_EST_SHIFTED,
 	.params = RFX_P(RFX_PARAM_LAMBDA) | RFX_P(RFX_PARAM_C),

@@ -55,7 +55,11 @@ static int pos_features(const struct rfx_params *p, const struct rfx_draw *w,
 
 const struct rfx_estimator_type rfx_est_pos = {
 	.name = "pos",
-	.title = "PosRF (FAVOR+)",
+	.title = "PosRF, FAVOR+ (thesis sec. 4.2)",
+	/* posrf: the thesis' name (sec. 4.2, "PosRFs") */
+	/* favor+: the thesis' sec. 4.2 title; FAVOR+ also draws orthogonal projections (--projection ort) */
+	.aliases = "posrf,favor+",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
 	.flags = RFX_EST_POSITIVE,
 	.params = 0,
 	.fit = pos_fit,

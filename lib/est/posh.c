@@ -62,7 +62,8 @@ static int posh_features(const struct rfx_params *p, const struct rfx_draw *w,
 
 const struct rfx_estimator_type rfx_est_posh = {
 	.name = "posh",
-	.title = "HRF positive (exp(+-w.x), HRF eq. 3)",
+	.title = "HRF's positive estimator, exp(+w.x) and exp(-w.x) (HRF eq. 3)",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
 	.flags = RFX_EST_POSITIVE | RFX_EST_PAIRED,
 	.params = 0,
 	.fit = posh_fit,

@@ -54,7 +54,11 @@ static int trig_features(const struct rfx_params *p, const struct rfx_draw *w,
 
 const struct rfx_estimator_type rfx_est_trig = {
 	.name = "trig",
-	.title = "TrigRF",
+	.title = "TrigRF, Rahimi & Recht's random Fourier features (thesis sec. 2.1.3)",
+	/* rff: the ORF paper's name (sec. 1, "Random Fourier Features (RFF)") */
+	/* trigrf: the thesis' name (sec. 2.1.3, "TrigRFs") */
+	.aliases = "rff,trigrf",
+	.kernels = RFX_EST_GAUSS | RFX_EST_SOFTMAX,
 	.flags = RFX_EST_COMPLEX,
 	.params = 0,
 	.fit = trig_fit,

@@ -5,6 +5,7 @@
  * (set, method) for the closed-form expectation. See clustered.h.
  */
 #include "exp/clustered.h"
+#include "base/suggest.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -103,6 +104,11 @@ static const struct {
 };
 #define NHYB ((int)(sizeof(hybrids) / sizeof(hybrids[0])))
 
+int rfx_cl_accepts(const struct rfx_estimator_type *e)
+{
+	return !(e->params & RFX_P(RFX_PARAM_M1));
+}
+
 static int valid_names(char *buf, size_t n)
 {
 	const struct rfx_estimator_type *const *l = rfx_estimator_list();
@@ -114,7 +120,7 @@ static int valid_names(char *buf, size_t n)
 		len += (size_t)snprintf(buf + len, n - len, "%s%s", k ? ", " : "",
 					hybrids[k].name);
 	for (k = 0; l[k] && len < n; k++)
-		if (!(l[k]->params & RFX_P(RFX_PARAM_M1)))
+		if (rfx_cl_accepts(l[k]))
 			len += (size_t)snprintf(buf + len, n - len, ", %s", l[k]->name);
 	return 0;
 }
@@ -152,8 +158,8 @@ int rfx_cl_parse_methods(const char *list, struct rfx_cl_method *out, int max,
 				found = 1;
 			}
 		for (k = 0; reg[k] && !found; k++)
-			if (!strcmp(name, reg[k]->name)) {
-				if (reg[k]->params & RFX_P(RFX_PARAM_M1))
+			if (rfx_estimator_is(reg[k], name)) {
+				if (!rfx_cl_accepts(reg[k]))
 					return rfx_error(err, RFX_EINVAL,
 							 "method '%s' has a two-part budget (m1, m3) and is not for clustered data (valid: %s)",
 							 name, valid);
@@ -162,9 +168,21 @@ int rfx_cl_parse_methods(const char *list, struct rfx_cl_method *out, int max,
 				mt.code = k;
 				found = 1;
 			}
-		if (!found)
-			return rfx_error(err, RFX_EINVAL, "unknown method '%s' (valid: %s)",
-					 name, valid);
+		if (!found) {
+			const char *names[64];
+			char hint[96];
+			size_t nn = 0;
+
+			for (k = 0; k < NHYB; k++)
+				names[nn++] = hybrids[k].name;
+			for (k = 0; reg[k] && nn < sizeof(names) / sizeof(names[0]); k++)
+				if (rfx_cl_accepts(reg[k]))
+					names[nn++] = reg[k]->name;
+			rfx_suggest_phrase(name, names, nn, hint, sizeof(hint));
+			return rfx_error(err, RFX_EINVAL,
+					 "unknown method '%s'%s (valid: %s)", name, hint,
+					 valid);
+		}
 		for (k = 0; k < *n; k++)
 			if (out[k].code == mt.code)
 				return rfx_error(err, RFX_EINVAL, "method '%s' listed twice",

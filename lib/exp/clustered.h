@@ -57,6 +57,12 @@ struct rfx_cl_method {
 };
 
 /*
+ * Whether clustered takes registry estimator e as a method: those with a
+ * plain budget, not the m1/m3 hybrids (they have clustered's own).
+ */
+int rfx_cl_accepts(const struct rfx_estimator_type *e);
+
+/*
  * Parses a comma-separated list of methods ("hyb-cluster", "hyb-gmix" or
  * registry estimators without m1/m3) into out (capacity max). RFX_EINVAL
  * for an unknown, duplicate, empty or hybrid-budget name, listing the

@@ -60,7 +60,7 @@ int rfx_mse_method_parse(const char *spec, struct rfx_mse_method *m,
 	const char *colon = strchr(body, ':');
 	char name[64];
 	size_t len = colon ? (size_t)(colon - body) : strlen(body);
-	int ret;
+	int ret, has_proj;
 
 	if (eq && (eq == spec || (size_t)(eq - spec) >= sizeof(m->label)))
 		return rfx_error(err, RFX_EINVAL,
@@ -70,14 +70,21 @@ int rfx_mse_method_parse(const char *spec, struct rfx_mse_method *m,
 		return rfx_error(err, RFX_EINVAL, "no estimator in method '%s'", spec);
 	memcpy(name, body, len);
 	name[len] = '\0';
-	m->e = rfx_estimator_find(name, err);
+	m->proj = RFX_PROJ_IID;
+	/* "orf" and "sorf" name their projections (rfx_estimator_find_proj) */
+	m->e = rfx_estimator_find_proj(name, &m->proj, &has_proj, err);
 	if (!m->e)
 		return RFX_EINVAL;
-	m->proj = RFX_PROJ_IID;
 	if (colon) {
+		enum rfx_proj implied = m->proj;
+
 		ret = rfx_proj_parse(colon + 1, &m->proj, err);
 		if (ret)
 			return ret;
+		if (has_proj && m->proj != implied)
+			return rfx_error(err, RFX_EINVAL,
+					 "method '%s' names projection %s, not %s", spec,
+					 rfx_proj_name(implied), rfx_proj_name(m->proj));
 	}
 	if (eq)
 		snprintf(m->label, sizeof(m->label), "%.*s", (int)(eq - spec), spec);
@@ -85,6 +92,104 @@ int rfx_mse_method_parse(const char *spec, struct rfx_mse_method *m,
 				  rfx_proj_name(m->proj)) >= sizeof(m->label))
 		return rfx_error(err, RFX_EINVAL, "method name '%s' too long", spec);
 	return RFX_OK;
+}
+
+void rfx_mse_inputs_release(struct rfx_mse_inputs *in)
+{
+	int k;
+
+	for (k = 0; k < in->nowned; k++)
+		rfx_dataset_free(in->owned[k]);
+	free(in->owned);
+	free(in->data);
+	memset(in, 0, sizeof(*in));
+}
+
+/* The bandwidth of ds: c->sigma, or the mean nn distance (ORF sec. 5). */
+static int bandwidth(const struct rfx_mse_inputs_config *c,
+		     const struct rfx_dataset *ds, int id, double *sigma,
+		     struct rfx_err *err)
+{
+	gsl_rng *r;
+	int ret;
+
+	if (c->sigma_attention) {
+		*sigma = pow((double)ds->d, 0.25);
+		return RFX_OK;
+	}
+	if (c->sigma > 0.0) {
+		*sigma = c->sigma;
+		return RFX_OK;
+	}
+	r = rfx_rng_alloc_stream(c->seed, 3000 + (uint64_t)id, 0, 0);
+	if (!r)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	ret = rfx_dataset_nn_sigma(ds, c->nn_k, c->nn_sample, r, sigma, err);
+	gsl_rng_free(r);
+	return ret;
+}
+
+int rfx_mse_inputs_load(const struct rfx_mse_inputs_config *c,
+			struct rfx_mse_inputs *in, struct rfx_err *err)
+{
+	size_t ncopies = (size_t)c->ndatasets * (size_t)c->nnorms;
+	struct rfx_dataset *raw = NULL;
+	int k, j, q, ret = RFX_OK;
+
+	memset(in, 0, sizeof(*in));
+	in->owned = calloc(ncopies ? ncopies : 1, sizeof(*in->owned));
+	in->data = calloc(ncopies * (size_t)c->nscales + 1, sizeof(*in->data));
+	if (!in->owned || !in->data) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (k = 0; k < c->ndatasets; k++) {
+		const struct rfx_matrix *m = c->files ? c->files[k] : NULL;
+		/* a user's file: a stream key past the catalogue's */
+		int id = m ? 100 + k : rfx_dataset_index(c->datasets[k]);
+
+		raw = m ? rfx_dataset_from(c->datasets[k], m->x, m->rows, m->cols, err)
+			: rfx_dataset_load(c->datasets[k], c->dir, err);
+		if (!raw) {
+			ret = err && err->code ? err->code : RFX_EIO;
+			goto out;
+		}
+		for (j = 0; j < c->nnorms; j++) {
+			struct rfx_dataset *ds = rfx_dataset_from(raw->name, raw->X,
+								  raw->n, raw->d, err);
+			double base; /* the bandwidth before the factors */
+
+			if (!ds) {
+				ret = RFX_ENOMEM;
+				goto out;
+			}
+			in->owned[in->nowned++] = ds;
+			rfx_dataset_normalize(ds, c->norms[j]);
+			ret = c->pad_pow2
+				      ? rfx_dataset_pad(ds, 1 << (int)ceil(log2((double)ds->d)),
+							err)
+				      : RFX_OK;
+			if (!ret)
+				ret = bandwidth(c, ds, id, &base, err);
+			if (ret)
+				goto out;
+			for (q = 0; q < c->nscales; q++) {
+				struct rfx_mse_data *dd = &in->data[in->ndata++];
+
+				dd->ds = ds;
+				dd->norm = rfx_norm_name(c->norms[j]);
+				dd->sigma = base * c->scales[q];
+				dd->id = id;
+			}
+		}
+		rfx_dataset_free(raw);
+		raw = NULL;
+	}
+out:
+	rfx_dataset_free(raw);
+	if (ret)
+		rfx_mse_inputs_release(in);
+	return ret;
 }
 
 size_t rfx_mse_nrows(const struct rfx_mse_config *c)

@@ -64,6 +64,7 @@
 #include <stdint.h>
 
 #include "data/dataset.h"
+#include "data/matrix.h"
 #include "base/err.h"
 #include "est/estimator.h"
 #include "proj/proj.h"
@@ -98,6 +99,53 @@ struct rfx_mse_data {
 	double sigma;                 /* inputs are used as x / sigma */
 	int id;                       /* stream key (catalogue index) */
 };
+
+/*
+ * The inputs of a table: every dataset under every normalisation (one
+ * copy each, optionally zero-padded to a power-of-2 dimension), with its
+ * bandwidth times every factor. The datasets are loaded from dir.
+ */
+struct rfx_mse_inputs_config {
+	int ndatasets;
+	const char *const *datasets;  /* catalogue names (lib/data/dataset.h),
+					 or the names of files[k] */
+	const struct rfx_matrix *const *files; /* NULL, or per dataset the
+					 user's rows already loaded (NULL for a
+					 catalogue name); stream id 100 + k */
+	int nnorms;
+	const enum rfx_norm *norms;
+	int nscales;
+	const double *scales;         /* bandwidth factors, > 0 */
+	int pad_pow2;                 /* zero-pad d to the next power of 2 */
+	double sigma;                 /* > 0: the bandwidth; 0: nearest
+					 neighbours (nn_k, nn_sample) */
+	int sigma_attention;          /* the bandwidth d^(1/4), so that
+					 x.y / sigma^2 = x.y / sqrt(d) */
+	int nn_k;
+	size_t nn_sample;
+	uint64_t seed;                /* nn's sample: stream (seed, 3000 + id) */
+	const char *dir;              /* data directory */
+};
+
+/* The loaded inputs: ndata entries in data, owning the copies. */
+struct rfx_mse_inputs {
+	int ndata, nowned;
+	struct rfx_mse_data *data;
+	struct rfx_dataset **owned;
+};
+
+/*
+ * Loads and prepares c's inputs into in (zeroed here). Entries for the
+ * factors of one dataset and normalisation share its inputs and random
+ * streams (the id), so that the factors compare on common random
+ * numbers. Errors: RFX_EIO/RFX_EFORMAT for a file, RFX_ENOMEM, RFX_EINVAL
+ * for a bandwidth that cannot be estimated; in is released on failure.
+ */
+int rfx_mse_inputs_load(const struct rfx_mse_inputs_config *c,
+			struct rfx_mse_inputs *in, struct rfx_err *err);
+
+/* Frees what rfx_mse_inputs_load allocated; in may be zeroed. */
+void rfx_mse_inputs_release(struct rfx_mse_inputs *in);
 
 struct rfx_mse_config {
 	enum rfx_mse_kernel kernel;

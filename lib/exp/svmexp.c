@@ -5,6 +5,7 @@
  * and the mean and spread of the accuracy over draws.
  */
 #include "exp/svmexp.h"
+#include "base/suggest.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -207,9 +208,13 @@ int rfx_svmexp_load(const char *name, const char *dir, size_t max_train,
 	memset(out, 0, sizeof(*out));
 	for (k = 0; splits[k].name && strcmp(splits[k].name, name ? name : ""); k++)
 		;
-	if (!splits[k].name)
-		return rfx_error(err, RFX_EINVAL, "unknown dataset '%s' (valid: %s)",
-				 name ? name : "", RFX_SVMEXP_NAMES);
+	if (!splits[k].name) {
+		char hint[96];
+
+		rfx_suggest_phrase_list(name, RFX_SVMEXP_NAMES, hint, sizeof(hint));
+		return rfx_error(err, RFX_EINVAL, "unknown dataset '%s'%s (valid: %s)",
+				 name ? name : "", hint, RFX_SVMEXP_NAMES);
+	}
 	tr = rfx_dataset_load_labelled(name, dir, 0, err);
 	if (!tr)
 		return err->code;

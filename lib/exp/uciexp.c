@@ -291,10 +291,14 @@ static int prepare(const struct rfx_uciexp_config *c, struct run *R,
 	return RFX_OK;
 }
 
-/* Fills the output rows from the counts. */
-static void summarise(const struct rfx_uciexp_config *c, const struct run *R,
-		      struct rfx_uciexp_gamma_row *grows,
-		      struct rfx_uciexp_row *rows, double *vv, double *vt)
+/*
+ * Fills the output rows from the counts; RFX_EINVAL when a parameter text
+ * does not fit its column (it is never shortened).
+ */
+static int summarise(const struct rfx_uciexp_config *c, const struct run *R,
+		     struct rfx_uciexp_gamma_row *grows,
+		     struct rfx_uciexp_row *rows, double *vv, double *vt,
+		     struct rfx_err *err)
 {
 	const struct rfx_uci_split *S = c->split;
 	int m, g, s;
@@ -324,10 +328,16 @@ static void summarise(const struct rfx_uciexp_config *c, const struct run *R,
 			gr->seeds = ns;
 			mean_sd(vv, ns, &gr->val_pct, &gr->val_pct_sd);
 			mean_sd(vt, ns, &gr->test_pct, &gr->test_pct_sd);
-			if (me->e)
-				rfx_params_format(&R->par[m * R->ng + g], me->e,
-						  gr->params, sizeof(gr->params));
-			else
+			if (me->e &&
+			    rfx_params_format(&R->par[m * R->ng + g], me->e,
+					      gr->params, sizeof(gr->params)) >=
+				    sizeof(gr->params))
+				/* never a silently shortened parameter text */
+				return rfx_error(err, RFX_EINVAL,
+						 "the parameters of '%s' on '%s' need more than the %zu characters of the params column",
+						 me->e->name, c->dataset,
+						 sizeof(gr->params) - 1);
+			else if (!me->e)
 				snprintf(gr->params, sizeof(gr->params), "-");
 			if (gr->val_pct > best_val) {
 				best_val = gr->val_pct;
@@ -355,6 +365,7 @@ static void summarise(const struct rfx_uciexp_config *c, const struct run *R,
 			r->test_pct_se = gb->test_pct_sd / sqrt((double)ns);
 		}
 	}
+	return RFX_OK;
 }
 
 int rfx_uciexp_run(const struct rfx_uciexp_config *c,
@@ -473,7 +484,7 @@ int rfx_uciexp_run(const struct rfx_uciexp_config *c,
 	}
 	rfx_blas_single_end(blas_saved);
 	if (!ret)
-		summarise(c, &R, grows, rows, vv, vt);
+		ret = summarise(c, &R, grows, rows, vv, vt, err);
 out:
 	run_free(&R);
 	free(rfidx);

@@ -53,6 +53,7 @@
 #include <gsl/gsl_qrng.h>
 #include <gsl/gsl_randist.h>
 
+#include "base/suggest.h"
 #include "num/blas.h"
 #include "proj/wht.h"
 
@@ -149,6 +150,8 @@ static int proj_index(enum rfx_proj p)
 int rfx_proj_parse(const char *name, enum rfx_proj *out, struct rfx_err *err)
 {
 	char valid[160]; /* "iid, ort, ...": built from the table so they cannot drift */
+	const char *names[32]; /* the same names for "did you mean" */
+	char hint[96];
 	size_t len = 0;
 	int i;
 
@@ -161,11 +164,19 @@ int rfx_proj_parse(const char *name, enum rfx_proj *out, struct rfx_err *err)
 		}
 	}
 	valid[0] = '\0';
-	for (i = 0; projs[i].name && len < sizeof(valid); i++)
+	for (i = 0; projs[i].name && len < sizeof(valid); i++) {
 		len += (size_t)snprintf(valid + len, sizeof(valid) - len, "%s%s",
 					i ? ", " : "", projs[i].name);
-	return rfx_error(err, RFX_EINVAL, "unknown projection '%s' (valid: %s)",
-			 name, valid);
+		if (i < (int)(sizeof(names) / sizeof(names[0])))
+			names[i] = projs[i].name;
+	}
+	rfx_suggest_phrase(name, names,
+			   (size_t)(i < (int)(sizeof(names) / sizeof(names[0]))
+					    ? i
+					    : (int)(sizeof(names) / sizeof(names[0]))),
+			   hint, sizeof(hint));
+	return rfx_error(err, RFX_EINVAL, "unknown projection '%s'%s (valid: %s)",
+			 name, hint, valid);
 }
 
 const char *rfx_proj_name(enum rfx_proj p)

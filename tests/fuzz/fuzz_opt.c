@@ -2,7 +2,7 @@
  * libFuzzer target: the command-line parsers. The input is split at NUL
  * and newline bytes into an argv (at most 64 words) and parsed by
  * rfx_opt_parse (cli/opt.c) against a table with one option of every
- * kind; then each word goes through the parsers that take users' strings
+ * kind (bounds, choices, a typed parser and defaults included); then each word goes through the parsers that take users' strings
  * in the subcommands: number lists (rfx_opt_doubles), method lists of
  * the registry and of clustered, "[LABEL=]ESTIMATOR[:PROJECTION]",
  * "NAME=VALUE" and "METHOD:NAME=VALUE" parameters, projection,
@@ -55,6 +55,12 @@ static void fuzz_opt_word(const char *w, int d)
 	fuzz_opt_check(rfx_cl_parse_methods(w, cl, 32, &n, &err), &err);
 	fuzz_opt_check(rfx_mse_method_parse(w, &mm, &err), &err);
 	fuzz_opt_check(rfx_proj_parse(w, &proj, &err), &err);
+	{
+		int has;
+
+		if (!rfx_estimator_find_proj(w, &proj, &has, &err) && !err.msg[0])
+			__builtin_trap();
+	}
 	fuzz_opt_check(rfx_norm_parse(w, &norm, &err), &err);
 	fuzz_opt_check(rfx_regime_parse(w, &reg, &err), &err);
 	fuzz_opt_check(rfx_varmap_parse(w, &map, &err), &err);
@@ -77,8 +83,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int i_val = 0, flag = 0;
 	long l_val = 0;
 	uint64_t u_val = 0;
-	double d_val = 0.0;
+	double d_val = 0.0, r_val = 0.0;
 	const char *s_val = NULL;
+	static const char *const choices[] = { "one", "two", NULL };
+	int c_val = -1, b_val = 0;
+	enum rfx_proj p_val = RFX_PROJ_IID;
 	struct rfx_strlist multi;
 	struct rfx_err err;
 	size_t a, i;
@@ -90,7 +99,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ "output", 'o', RFX_OPT_STRING, &s_val, "FILE", "a string", 0 },
 		{ "flag", 0, RFX_OPT_FLAG, &flag, NULL, "a flag", 0 },
 		{ "param", 0, RFX_OPT_MULTI, &multi, "P", "repeatable", 0 },
-		{ NULL, 0, 0, NULL, NULL, NULL, 0 }
+		{ "bounded", 0, RFX_OPT_INT, &b_val, "N", "an int in 0 or 2..9", 0,
+		  RFX_RANGE_OR0(2, 9), .dflt = "3" },
+		{ "range", 0, RFX_OPT_DOUBLE, &r_val, "X", "a number in (0, 1]", 0,
+		  RFX_RANGE_ABOVE(0, 1) },
+		{ "choice", 0, RFX_OPT_CHOICE, &c_val, "C", "one or two", 0,
+		  .choices = choices, .dflt = "two" },
+		{ "projection", 0, RFX_OPT_PARSE, &p_val, "P", "a projection", 0,
+		  .parse = rfx_opt_proj, .dflt = "iid" },
+		RFX_OPTION_END
 	};
 
 	buf = malloc(size + 1);
@@ -110,7 +127,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&err, 0, sizeof(err));
 	ret = rfx_opt_parse("fuzz", opts, argc, argv, pos, 4, &npos, &help, &err);
 	fuzz_opt_check(ret, &err);
-	if (ret == RFX_OK && (npos < 0 || npos > 4 || multi.n < 0 || multi.n > 64))
+	if (ret == RFX_OK && (npos < 0 || npos > 4 || multi.n < 0 || multi.n > 64 ||
+			      c_val < 0 || c_val > 1 || (b_val != 0 && (b_val < 2 || b_val > 9)) ||
+			      r_val < 0 || r_val > 1))
 		__builtin_trap();
 	for (k = 1; k < argc; k++)
 		fuzz_opt_word(argv[k], 1 + (int)(size % 8));

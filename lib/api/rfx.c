@@ -1,0 +1,632 @@
+/*
+ * The public C interface of include/rfx.h: a thin layer over the estimator
+ * registry (lib/est), the projection samplers (lib/proj), the random
+ * streams (lib/base/rng) and the pair blocks (lib/num), with opaque
+ * handles. It adds no numerics of its own beyond the softmax kernel's
+ * e^{|x|^2/2} factor (SM = e^{|x|^2/2} e^{|y|^2/2} K) and the real form
+ * of complex features; `rfx features` (cli/features.c) is a client of
+ * this same file, so that the library and the command give the same bytes
+ * for the same seed.
+ *
+ * This is the top layer (docs/HACKING.md): nothing in lib/ includes it.
+ * Its function names are those of the public header, not rfx_rfx_*.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "base/err.h"
+#include "base/rng.h"
+#include "num/blas.h"
+#include "num/block.h"
+#include "num/kernel.h"
+#include "est/estimator.h"
+#include "est/featmap.h"
+#include "proj/proj.h"
+
+/* after lib/base/err.h, whose definitions it then shares */
+#include <rfx.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* The public flag bits are the registry's. */
+_Static_assert(RFX_ESTIMATOR_POSITIVE == RFX_EST_POSITIVE, "flag drift");
+_Static_assert(RFX_ESTIMATOR_COMPLEX == RFX_EST_COMPLEX, "flag drift");
+_Static_assert(RFX_ESTIMATOR_DISCRETE == RFX_EST_DISCRETE, "flag drift");
+_Static_assert(RFX_ESTIMATOR_SHIFTED == RFX_EST_SHIFTED, "flag drift");
+_Static_assert(RFX_ESTIMATOR_PAIRED == RFX_EST_PAIRED, "flag drift");
+
+/*
+ * The stream of rfx_model_draw: (seed, RFX_API_STREAM, 0, 0). The other
+ * streams of rfx use small task indices first; this tag ("feat" in ASCII)
+ * keeps the library's draws apart from theirs.
+ */
+#define RFX_API_STREAM 0x66656174u
+
+#ifndef RFX_LIB_VERSION
+#define RFX_LIB_VERSION "unknown"
+#endif
+
+struct rfx_model {
+	const struct rfx_estimator_type *e; /* the estimator */
+	struct rfx_params p;   /* its parameters (fixed ones in p.given) */
+	int d;                 /* input dimension */
+	int M;                 /* budget, in the estimator's unit */
+	enum rfx_proj proj;    /* projection kind */
+	int softmax;           /* kernel SM instead of K */
+	int fitted;            /* p is fitted and validated */
+	int D;                 /* feature columns of the estimator (complex or real) */
+	int Dr;                /* real output columns */
+	struct rfx_draw *w;    /* the draw, NULL until rfx_model_draw */
+};
+
+const char *rfx_version(void)
+{
+	return RFX_LIB_VERSION;
+}
+
+const struct rfx_estimator_type *rfx_estimator_at(int i)
+{
+	const struct rfx_estimator_type *const *list = rfx_estimator_list();
+	int k;
+
+	if (i < 0)
+		return NULL;
+	for (k = 0; k < i && list[k]; k++)
+		;
+	return list[k];
+}
+
+const char *rfx_estimator_name(const struct rfx_estimator_type *e)
+{
+	return e ? e->name : NULL;
+}
+
+const char *rfx_estimator_title(const struct rfx_estimator_type *e)
+{
+	return e ? e->title : NULL;
+}
+
+unsigned rfx_estimator_flags(const struct rfx_estimator_type *e)
+{
+	return e ? e->flags & (RFX_ESTIMATOR_POSITIVE | RFX_ESTIMATOR_COMPLEX |
+			       RFX_ESTIMATOR_DISCRETE | RFX_ESTIMATOR_SHIFTED |
+			       RFX_ESTIMATOR_PAIRED)
+		 : 0u;
+}
+
+size_t rfx_estimator_params(const struct rfx_estimator_type *e, char *buf,
+			    size_t n)
+{
+	size_t len = 0;
+	int id;
+
+	if (n)
+		buf[0] = '\0';
+	if (!e)
+		return 0;
+	for (id = 0; id < RFX_PARAM_COUNT; id++) {
+		const char *name = rfx_param_name((enum rfx_param)id);
+		size_t k = strlen(name);
+
+		if (!(e->params & RFX_P(id)))
+			continue;
+		if (len && len + 1 < n)
+			strcat(buf, ",");
+		len += len ? 1 : 0;
+		if (len + k < n)
+			strcat(buf, name);
+		len += k;
+	}
+	return len;
+}
+
+const char *rfx_projection_at(int i)
+{
+	/* enum rfx_proj runs from RFX_PROJ_IID to RFX_PROJ_HALTON_SCR */
+	if (i < 0 || i > (int)RFX_PROJ_HALTON_SCR)
+		return NULL;
+	return rfx_proj_name((enum rfx_proj)i);
+}
+
+/*
+ * OpenBLAS's thread count is process-wide: the first of concurrent
+ * feature calls sets it to one and the last restores it, so that two
+ * threads with separate models cannot restore it under each other.
+ */
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_users;  /* calls inside the guard */
+static int blas_saved;  /* what the first one saved */
+
+static void blas_enter(void)
+{
+	pthread_mutex_lock(&blas_lock);
+	if (blas_users++ == 0)
+		blas_saved = rfx_blas_single_begin();
+	pthread_mutex_unlock(&blas_lock);
+}
+
+static void blas_leave(void)
+{
+	pthread_mutex_lock(&blas_lock);
+	if (--blas_users == 0)
+		rfx_blas_single_end(blas_saved);
+	pthread_mutex_unlock(&blas_lock);
+}
+
+/* RFX_OK when every entry of X (n x d) is finite and within RFX_INPUT_MAX. */
+static int check_inputs(const double *X, size_t n, int d, const char *what,
+			struct rfx_err *err)
+{
+	size_t i;
+	int l;
+
+	if (n && !X)
+		return rfx_error(err, RFX_EINVAL, "%s is NULL", what);
+	for (i = 0; i < n; i++)
+		for (l = 0; l < d; l++) {
+			double v = X[i * (size_t)d + (size_t)l];
+
+			if (!isfinite(v))
+				return rfx_error(err, RFX_EINVAL,
+						 "%s row %zu column %d is not finite (%g)",
+						 what, i, l, v);
+			if (fabs(v) > RFX_INPUT_MAX)
+				return rfx_error(err, RFX_EINVAL,
+						 "%s row %zu column %d is %g, beyond +-%g",
+						 what, i, l, v, RFX_INPUT_MAX);
+		}
+	return RFX_OK;
+}
+
+/* Which kernel: "gauss" (or NULL) gives 0, "softmax" 1, else -1. */
+static int kernel_parse(const char *kernel)
+{
+	if (!kernel || !strcmp(kernel, "gauss"))
+		return 0;
+	if (!strcmp(kernel, "softmax"))
+		return 1;
+	return -1;
+}
+
+struct rfx_model *rfx_model_alloc(const char *method, int d, int n_features,
+				  const char *projection, const char *kernel,
+				  struct rfx_err *err)
+{
+	const struct rfx_estimator_type *e;
+	struct rfx_model *m;
+	enum rfx_proj proj = RFX_PROJ_IID;
+	int softmax = kernel_parse(kernel);
+
+	if (!method) {
+		rfx_error(err, RFX_EINVAL, "no estimator named");
+		return NULL;
+	}
+	e = rfx_estimator_find(method, err);
+	if (!e)
+		return NULL;
+	if (d < 1) {
+		rfx_error(err, RFX_EINVAL, "dimension must be positive, got %d", d);
+		return NULL;
+	}
+	if (n_features < 1) {
+		rfx_error(err, RFX_EINVAL,
+			  "number of features must be positive, got %d",
+			  n_features);
+		return NULL;
+	}
+	if (softmax < 0) {
+		rfx_error(err, RFX_EINVAL,
+			  "unknown kernel '%s' (valid: gauss, softmax)", kernel);
+		return NULL;
+	}
+	if (projection && rfx_proj_parse(projection, &proj, err))
+		return NULL;
+	if ((e->flags & RFX_EST_DISCRETE) && proj != RFX_PROJ_IID) {
+		rfx_error(err, RFX_EINVAL,
+			  "%s draws discrete features: projection '%s' does not apply (use iid)",
+			  e->name, projection);
+		return NULL;
+	}
+	if (rfx_proj_check(proj, d, err))
+		return NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		rfx_error(err, RFX_ENOMEM, "out of memory");
+		return NULL;
+	}
+	m->e = e;
+	m->d = d;
+	m->M = n_features;
+	m->proj = proj;
+	m->softmax = softmax;
+	rfx_params_init(&m->p, d);
+	return m;
+}
+
+void rfx_model_free(struct rfx_model *m)
+{
+	if (!m)
+		return;
+	rfx_draw_free(m->w);
+	rfx_params_release(&m->p);
+	free(m);
+}
+
+/* Forgets the fit's validation and the draw (both depend on parameters). */
+static void model_reset(struct rfx_model *m)
+{
+	rfx_draw_free(m->w);
+	m->w = NULL;
+	m->fitted = 0;
+	m->D = m->Dr = 0;
+}
+
+/*
+ * RFX_OK when m exists and has reached the state call needs: a fit
+ * (need_draw 0) or a draw as well (need_draw 1); RFX_EINVAL saying what
+ * is missing otherwise.
+ */
+static int model_ready(const struct rfx_model *m, int need_draw,
+		       const char *call, struct rfx_err *err)
+{
+	if (!m)
+		return rfx_error(err, RFX_EINVAL, "no model");
+	if (!m->fitted)
+		return rfx_error(err, RFX_EINVAL,
+				 "%s: %s before fit (fit the parameters first)",
+				 m->e->name, call);
+	if (need_draw && !m->w)
+		return rfx_error(err, RFX_EINVAL,
+				 "%s: %s before draw (fit, then draw)", m->e->name,
+				 call);
+	return RFX_OK;
+}
+
+int rfx_model_set_param(struct rfx_model *m, const char *assignment,
+			struct rfx_err *err)
+{
+	if (!m || !assignment)
+		return rfx_error(err, RFX_EINVAL, "no model or no assignment");
+	model_reset(m);
+	return rfx_params_parse(&m->p, m->e, assignment, err);
+}
+
+int rfx_model_fit(struct rfx_model *m, const double *X, size_t nx,
+		  const double *Y, size_t ny, struct rfx_err *err)
+{
+	int ret, D;
+
+	if (!m)
+		return rfx_error(err, RFX_EINVAL, "no model");
+	model_reset(m);
+	if (nx < 1 || ny < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "fit needs at least one input on each side, got %zu and %zu",
+				 nx, ny);
+	ret = check_inputs(X, nx, m->d, "X", err);
+	if (!ret)
+		ret = check_inputs(Y, ny, m->d, "Y", err);
+	if (!ret)
+		ret = m->e->fit(&m->p, X, nx, Y, ny, m->M, err);
+	if (ret)
+		return ret;
+	D = rfx_estimator_feature_dim(m->e, &m->p, m->M);
+	if (D < 1)
+		return rfx_error(err, RFX_EINVAL, "%s: no features for M = %d",
+				 m->e->name, m->M);
+	m->D = D;
+	m->Dr = (m->e->flags & RFX_EST_COMPLEX) ? 2 * D : D;
+	m->fitted = 1;
+	return RFX_OK;
+}
+
+size_t rfx_model_params(const struct rfx_model *m, char *buf, size_t n)
+{
+	char tmp[8192];
+	size_t len;
+
+	if (!m) {
+		if (n)
+			buf[0] = '\0';
+		return 0;
+	}
+	/* rfx_params_format truncates; the full length needs a big buffer */
+	len = rfx_params_format(&m->p, m->e, tmp, sizeof(tmp));
+	if (n) {
+		size_t k = len < n - 1 ? len : n - 1;
+
+		memcpy(buf, tmp, k);
+		buf[k] = '\0';
+	}
+	return len;
+}
+
+int rfx_model_draw(struct rfx_model *m, unsigned long long seed,
+		   struct rfx_err *err)
+{
+	gsl_rng *r;
+	int ret;
+
+	if ((ret = model_ready(m, 0, "draw", err)))
+		return ret;
+	if (!m->w) {
+		m->w = rfx_draw_alloc(m->d, m->D > m->M ? m->D : m->M);
+		if (!m->w)
+			return rfx_error(err, RFX_ENOMEM,
+					 "out of memory for %d projections in dimension %d",
+					 m->D > m->M ? m->D : m->M, m->d);
+	}
+	r = rfx_rng_alloc_stream((uint64_t)seed, RFX_API_STREAM, 0, 0);
+	if (!r)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	ret = m->e->draw(r, m->proj, &m->p, m->M, m->w, err);
+	gsl_rng_free(r);
+	if (ret) {
+		rfx_draw_free(m->w);
+		m->w = NULL;
+	}
+	return ret;
+}
+
+int rfx_model_dim(const struct rfx_model *m)
+{
+	return m && m->fitted ? m->Dr : 0;
+}
+
+enum out_kind { OUT_F64, OUT_F32, OUT_LOG };
+
+/*
+ * Row i of F (rows scaled by e^{ls}) as real features into o (m->Dr
+ * entries, double or float), scaled unless kind is OUT_LOG: the real
+ * parts, then sg times the imaginary parts (zeros for real features of a
+ * complex estimator). An entry is re e^{ls}; when e^{ls} overflows, the
+ * product goes through the log so that an exact zero stays 0 (not
+ * 0 * inf). The common case is two plain loops the compiler vectorises.
+ */
+static void write_row(const struct rfx_model *m, const struct rfx_featmat *F,
+		      size_t i, double ls, double sg, enum out_kind kind,
+		      void *o)
+{
+	const double *re = F->re + i * (size_t)F->D;
+	const double *im = F->im + i * (size_t)F->D;
+	double s = kind == OUT_LOG ? 1.0 : exp(ls), si = sg * s;
+	double *od = o;
+	float *of = o;
+	int D = F->D, j;
+
+	if (!isfinite(s)) {
+		for (j = 0; j < m->Dr; j++) {
+			double v = j < D ? re[j] : F->is_complex ? sg * im[j - D] : 0.0;
+
+			if (v != 0.0)
+				v = copysign(exp(log(fabs(v)) + ls), v);
+			if (kind == OUT_F32)
+				((float *)o)[j] = (float)v;
+			else
+				((double *)o)[j] = v;
+		}
+		return;
+	}
+	if (kind == OUT_F32) {
+		for (j = 0; j < D; j++)
+			of[j] = (float)(re[j] * s);
+		if (F->is_complex)
+			for (j = 0; j < D; j++)
+				of[D + j] = (float)(im[j] * si);
+		else
+			for (j = D; j < m->Dr; j++)
+				of[j] = 0.0f;
+		return;
+	}
+	for (j = 0; j < D; j++)
+		od[j] = re[j] * s;
+	if (F->is_complex)
+		for (j = 0; j < D; j++)
+			od[D + j] = im[j] * si;
+	else
+		for (j = D; j < m->Dr; j++)
+			od[j] = 0.0;
+}
+
+/*
+ * The feature matrix of rfx_model_features and its variants. The rows go
+ * in chunks of rfx_featmat_block_rows(D) over the OpenMP threads, each
+ * chunk computed by the estimator's map into a per-thread feature matrix
+ * that stays in cache and then written out scaled: one pass over the
+ * output. The chunks are fixed by row index and each runs on one BLAS
+ * thread, so the bytes do not depend on the thread count.
+ */
+static int features_run(const struct rfx_model *m, int side, const double *X,
+			size_t n, void *out, double *lscale,
+			enum out_kind kind, struct rfx_err *err)
+{
+	size_t C, nchunks, k;
+	int ret = RFX_OK, d, cap;
+	double sg = side == 2 ? -1.0 : 1.0;
+	size_t esz = kind == OUT_F32 ? sizeof(float) : sizeof(double);
+
+	if ((ret = model_ready(m, 1, "features", err)))
+		return ret;
+	if (side != 1 && side != 2)
+		return rfx_error(err, RFX_EINVAL,
+				 "side must be 1 (x) or 2 (y), got %d", side);
+	if (n && (!out || (kind == OUT_LOG && !lscale)))
+		return rfx_error(err, RFX_EINVAL, "no output array");
+	d = m->d;
+	ret = check_inputs(X, n, d, "X", err);
+	if (ret || n == 0)
+		return ret;
+	C = rfx_featmat_block_rows(m->D > m->M ? m->D : m->M);
+	nchunks = (n + C - 1) / C;
+	cap = m->D > m->M ? m->D : m->M;
+	blas_enter();
+	/* one chunk runs on the calling thread: no team to wake for it */
+#pragma omp parallel if (nchunks > 1)
+	{
+		struct rfx_featmat *F = rfx_featmat_alloc(C, cap);
+		struct rfx_err terr;
+		int tret = F ? RFX_OK : RFX_ENOMEM;
+
+		rfx_err_clear(&terr);
+		if (!F)
+			rfx_error(&terr, RFX_ENOMEM,
+				  "out of memory for %zu x %d features", C, cap);
+#pragma omp for schedule(dynamic)
+		for (k = 0; k < nchunks; k++) {
+			size_t i0 = k * C, rows = n - i0 < C ? n - i0 : C, i;
+
+			if (tret)
+				continue;
+			tret = m->e->features(&m->p, m->w, side,
+					      X + i0 * (size_t)d, rows, m->M,
+					      F, &terr);
+			if (tret)
+				continue;
+			/*
+			 * A complex estimator may give real features for some
+			 * parameters (GERF with real A and t = 1): their
+			 * imaginary columns are then zeros, so that the width
+			 * is the estimator's whatever the fit.
+			 */
+			if (F->D != m->D || F->n != rows ||
+			    (F->is_complex && !(m->e->flags & RFX_EST_COMPLEX)))
+				RFX_BUG("%s: map of %zu x %d (complex %d), expected %zu x %d",
+					m->e->name, F->n, F->D, F->is_complex,
+					rows, m->D);
+			for (i = 0; i < rows; i++) {
+				double ls = F->lscale[i];
+
+				if (m->softmax) {
+					const double *x = X + (i0 + i) * (size_t)d;
+					double xx = 0.0;
+					int l;
+
+					for (l = 0; l < d; l++)
+						xx += x[l] * x[l];
+					ls += 0.5 * xx;
+				}
+				if (kind == OUT_LOG)
+					lscale[i0 + i] = ls;
+				write_row(m, F, i, ls, sg, kind,
+					  (char *)out + (i0 + i) * (size_t)m->Dr * esz);
+			}
+		}
+		rfx_featmat_free(F);
+		if (tret) {
+#pragma omp critical(rfx_api_err)
+			if (!ret) {
+				ret = tret;
+				if (err)
+					*err = terr;
+			}
+		}
+	}
+	blas_leave();
+	return ret;
+}
+
+int rfx_model_features(const struct rfx_model *m, int side, const double *X,
+		       size_t n, double *out, struct rfx_err *err)
+{
+	return features_run(m, side, X, n, out, NULL, OUT_F64, err);
+}
+
+int rfx_model_features_f32(const struct rfx_model *m, int side,
+			   const double *X, size_t n, float *out,
+			   struct rfx_err *err)
+{
+	return features_run(m, side, X, n, out, NULL, OUT_F32, err);
+}
+
+int rfx_model_features_log(const struct rfx_model *m, int side,
+			   const double *X, size_t n, double *out,
+			   double *lscale, struct rfx_err *err)
+{
+	return features_run(m, side, X, n, out, lscale, OUT_LOG, err);
+}
+
+int rfx_model_log_variance(const struct rfx_model *m, const double *X,
+			   size_t nx, const double *Y, size_t ny, double *out,
+			   struct rfx_err *err)
+{
+	struct rfx_block *b = NULL;
+	int ret;
+	size_t i, k;
+
+	if ((ret = model_ready(m, 0, "variance", err)))
+		return ret;
+	if (nx == 0 || ny == 0)
+		return RFX_OK;
+	if (!out)
+		return rfx_error(err, RFX_EINVAL, "no output array");
+	ret = check_inputs(X, nx, m->d, "X", err);
+	if (!ret)
+		ret = check_inputs(Y, ny, m->d, "Y", err);
+	if (ret)
+		return ret;
+	b = rfx_block_alloc(m->d, nx, ny);
+	if (!b)
+		return rfx_error(err, RFX_ENOMEM,
+				 "out of memory for %zu x %zu pairs", nx, ny);
+	ret = rfx_estimator_block(m->e, &m->p, b, X, nx, Y, ny, err);
+	if (!ret)
+		ret = m->e->log_variance(&m->p, b, m->M, out, err);
+	if (!ret && m->softmax) {
+		/* the block's norms are of the shifted inputs: recompute */
+		for (i = 0; i < nx; i++) {
+			double xx = 0.0, yy;
+			int l;
+
+			for (l = 0; l < m->d; l++)
+				xx += X[i * m->d + l] * X[i * m->d + l];
+			for (k = 0; k < ny; k++) {
+				yy = 0.0;
+				for (l = 0; l < m->d; l++)
+					yy += Y[k * m->d + l] * Y[k * m->d + l];
+				out[i * ny + k] = rfx_kernel_var_gauss_to_softmax_log(
+					out[i * ny + k], xx, yy);
+			}
+		}
+	}
+	rfx_block_free(b);
+	return ret;
+}
+
+int rfx_kernel_log(const char *kernel, const double *X, size_t nx,
+		   const double *Y, size_t ny, int d, double *out,
+		   struct rfx_err *err)
+{
+	int which = kernel_parse(kernel), ret;
+	size_t i, k;
+
+	if (which < 0)
+		return rfx_error(err, RFX_EINVAL,
+				 "unknown kernel '%s' (valid: gauss, softmax)",
+				 kernel);
+	if (d < 1)
+		return rfx_error(err, RFX_EINVAL,
+				 "dimension must be positive, got %d", d);
+	if (nx && ny && !out)
+		return rfx_error(err, RFX_EINVAL, "no output array");
+	ret = check_inputs(X, nx, d, "X", err);
+	if (!ret)
+		ret = check_inputs(Y, ny, d, "Y", err);
+	if (ret)
+		return ret;
+	for (i = 0; i < nx; i++)
+		for (k = 0; k < ny; k++) {
+			const double *x = X + i * (size_t)d;
+			const double *y = Y + k * (size_t)d;
+
+			out[i * ny + k] = which ? rfx_kernel_softmax_log(x, y, d)
+						: rfx_kernel_gauss_log(x, y, d);
+		}
+	return RFX_OK;
+}
