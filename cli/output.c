@@ -78,9 +78,13 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 	rfx_err_clear(&err);
 	if (rfx_opt_parse(cmd, opts, argc, argv, pos, maxpos, npos, help, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
-	/* -o x.csv would get HDF5 under a name that promises text. */
+	/*
+	 * -o x.csv would get HDF5 under a name that promises text (the HDF5
+	 * outputs are the options with metavar FILE.h5, RFX_OPTION_OUTPUT).
+	 */
 	for (o = opts; o->name; o++)
-		if (!strcmp(o->name, "output") && o->seen &&
+		if (!strcmp(o->name, "output") && o->seen && o->metavar &&
+		    !strcmp(o->metavar, "FILE.h5") &&
 		    *(const char **)o->dest && **(const char **)o->dest &&
 		    !rfx_out_suffix_ok(*(const char **)o->dest))
 			return rfx_cli_fail(RFX_EXIT_USAGE,
