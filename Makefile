@@ -42,7 +42,8 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 # malloc's contract under ASan too: an absurd size returns NULL (the
 # bad-input tests ask for petabytes) instead of aborting the run.
-TEST_ENV = ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
+TEST_ENV = ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 endif
 
 # make MPI=1: the rfx binary for mpirun, with Debian's Open MPI (cli/dist.c
@@ -98,6 +99,7 @@ LAYERS = base num io proj data est eval exp api
 LIB_OBJS += lib/base/cancel.o
 LIB_OBJS += lib/base/cells.o
 LIB_OBJS += lib/base/err.o
+LIB_OBJS += lib/base/fmt.o
 LIB_OBJS += lib/base/rng.o
 LIB_OBJS += lib/base/sha256.o
 LIB_OBJS += lib/base/suggest.o
@@ -111,6 +113,8 @@ LIB_OBJS += lib/num/kmeans.o
 LIB_OBJS += lib/num/setstats.o
 LIB_OBJS += lib/num/vmath.o
 LIB_OBJS += lib/num/vmath_avx512.o
+LIB_OBJS += lib/io/h5out.o
+LIB_OBJS += lib/io/h5read.o
 LIB_OBJS += lib/io/regress.o
 LIB_OBJS += lib/io/shard.o
 LIB_OBJS += lib/io/table.o
@@ -353,7 +357,7 @@ valgrind-run: $(VALGRIND_TESTS)
 # new inputs go to build/fuzz/corpus/, crashes to build/fuzz/artifacts/.
 FUZZ_CC = clang
 FUZZ_TIME = 60
-FUZZ_TARGETS = dataset uci idx opt matrix
+FUZZ_TARGETS = dataset uci idx opt matrix h5
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fopenmp -MMD -MP -Wno-pass-failed \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS = $(patsubst %.o,build/fuzz/%.o,$(LIB_OBJS)) build/fuzz/cli/opt.o

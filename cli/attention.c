@@ -39,9 +39,7 @@ static const char summary[] =
 	"D and the fractions of rows with D^ <= 0 and non-finite output.\n"
 	"--time gives Fig 3.3 on this CPU instead.";
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_attexp_row, field),                \
-	  sizeof(((struct rfx_attexp_row *)0)->field) }
+#define COL(field, type) RFX_COL(rfx_attexp_row, field, type)
 #define SCOL(k, name, part)                                                    \
 	{ name "_" #part, RFX_COL_DOUBLE,                                      \
 	  offsetof(struct rfx_attexp_row, s) +                                 \
@@ -68,9 +66,7 @@ static const struct rfx_schema att_schema = {
 	sizeof(struct rfx_attexp_row), RFX_NCOLS(att_cols), att_cols
 };
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_attexp_draw_row, field),           \
-	  sizeof(((struct rfx_attexp_draw_row *)0)->field) }
+#define COL(field, type) RFX_COL(rfx_attexp_draw_row, field, type)
 #define ECOL(k, name)                                                          \
 	{ name, RFX_COL_DOUBLE,                                                \
 	  offsetof(struct rfx_attexp_draw_row, e) + (k) * sizeof(double),      \
@@ -89,9 +85,7 @@ static const struct rfx_schema draw_schema = {
 	sizeof(struct rfx_attexp_draw_row), RFX_NCOLS(draw_cols), draw_cols
 };
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_attexp_time_row, field),           \
-	  sizeof(((struct rfx_attexp_time_row *)0)->field) }
+#define COL(field, type) RFX_COL(rfx_attexp_time_row, field, type)
 static const struct rfx_column time_cols[] = {
 	COL(what, RFX_COL_STRING), COL(causal, RFX_COL_INT), COL(L, RFX_COL_LONG),
 	COL(d, RFX_COL_INT), COL(M, RFX_COL_INT), COL(seconds, RFX_COL_DOUBLE),
@@ -103,9 +97,7 @@ static const struct rfx_schema time_schema = {
 	sizeof(struct rfx_attexp_time_row), RFX_NCOLS(time_cols), time_cols
 };
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_attexp_fit_row, field),            \
-	  sizeof(((struct rfx_attexp_fit_row *)0)->field) }
+#define COL(field, type) RFX_COL(rfx_attexp_fit_row, field, type)
 static const struct rfx_column fit_cols[] = {
 	COL(what, RFX_COL_STRING), COL(causal, RFX_COL_INT),
 	COL(exponent, RFX_COL_DOUBLE), COL(L_from, RFX_COL_LONG),

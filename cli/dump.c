@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "cmds.h"
 #include "opt.h"
 #include "output.h"
-#include "io/table.h"
+#include "io/h5read.h"
 
 /* Index of column name in the tab-separated header line, or -1. */
 static int column_index(const char *header, const char *name)
@@ -92,7 +93,7 @@ int cmd_dump(int argc, char **argv, const struct rfx_cli *cli)
 	struct rfx_strlist where;
 	struct rfx_err err;
 	const char *pos[2];
-	int npos, help, attrs = 0, ret;
+	int npos, help, attrs = 0, describe = 0, ret;
 	const char *blank = NULL;
 	struct rfx_opt opts[] = {
 		{ "blank-on", 0, RFX_OPT_STRING, &blank, "COL",
@@ -101,12 +102,14 @@ int cmd_dump(int argc, char **argv, const struct rfx_cli *cli)
 		  "only rows whose column equals VALUE, repeatable (default: every row)", 0 },
 		{ "attrs", 0, RFX_OPT_FLAG, &attrs, NULL,
 		  "print the file's attributes (version, commit, command, seed) (default off)", 0 },
+		{ "describe", 0, RFX_OPT_FLAG, &describe, NULL,
+		  "print each column's stored type and description instead of rows (default off)", 0 },
 		RFX_OPTION_END
 	};
 
 	(void)cli;
 	memset(&where, 0, sizeof(where));
-	ret = rfx_cli_parse("dump", "FILE.h5 [TABLE] [--where COL=VALUE]... [--attrs]",
+	ret = rfx_cli_parse("dump", "FILE.h5 [TABLE] [--where COL=VALUE]... [--attrs | --describe]",
 			    "Prints the tables of an rfx HDF5 file as TSV: a header line,\n"
 			    "then one line per row. Without TABLE every table is printed,\n"
 			    "each after a '# name' line, separated by two blank lines.\n"
@@ -117,8 +120,15 @@ int cmd_dump(int argc, char **argv, const struct rfx_cli *cli)
 	if (npos < 1)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "dump needs a file (see 'rfx dump --help')");
+	if (attrs + describe + (blank != NULL) + (where.n > 0) > 1 &&
+	    (attrs || describe))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--attrs and --describe take no other option");
 	if (attrs) {
 		ret = rfx_h5_dump_attrs(pos[0], stdout, &err);
+	} else if (describe) {
+		ret = rfx_h5_describe(pos[0], npos > 1 ? pos[1] : NULL, stdout,
+				      &err);
 	} else if (blank) {
 		char *text = NULL;
 		size_t size = 0;

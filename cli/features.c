@@ -18,6 +18,7 @@
 
 #include "cmds.h"
 #include "data/matrix.h"
+#include "base/fmt.h"
 #include "io/table.h"
 #include "opt.h"
 #include "output.h"
@@ -132,7 +133,7 @@ static int print_tsv(const void *F, int f32, size_t n, int D,
 	for (i = 0; i < n; i++)
 		for (j = 0; j < D; j++) {
 			k = i * (size_t)D + (size_t)j;
-			rfx_table_format_double(f32 ? (double)((const float *)F)[k]
+			rfx_fmt_double(f32 ? (double)((const float *)F)[k]
 						    : ((const double *)F)[k],
 						num, sizeof(num));
 			fputs(num, stdout);

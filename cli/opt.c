@@ -7,6 +7,7 @@
 #include "base/suggest.h"
 #include "proj/proj.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -149,7 +150,8 @@ static int set_value(const char *cmd, struct rfx_opt *o, const char *v,
 
 		errno = 0;
 		u = strtoull(v, &end, 10);
-		if (end == v || *end || errno == ERANGE || v[0] == '-')
+		/* strtoull skips blanks and negates a '-': ' -1' is 2^64 - 1. */
+		if (end == v || *end || errno == ERANGE || !isdigit((unsigned char)v[0]))
 			return rfx_error(err, RFX_EINVAL,
 					 "option '--%s' expects a non-negative integer, got '%s'",
 					 o->name, v);

@@ -55,17 +55,17 @@ struct optis_row {
 	double log_gain;     /* log_plain - log_optimal */
 };
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct optis_row, field),                     \
-	  sizeof(((struct optis_row *)0)->field) }
 static const struct rfx_column optis_cols[] = {
-	COL(regime, RFX_COL_STRING), COL(method, RFX_COL_STRING),
-	COL(kernel, RFX_COL_STRING), COL(gamma, RFX_COL_DOUBLE),
-	COL(d, RFX_COL_INT), COL(L, RFX_COL_INT), COL(same, RFX_COL_INT),
-	COL(log_plain, RFX_COL_DOUBLE), COL(log_optimal, RFX_COL_DOUBLE),
-	COL(log_gain, RFX_COL_DOUBLE),
+	RFX_COL(optis_row, regime, RFX_COL_STRING),
+	RFX_COL(optis_row, method, RFX_COL_STRING),
+	RFX_COL(optis_row, kernel, RFX_COL_STRING),
+	RFX_COL(optis_row, gamma, RFX_COL_DOUBLE),
+	RFX_COL(optis_row, d, RFX_COL_INT), RFX_COL(optis_row, L, RFX_COL_INT),
+	RFX_COL(optis_row, same, RFX_COL_INT),
+	RFX_COL(optis_row, log_plain, RFX_COL_DOUBLE),
+	RFX_COL(optis_row, log_optimal, RFX_COL_DOUBLE),
+	RFX_COL(optis_row, log_gain, RFX_COL_DOUBLE),
 };
-#undef COL
 static const struct rfx_schema optis_schema = {
 	"optis", "plain against optimal importance sampling",
 	sizeof(struct optis_row), RFX_NCOLS(optis_cols), optis_cols

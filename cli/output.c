@@ -8,10 +8,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base/cancel.h"
 #include "dist.h"
+#include "base/fmt.h"
 #include "base/rng.h"
 
 const char *volatile rfx_cli_tmpfile;
@@ -27,15 +29,25 @@ static char tmpname[PATH_MAX + sizeof(".tmp.XXXXXX")];
 
 int rfx_cli_fail(int code, const char *fmt, ...)
 {
+	char raw[RFX_ERR_MSG_MAX], msg[RFX_ERR_MSG_MAX];
 	va_list ap;
 
 	fflush(stdout);
-	fputs("rfx: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* One line whatever the arguments quoted in it hold. */
+	rfx_err_escape(raw, msg, sizeof(msg));
+	fprintf(stderr, "rfx: %s\n", msg);
 	return code;
+}
+
+int rfx_out_suffix_ok(const char *path)
+{
+	size_t n = strlen(path);
+
+	return (n > 3 && !strcasecmp(path + n - 3, ".h5")) ||
+	       (n > 5 && !strcasecmp(path + n - 5, ".hdf5"));
 }
 
 int rfx_cli_exit_code(int status)
@@ -61,11 +73,24 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 		  struct rfx_opt *opts, int argc, char **argv, const char **pos,
 		  int maxpos, int *npos, int *help)
 {
+	const struct rfx_opt *o;
 	struct rfx_err err;
 
 	rfx_err_clear(&err);
 	if (rfx_opt_parse(cmd, opts, argc, argv, pos, maxpos, npos, help, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
+	/*
+	 * -o x.csv would get HDF5 under a name that promises text (the HDF5
+	 * outputs are the options with metavar FILE.h5, RFX_OPTION_OUTPUT).
+	 */
+	for (o = opts; o->name; o++)
+		if (!strcmp(o->name, "output") && o->seen && o->metavar &&
+		    !strcmp(o->metavar, "FILE.h5") &&
+		    *(const char **)o->dest && **(const char **)o->dest &&
+		    !rfx_out_suffix_ok(*(const char **)o->dest))
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "output file '%s' must end in .h5 or .hdf5 (rfx writes HDF5 only)",
+					    *(const char **)o->dest);
 	if (*help)
 		rfx_opt_help(cmd, usage, summary, opts, stdout);
 	return RFX_EXIT_OK;
@@ -227,6 +252,15 @@ int rfx_out_commit(struct rfx_out *o, struct rfx_err *err)
 		rfx_out_abort(o);
 		return rfx_error(err, RFX_EINTR, "interrupted");
 	}
+	/*
+	 * The file is the last thing a run does: a run whose tables could
+	 * not reach stdout (a full disk, a closed pipe) fails, and must not
+	 * have replaced an existing file first.
+	 */
+	if (fflush(stdout) || ferror(stdout)) {
+		rfx_out_abort(o);
+		return rfx_error(err, RFX_EIO, "cannot write to standard output");
+	}
 	ret = rfx_h5out_commit(o->h5, err);
 	o->h5 = NULL;
 	rfx_cli_tmpfile = NULL;
@@ -266,7 +300,7 @@ void rfx_tsv_print(const struct rfx_schema *s, const void *rows, size_t n,
 				double v;
 
 				memcpy(&v, f, sizeof(v));
-				rfx_table_format_double(v, buf, sizeof(buf));
+				rfx_fmt_double(v, buf, sizeof(buf));
 				fputs(buf, out);
 				break;
 			}

@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "data/matrix.h"
 #include "opt.h"
+#include "io/h5out.h"
 #include "io/table.h"
 
 struct rfx_out {
@@ -40,13 +41,17 @@ int rfx_cli_fail(int code, const char *fmt, ...)
 
 /*
  * The start every command shares: parses argv against opts (cli/opt.h)
- * and answers --help. Returns RFX_EXIT_USAGE after reporting a bad
+ * and answers --help; an -o whose name does not end in .h5 or .hdf5 is
+ * a usage error. Returns RFX_EXIT_USAGE after reporting a bad
  * command line; otherwise RFX_EXIT_OK, with *help set when the help was
  * printed and the command is done.
  */
 int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 		  struct rfx_opt *opts, int argc, char **argv, const char **pos,
 		  int maxpos, int *npos, int *help);
+
+/* Whether an -o path ends in .h5 or .hdf5 (any case). */
+int rfx_out_suffix_ok(const char *path);
 
 /*
  * rfx_opt_check_modes as a command's exit status: RFX_EXIT_USAGE after
@@ -106,8 +111,10 @@ int rfx_out_table(struct rfx_out *o, const struct rfx_schema *s,
 		  const void *rows, size_t n, FILE *tsv, struct rfx_err *err);
 
 /*
- * Renames the file into place; removes it on failure, and instead of
- * renaming once a signal has asked the run to stop (RFX_EINTR).
+ * Renames the file into place, the last step of a run: first flushes
+ * stdout, and removes the file instead of renaming it when stdout failed
+ * (RFX_EIO "cannot write to standard output") or a signal has asked the
+ * run to stop (RFX_EINTR); removes it too when the commit fails.
  */
 int rfx_out_commit(struct rfx_out *o, struct rfx_err *err);
 

@@ -95,19 +95,71 @@ static void on_signal(int sig)
 	rfx_cancel_request();
 }
 
-/* Signals the shell ignores (background jobs) stay ignored. */
+/*
+ * A fault (a crash inside a library, or rfx's own bug): the run cannot go
+ * on, but its temporary file can still be removed before the signal's
+ * default action (a core dump) takes place.
+ */
+static void on_fault(int sig)
+{
+	const char *tmp = rfx_cli_tmpfile;
+
+	if (tmp)
+		unlink(tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * Every signal whose default action ends the process is handled, so that
+ * no way of stopping rfx but SIGKILL leaves a temporary file: the ones a
+ * user, a shell, a pipe or a resource limit sends (terminal closed, stdout
+ * into head, ulimit -f and -t, timers, kill) cancel the run as SIGINT
+ * does, and exit 128 + signal once the temporary is gone. Signals the
+ * shell ignores (background jobs, nohup) stay ignored. The faults remove
+ * the temporary and then take their default action, except under
+ * AddressSanitizer, whose own handler reports them.
+ */
 static void install_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM };
+	static const int sigs[] = {
+		SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1,
+		SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+#ifdef SIGPOLL
+		SIGPOLL,
+#endif
+#ifdef SIGSTKFLT
+		SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+		SIGPWR,
+#endif
+	};
+	static const int faults[] = {
+		SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP
+	};
 	struct sigaction sa, old;
 	size_t k;
+	int sanitized = 0;
 
+#if defined(__SANITIZE_ADDRESS__)
+	sanitized = 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	sanitized = 1;
+#endif
+#endif
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
 		if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
 			sigaction(sigs[k], &sa, NULL);
+	if (sanitized)
+		return;
+	sa.sa_handler = on_fault;
+	for (k = 0; k < sizeof(faults) / sizeof(faults[0]); k++)
+		sigaction(faults[k], &sa, NULL);
 }
 
 /* argv joined with single spaces, arguments with shell metacharacters quoted. */
@@ -282,6 +334,12 @@ int main(int argc, char **argv)
 	char *line, *dir, *data;
 	int ret;
 
+	/*
+	 * HDF5's exit handler crashes on a file whose close failed (a full
+	 * disk, libhdf5 1.10.8): the library is closed at the end of main,
+	 * unless that happened (rfx_h5out_abandoned).
+	 */
+	H5dont_atexit();
 	gsl_set_error_handler_off();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	install_signals();
@@ -333,5 +391,7 @@ int main(int argc, char **argv)
 	free(line);
 	free(dir);
 	free(data);
+	if (!rfx_h5out_abandoned())
+		H5close();
 	return ret;
 }

@@ -21,6 +21,7 @@
 #include "est/estimator.h"
 #include "opt.h"
 #include "output.h"
+#include "base/fmt.h"
 #include "base/rng.h"
 #include "data/uci.h"
 #include "exp/uciexp.h"
@@ -287,7 +288,7 @@ static int default_gammas(char *text, size_t n, double **out, int *ng,
 		char a[32];
 
 		(*out)[k] = pow(10.0, k == 9 ? 2.0 : -2.0 + k * (4.0 / 9.0));
-		rfx_table_format_double((*out)[k], a, sizeof(a));
+		rfx_fmt_double((*out)[k], a, sizeof(a));
 		len += (size_t)snprintf(text + len, n - len, "%s%s", k ? "," : "", a);
 	}
 	return RFX_OK;

@@ -238,6 +238,9 @@ static int run_pair(const struct variance_opts *o, const struct rfx_cli *cli,
 		usage_fail(&err);
 		goto out;
 	}
+	/* Monte Carlo draws: say how to repeat them, as sampled runs do. */
+	if (o->mc)
+		rfx_seed_note(o->seed);
 	for (m = 0; m < nm; m++) {
 		base[m].d = nx;
 		if (apply_params(&o->params, methods[m], &base[m], used, &err)) {

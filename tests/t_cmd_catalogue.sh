@@ -171,7 +171,7 @@ fi
 # The harness
 
 cd "$tmp/w" || bail "cannot cd"
-mkdir outdir
+mkdir outdir outdir.h5
 SENTINEL="an earlier result that a failed run must not touch"
 
 # snap: every path under the working directory with its type and mode,
@@ -301,7 +301,7 @@ cat > "$tmp/catalogue" <<'END'
 1|cannot open|variance --regime mnist --data $FX/none --L 2 --samples 1 --mc 0 -o out.h5
 1|truncated|variance --regime mnist --d 4 --data $FX/idx_short_pix --L 2 --samples 1 --mc 0 -o out.h5
 1|cannot create 'nodir/out.h5'|variance --x 1 --y 2 -o nodir/out.h5
-1|'outdir' is a directory|variance --x 1 --y 2 -o outdir
+1|'outdir.h5' is a directory|variance --x 1 --y 2 -o outdir.h5
 1|cannot create '/proc/rfx-out.h5'|variance --x 1 --y 2 -o /proc/rfx-out.h5
 2|-o|variance --x 1 --y 2 -o ''
 
@@ -368,7 +368,7 @@ cat > "$tmp/catalogue" <<'END'
 2|--s|clustered --s 0.1,0.1,0.1 --sigma 1 -o out.h5
 2|--tau|clustered --method hyb-gmix --tau 0 -o out.h5
 2|--reps|clustered --reps 0 -o out.h5
-1|'outdir' is a directory|clustered --set 1 --points 20 --reps 1 --m 5 -o outdir
+1|'outdir.h5' is a directory|clustered --set 1 --points 20 --reps 1 --m 5 -o outdir.h5
 
 # rfx optis (stdout only: no -o)
 2|unknown --kernel 'laplace'|optis --kernel laplace

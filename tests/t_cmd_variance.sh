@@ -35,6 +35,18 @@ run variance --L 8 --samples 1 --gamma 0.5 --regime normal --method trig --mc 0
 is "$(head -n 1 "$tmp/out")" "$HEADER" "experiment --mc 0: the analytic columns only"
 is "$(cat "$tmp/err")" "rfx: seed 20221121, rng xoshiro256**" \
 	"experiment: default seed and generator on stderr"
+run variance --x 1,0.5 --y 0.25,1 --method trig --mc 100 --seed 7
+is "$(cat "$tmp/err")" "rfx: seed 7, rng xoshiro256**" \
+	"pair mode with --mc: the seed line, as sampled runs print it"
+run variance --x 1,0.5 --y 0.25,1 --method trig
+is "$(cat "$tmp/err")" "" "pair mode without Monte Carlo draws: no seed line"
+
+# Subnormal coordinates (below 2.2e-308 in magnitude, not 0) are refused
+# as documented in README: accepted, cexp and cexp-c fit a = inf there.
+run variance --x 1e-310,-4e-320 --y 1,0.5 --method trig
+[ "$rc" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ] && grep -q -- "--x" "$tmp/err"
+ok $? "pair mode: subnormal coordinates refused with one line naming --x" ||
+	diag_file "$tmp/err"
 for g in normal sphere; do
 	for gamma in 0.5 1; do
 		for m in $METHODS; do
@@ -442,9 +454,9 @@ fi
 [ -z "$(ls -A ro)" ]
 ok $? "-o in a read-only directory: nothing left in it"
 chmod 755 ro
-mkdir outdir
-fails 1 "-o naming an existing directory" variance $E -o outdir
-[ -d outdir ] && [ -z "$(ls -A outdir)" ] && [ -z "$(ls -d outdir.tmp.* 2> /dev/null)" ]
+mkdir outdir outdir.h5
+fails 1 "-o naming an existing directory" variance $E -o outdir.h5
+[ -d outdir.h5 ] && [ -z "$(ls -A outdir.h5)" ] && [ -z "$(ls -d outdir.h5.tmp.* 2> /dev/null)" ]
 ok $? "-o naming a directory: directory untouched, no temporary file"
 fails 2 "unknown option" variance $E --bogus
 fails 2 "missing option value (--L at the end)" variance $E --L

@@ -28,6 +28,9 @@
 #define LLVMFuzzerTestOneInput fuzz_matrix_one
 #include "fuzz/fuzz_matrix.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_h5_one
+#include "fuzz/fuzz_h5.c"
+#undef LLVMFuzzerTestOneInput
 
 /* The option parser lives in cli/, which librfx.a leaves out. */
 #include "../cli/opt.c"
@@ -42,6 +45,7 @@ static const struct {
 	{ "idx", fuzz_idx_one, 5 },
 	{ "opt", fuzz_opt_one, 10 },
 	{ "matrix", fuzz_matrix_one, 10 },
+	{ "h5", fuzz_h5_one, 9 },
 };
 
 /* Reads a whole file; NULL on failure. */

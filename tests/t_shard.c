@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "io/h5out.h"
 #include "io/shard.h"
 #include "io/table.h"
 

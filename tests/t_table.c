@@ -22,6 +22,8 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "io/h5out.h"
+#include "io/h5read.h"
 #include "io/table.h"
 #include "tap.h"
 

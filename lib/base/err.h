@@ -11,6 +11,8 @@
 #ifndef RFX_ERR_H
 #define RFX_ERR_H
 
+#include <stddef.h>
+
 enum rfx_status {
 	RFX_OK = 0,
 	RFX_EINVAL,   /* an argument or parameter is out of its valid range */
@@ -38,6 +40,14 @@ void rfx_err_clear(struct rfx_err *err);
  */
 int rfx_error(struct rfx_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Copies in to out (n bytes, always NUL-terminated, cut at a whole
+ * character) with control characters written as \n, \t, \r or \xHH, so
+ * that a message quoting user input stays one line. rfx_error() applies it
+ * to every message.
+ */
+void rfx_err_escape(const char *in, char *out, size_t n);
 
 /* Reports a broken invariant on stderr and aborts; never for user input. */
 #define RFX_BUG(...) rfx_bug(__FILE__, __LINE__, __VA_ARGS__)

@@ -753,18 +753,18 @@ int rfx_uci_split(const struct rfx_uci_data *D, uint64_t seed, int standardize,
 	return RFX_OK;
 }
 
-#define ICOL(field, type)                                                      \
-	{ #field, type, offsetof(struct rfx_uci_info, field),                  \
-	  sizeof(((struct rfx_uci_info *)0)->field) }
-
 static const struct rfx_column info_cols[] = {
-	ICOL(dataset, RFX_COL_STRING), ICOL(file, RFX_COL_STRING),
-	ICOL(encoding, RFX_COL_STRING), ICOL(scaling, RFX_COL_STRING),
-	ICOL(rows, RFX_COL_LONG),      ICOL(d, RFX_COL_INT),
-	ICOL(classes, RFX_COL_INT),    ICOL(n_train, RFX_COL_LONG),
-	ICOL(n_val, RFX_COL_LONG),     ICOL(n_test, RFX_COL_LONG),
+	RFX_COL(rfx_uci_info, dataset, RFX_COL_STRING),
+	RFX_COL(rfx_uci_info, file, RFX_COL_STRING),
+	RFX_COL(rfx_uci_info, encoding, RFX_COL_STRING),
+	RFX_COL(rfx_uci_info, scaling, RFX_COL_STRING),
+	RFX_COL(rfx_uci_info, rows, RFX_COL_LONG),
+	RFX_COL(rfx_uci_info, d, RFX_COL_INT),
+	RFX_COL(rfx_uci_info, classes, RFX_COL_INT),
+	RFX_COL(rfx_uci_info, n_train, RFX_COL_LONG),
+	RFX_COL(rfx_uci_info, n_val, RFX_COL_LONG),
+	RFX_COL(rfx_uci_info, n_test, RFX_COL_LONG),
 };
-#undef ICOL
 
 const struct rfx_schema rfx_uci_info_schema = {
 	"uci_data", "UCI datasets as loaded and split (thesis Table 6.1)",

@@ -5,7 +5,7 @@
  */
 #include "est/estimator.h"
 #include "base/suggest.h"
-#include "io/table.h"
+#include "base/fmt.h"
 
 #include <ctype.h>
 #include <strings.h>
@@ -653,11 +653,11 @@ size_t rfx_params_format(const struct rfx_params *p,
 		append(buf, n, &len, "%s=", pi->name);
 		switch (pi->kind) {
 		case RFX_PK_SCALAR:
-			rfx_table_format_double(*FIELD(p, pi->off, const double), a,
+			rfx_fmt_double(*FIELD(p, pi->off, const double), a,
 						sizeof(a));
 			append(buf, n, &len, "%s", a);
 			if (e->flags & RFX_EST_COMPLEX) {
-				rfx_table_format_double(
+				rfx_fmt_double(
 					*FIELD(p, pi->off_im, const double), b,
 					sizeof(b));
 				append(buf, n, &len, ",%s", b);
@@ -668,7 +668,7 @@ size_t rfx_params_format(const struct rfx_params *p,
 			append(buf, n, &len, "%d", *FIELD(p, pi->off, const int));
 			break;
 		case RFX_PK_REAL:
-			rfx_table_format_double(*FIELD(p, pi->off, const double), a,
+			rfx_fmt_double(*FIELD(p, pi->off, const double), a,
 						sizeof(a));
 			append(buf, n, &len, "%s", a);
 			break;
@@ -676,7 +676,7 @@ size_t rfx_params_format(const struct rfx_params *p,
 			const double *c = *FIELD(p, pi->off, double *const);
 
 			for (l = 0; c && l < p->d; l++) {
-				rfx_table_format_double(c[l], a, sizeof(a));
+				rfx_fmt_double(c[l], a, sizeof(a));
 				append(buf, n, &len, "%s%s", l ? "," : "", a);
 			}
 			break;
@@ -686,8 +686,8 @@ size_t rfx_params_format(const struct rfx_params *p,
 			const double *im = *FIELD(p, pi->off_im, double *const);
 
 			for (l = 0; re && l < p->d; l++) {
-				rfx_table_format_double(re[l], a, sizeof(a));
-				rfx_table_format_double(im[l], b, sizeof(b));
+				rfx_fmt_double(re[l], a, sizeof(a));
+				rfx_fmt_double(im[l], b, sizeof(b));
 				if (im[l] != 0.0)
 					append(buf, n, &len, "%s%s:%s", l ? "," : "",
 					       a, b);

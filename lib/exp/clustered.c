@@ -28,59 +28,54 @@
 #define KMEANS_MAX_ITER 300
 #define CODE_HYB 1000
 
-#define COL(row, field, type)                                                  \
-	{ #field, type, offsetof(struct row, field),                           \
-	  sizeof(((struct row *)0)->field) }
-
 static const struct rfx_column rep_cols[] = {
-	COL(rfx_cl_rep_row, set, RFX_COL_INT),
-	COL(rfx_cl_rep_row, sigma, RFX_COL_DOUBLE),
-	COL(rfx_cl_rep_row, method, RFX_COL_STRING),
-	COL(rfx_cl_rep_row, m, RFX_COL_INT),
-	COL(rfx_cl_rep_row, rep, RFX_COL_INT),
-	COL(rfx_cl_rep_row, mse, RFX_COL_DOUBLE),
-	COL(rfx_cl_rep_row, log_mse, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_rep_row, set, RFX_COL_INT),
+	RFX_COL(rfx_cl_rep_row, sigma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_rep_row, method, RFX_COL_STRING),
+	RFX_COL(rfx_cl_rep_row, m, RFX_COL_INT),
+	RFX_COL(rfx_cl_rep_row, rep, RFX_COL_INT),
+	RFX_COL(rfx_cl_rep_row, mse, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_rep_row, log_mse, RFX_COL_DOUBLE),
 };
 
 static const struct rfx_column sum_cols[] = {
-	COL(rfx_cl_sum_row, set, RFX_COL_INT),
-	COL(rfx_cl_sum_row, sigma, RFX_COL_DOUBLE),
-	COL(rfx_cl_sum_row, s, RFX_COL_STRING),
-	COL(rfx_cl_sum_row, method, RFX_COL_STRING),
-	COL(rfx_cl_sum_row, m, RFX_COL_INT),
-	COL(rfx_cl_sum_row, reps, RFX_COL_INT),
-	COL(rfx_cl_sum_row, mse_min, RFX_COL_DOUBLE),
-	COL(rfx_cl_sum_row, mse_max, RFX_COL_DOUBLE),
-	COL(rfx_cl_sum_row, mse_mean, RFX_COL_DOUBLE),
-	COL(rfx_cl_sum_row, mse_median, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_sum_row, set, RFX_COL_INT),
+	RFX_COL(rfx_cl_sum_row, sigma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_sum_row, s, RFX_COL_STRING),
+	RFX_COL(rfx_cl_sum_row, method, RFX_COL_STRING),
+	RFX_COL(rfx_cl_sum_row, m, RFX_COL_INT),
+	RFX_COL(rfx_cl_sum_row, reps, RFX_COL_INT),
+	RFX_COL(rfx_cl_sum_row, mse_min, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_sum_row, mse_max, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_sum_row, mse_mean, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_sum_row, mse_median, RFX_COL_DOUBLE),
 };
 
 static const struct rfx_column exact_cols[] = {
-	COL(rfx_cl_exact_row, set, RFX_COL_INT),
-	COL(rfx_cl_exact_row, sigma, RFX_COL_DOUBLE),
-	COL(rfx_cl_exact_row, method, RFX_COL_STRING),
-	COL(rfx_cl_exact_row, m, RFX_COL_INT),
-	COL(rfx_cl_exact_row, mse, RFX_COL_DOUBLE),
-	COL(rfx_cl_exact_row, log_mse, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_exact_row, set, RFX_COL_INT),
+	RFX_COL(rfx_cl_exact_row, sigma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_exact_row, method, RFX_COL_STRING),
+	RFX_COL(rfx_cl_exact_row, m, RFX_COL_INT),
+	RFX_COL(rfx_cl_exact_row, mse, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_exact_row, log_mse, RFX_COL_DOUBLE),
 };
 
 static const struct rfx_column cluster_cols[] = {
-	COL(rfx_cl_cluster_row, set, RFX_COL_INT),
-	COL(rfx_cl_cluster_row, sigma, RFX_COL_DOUBLE),
-	COL(rfx_cl_cluster_row, i, RFX_COL_INT),
-	COL(rfx_cl_cluster_row, j, RFX_COL_INT),
-	COL(rfx_cl_cluster_row, s_target, RFX_COL_DOUBLE),
-	COL(rfx_cl_cluster_row, s_means, RFX_COL_DOUBLE),
-	COL(rfx_cl_cluster_row, s_centres, RFX_COL_DOUBLE),
-	COL(rfx_cl_cluster_row, nx, RFX_COL_LONG),
-	COL(rfx_cl_cluster_row, ny, RFX_COL_LONG),
-	COL(rfx_cl_cluster_row, x_moved, RFX_COL_LONG),
-	COL(rfx_cl_cluster_row, y_moved, RFX_COL_LONG),
-	COL(rfx_cl_cluster_row, sm_min, RFX_COL_DOUBLE),
-	COL(rfx_cl_cluster_row, sm_mean, RFX_COL_DOUBLE),
-	COL(rfx_cl_cluster_row, sm_max, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_cluster_row, set, RFX_COL_INT),
+	RFX_COL(rfx_cl_cluster_row, sigma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_cluster_row, i, RFX_COL_INT),
+	RFX_COL(rfx_cl_cluster_row, j, RFX_COL_INT),
+	RFX_COL(rfx_cl_cluster_row, s_target, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_cluster_row, s_means, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_cluster_row, s_centres, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_cluster_row, nx, RFX_COL_LONG),
+	RFX_COL(rfx_cl_cluster_row, ny, RFX_COL_LONG),
+	RFX_COL(rfx_cl_cluster_row, x_moved, RFX_COL_LONG),
+	RFX_COL(rfx_cl_cluster_row, y_moved, RFX_COL_LONG),
+	RFX_COL(rfx_cl_cluster_row, sm_min, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_cluster_row, sm_mean, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_cluster_row, sm_max, RFX_COL_DOUBLE),
 };
-#undef COL
 
 const struct rfx_schema rfx_cl_rep_schema = {
 	"mse", "empirical MSE of softmax-kernel estimates over all pairs, per repetition",

@@ -22,24 +22,29 @@
 #include "eval/montecarlo.h"
 #include "base/rng.h"
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_mse_row, field),                   \
-	  sizeof(((struct rfx_mse_row *)0)->field) }
-
 static const struct rfx_column mse_cols[] = {
-	COL(dataset, RFX_COL_STRING),	 COL(norm, RFX_COL_STRING),
-	COL(method, RFX_COL_STRING),	 COL(estimator, RFX_COL_STRING),
-	COL(projection, RFX_COL_STRING), COL(d, RFX_COL_INT),
-	COL(B, RFX_COL_INT),		 COL(ratio, RFX_COL_DOUBLE),
-	COL(M, RFX_COL_INT),		 COL(m1, RFX_COL_INT),
-	COL(m3, RFX_COL_INT),		 COL(flops, RFX_COL_DOUBLE),
-	COL(sigma, RFX_COL_DOUBLE),	 COL(pairs, RFX_COL_LONG),
-	COL(draws, RFX_COL_LONG),	 COL(reps, RFX_COL_LONG),
-	COL(kernel_mean, RFX_COL_DOUBLE), COL(mse, RFX_COL_DOUBLE),
-	COL(mse_sd, RFX_COL_DOUBLE),	 COL(mse_se, RFX_COL_DOUBLE),
-	COL(mse_iid, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_row, dataset, RFX_COL_STRING),
+	RFX_COL(rfx_mse_row, norm, RFX_COL_STRING),
+	RFX_COL(rfx_mse_row, method, RFX_COL_STRING),
+	RFX_COL(rfx_mse_row, estimator, RFX_COL_STRING),
+	RFX_COL(rfx_mse_row, projection, RFX_COL_STRING),
+	RFX_COL(rfx_mse_row, d, RFX_COL_INT),
+	RFX_COL(rfx_mse_row, B, RFX_COL_INT),
+	RFX_COL(rfx_mse_row, ratio, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_row, M, RFX_COL_INT),
+	RFX_COL(rfx_mse_row, m1, RFX_COL_INT),
+	RFX_COL(rfx_mse_row, m3, RFX_COL_INT),
+	RFX_COL(rfx_mse_row, flops, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_row, sigma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_row, pairs, RFX_COL_LONG),
+	RFX_COL(rfx_mse_row, draws, RFX_COL_LONG),
+	RFX_COL(rfx_mse_row, reps, RFX_COL_LONG),
+	RFX_COL(rfx_mse_row, kernel_mean, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_row, mse, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_row, mse_sd, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_row, mse_se, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_row, mse_iid, RFX_COL_DOUBLE),
 };
-#undef COL
 
 const struct rfx_schema rfx_mse_schema = {
 	"mse", "kernel-estimation MSE over dataset pairs",

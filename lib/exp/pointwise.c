@@ -21,53 +21,49 @@
 #include "eval/montecarlo.h"
 #include "base/rng.h"
 
-#define COL(row, field, type)                                                  \
-	{ #field, type, offsetof(struct row, field),                           \
-	  sizeof(((struct row *)0)->field) }
-
 #define HEAD(row)                                                              \
-	COL(row, method, RFX_COL_STRING), COL(row, d, RFX_COL_INT),            \
-	COL(row, M, RFX_COL_INT), COL(row, m1, RFX_COL_INT),                   \
-	COL(row, m3, RFX_COL_INT)
+	RFX_COL(row, method, RFX_COL_STRING), RFX_COL(row, d, RFX_COL_INT),    \
+	RFX_COL(row, M, RFX_COL_INT), RFX_COL(row, m1, RFX_COL_INT),           \
+	RFX_COL(row, m3, RFX_COL_INT)
 
 static const struct rfx_column map_cols[] = {
 	HEAD(rfx_pw_map_row),
-	COL(rfx_pw_map_row, r, RFX_COL_DOUBLE),
-	COL(rfx_pw_map_row, theta, RFX_COL_DOUBLE),
-	COL(rfx_pw_map_row, log_sm, RFX_COL_DOUBLE),
-	COL(rfx_pw_map_row, log_mse, RFX_COL_DOUBLE),
-	COL(rfx_pw_map_row, log_rel_err, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_map_row, r, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_map_row, theta, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_map_row, log_sm, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_map_row, log_mse, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_map_row, log_rel_err, RFX_COL_DOUBLE),
 };
 
 #define EST_ANA(row)                                                           \
-	HEAD(row), COL(row, flops, RFX_COL_DOUBLE),                            \
-	COL(row, r, RFX_COL_DOUBLE), COL(row, theta, RFX_COL_DOUBLE),          \
-	COL(row, log_sm, RFX_COL_DOUBLE), COL(row, sm, RFX_COL_DOUBLE),        \
-	COL(row, ana_rel_err, RFX_COL_DOUBLE),                                 \
-	COL(row, log_ana_rel_err, RFX_COL_DOUBLE)
+	HEAD(row), RFX_COL(row, flops, RFX_COL_DOUBLE),                        \
+	RFX_COL(row, r, RFX_COL_DOUBLE), RFX_COL(row, theta, RFX_COL_DOUBLE),  \
+	RFX_COL(row, log_sm, RFX_COL_DOUBLE),                                  \
+	RFX_COL(row, sm, RFX_COL_DOUBLE),                                      \
+	RFX_COL(row, ana_rel_err, RFX_COL_DOUBLE),                             \
+	RFX_COL(row, log_ana_rel_err, RFX_COL_DOUBLE)
 
 static const struct rfx_column est_ana_cols[] = { EST_ANA(rfx_pw_est_row) };
 static const struct rfx_column est_cols[] = {
 	EST_ANA(rfx_pw_est_row),
-	COL(rfx_pw_est_row, s, RFX_COL_LONG),
-	COL(rfx_pw_est_row, mean, RFX_COL_DOUBLE),
-	COL(rfx_pw_est_row, p05, RFX_COL_DOUBLE),
-	COL(rfx_pw_est_row, p95, RFX_COL_DOUBLE),
-	COL(rfx_pw_est_row, emp_rel_err, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_est_row, s, RFX_COL_LONG),
+	RFX_COL(rfx_pw_est_row, mean, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_est_row, p05, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_est_row, p95, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_est_row, emp_rel_err, RFX_COL_DOUBLE),
 };
 
 static const struct rfx_column max_cols[] = {
-	COL(rfx_pw_max_row, method, RFX_COL_STRING),
-	COL(rfx_pw_max_row, curve, RFX_COL_STRING),
-	COL(rfx_pw_max_row, d, RFX_COL_INT),
-	COL(rfx_pw_max_row, M, RFX_COL_INT),
-	COL(rfx_pw_max_row, m1, RFX_COL_INT),
-	COL(rfx_pw_max_row, m3, RFX_COL_INT),
-	COL(rfx_pw_max_row, r, RFX_COL_DOUBLE),
-	COL(rfx_pw_max_row, theta, RFX_COL_DOUBLE),
-	COL(rfx_pw_max_row, log_rel_err, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_max_row, method, RFX_COL_STRING),
+	RFX_COL(rfx_pw_max_row, curve, RFX_COL_STRING),
+	RFX_COL(rfx_pw_max_row, d, RFX_COL_INT),
+	RFX_COL(rfx_pw_max_row, M, RFX_COL_INT),
+	RFX_COL(rfx_pw_max_row, m1, RFX_COL_INT),
+	RFX_COL(rfx_pw_max_row, m3, RFX_COL_INT),
+	RFX_COL(rfx_pw_max_row, r, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_max_row, theta, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_max_row, log_rel_err, RFX_COL_DOUBLE),
 };
-#undef COL
 
 const struct rfx_schema rfx_pw_map_schema = {
 	"mse_map", "closed-form MSE of softmax-kernel estimators over (r, theta)",

@@ -44,21 +44,23 @@ static const struct {
 	{ NULL, RFX_PROJ_IID }
 };
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_svmexp_row, field),                \
-	  sizeof(((struct rfx_svmexp_row *)0)->field) }
-
 static const struct rfx_column cols[] = {
-	COL(dataset, RFX_COL_STRING),	 COL(d, RFX_COL_INT),
-	COL(ratio, RFX_COL_INT),	 COL(D, RFX_COL_INT),
-	COL(method, RFX_COL_STRING),	 COL(projection, RFX_COL_STRING),
-	COL(sigma, RFX_COL_DOUBLE),	 COL(C, RFX_COL_DOUBLE),
-	COL(n_train, RFX_COL_LONG),	 COL(n_test, RFX_COL_LONG),
-	COL(seeds, RFX_COL_INT),	 COL(acc_pct, RFX_COL_DOUBLE),
-	COL(acc_pct_sd, RFX_COL_DOUBLE), COL(unconverged, RFX_COL_INT),
-	COL(max_epochs, RFX_COL_INT),
+	RFX_COL(rfx_svmexp_row, dataset, RFX_COL_STRING),
+	RFX_COL(rfx_svmexp_row, d, RFX_COL_INT),
+	RFX_COL(rfx_svmexp_row, ratio, RFX_COL_INT),
+	RFX_COL(rfx_svmexp_row, D, RFX_COL_INT),
+	RFX_COL(rfx_svmexp_row, method, RFX_COL_STRING),
+	RFX_COL(rfx_svmexp_row, projection, RFX_COL_STRING),
+	RFX_COL(rfx_svmexp_row, sigma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_svmexp_row, C, RFX_COL_DOUBLE),
+	RFX_COL(rfx_svmexp_row, n_train, RFX_COL_LONG),
+	RFX_COL(rfx_svmexp_row, n_test, RFX_COL_LONG),
+	RFX_COL(rfx_svmexp_row, seeds, RFX_COL_INT),
+	RFX_COL(rfx_svmexp_row, acc_pct, RFX_COL_DOUBLE),
+	RFX_COL(rfx_svmexp_row, acc_pct_sd, RFX_COL_DOUBLE),
+	RFX_COL(rfx_svmexp_row, unconverged, RFX_COL_INT),
+	RFX_COL(rfx_svmexp_row, max_epochs, RFX_COL_INT),
 };
-#undef COL
 
 const struct rfx_schema rfx_svmexp_schema = {
 	"svm_classify",
@@ -66,17 +68,15 @@ const struct rfx_schema rfx_svmexp_schema = {
 	sizeof(struct rfx_svmexp_row), RFX_NCOLS(cols), cols
 };
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_svmexp_cost_row, field),           \
-	  sizeof(((struct rfx_svmexp_cost_row *)0)->field) }
-
 static const struct rfx_column cost_cols[] = {
-	COL(dataset, RFX_COL_STRING), COL(D, RFX_COL_INT),
-	COL(C, RFX_COL_DOUBLE),	      COL(n_fit, RFX_COL_LONG),
-	COL(n_val, RFX_COL_LONG),     COL(val_pct, RFX_COL_DOUBLE),
-	COL(chosen, RFX_COL_INT),
+	RFX_COL(rfx_svmexp_cost_row, dataset, RFX_COL_STRING),
+	RFX_COL(rfx_svmexp_cost_row, D, RFX_COL_INT),
+	RFX_COL(rfx_svmexp_cost_row, C, RFX_COL_DOUBLE),
+	RFX_COL(rfx_svmexp_cost_row, n_fit, RFX_COL_LONG),
+	RFX_COL(rfx_svmexp_cost_row, n_val, RFX_COL_LONG),
+	RFX_COL(rfx_svmexp_cost_row, val_pct, RFX_COL_DOUBLE),
+	RFX_COL(rfx_svmexp_cost_row, chosen, RFX_COL_INT),
 };
-#undef COL
 
 const struct rfx_schema rfx_svmexp_cost_schema = {
 	"svm_cost",

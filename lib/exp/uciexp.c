@@ -23,34 +23,36 @@
 #include "base/rng.h"
 
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_uciexp_gamma_row, field),          \
-	  sizeof(((struct rfx_uciexp_gamma_row *)0)->field) }
-
 static const struct rfx_column gamma_cols[] = {
-	COL(dataset, RFX_COL_STRING),  COL(method, RFX_COL_STRING),
-	COL(projection, RFX_COL_STRING), COL(gamma, RFX_COL_DOUBLE),
-	COL(M, RFX_COL_INT),           COL(seeds, RFX_COL_INT),
-	COL(val_pct, RFX_COL_DOUBLE),  COL(val_pct_sd, RFX_COL_DOUBLE),
-	COL(test_pct, RFX_COL_DOUBLE), COL(test_pct_sd, RFX_COL_DOUBLE),
-	COL(params, RFX_COL_STRING),
+	RFX_COL(rfx_uciexp_gamma_row, dataset, RFX_COL_STRING),
+	RFX_COL(rfx_uciexp_gamma_row, method, RFX_COL_STRING),
+	RFX_COL(rfx_uciexp_gamma_row, projection, RFX_COL_STRING),
+	RFX_COL(rfx_uciexp_gamma_row, gamma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_uciexp_gamma_row, M, RFX_COL_INT),
+	RFX_COL(rfx_uciexp_gamma_row, seeds, RFX_COL_INT),
+	RFX_COL(rfx_uciexp_gamma_row, val_pct, RFX_COL_DOUBLE),
+	RFX_COL(rfx_uciexp_gamma_row, val_pct_sd, RFX_COL_DOUBLE),
+	RFX_COL(rfx_uciexp_gamma_row, test_pct, RFX_COL_DOUBLE),
+	RFX_COL(rfx_uciexp_gamma_row, test_pct_sd, RFX_COL_DOUBLE),
+	RFX_COL(rfx_uciexp_gamma_row, params, RFX_COL_STRING),
 };
-#undef COL
-
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_uciexp_row, field),                \
-	  sizeof(((struct rfx_uciexp_row *)0)->field) }
 
 static const struct rfx_column summary_cols[] = {
-	COL(dataset, RFX_COL_STRING),  COL(method, RFX_COL_STRING),
-	COL(projection, RFX_COL_STRING), COL(d, RFX_COL_INT),
-	COL(classes, RFX_COL_INT),     COL(n_train, RFX_COL_LONG),
-	COL(n_val, RFX_COL_LONG),      COL(n_test, RFX_COL_LONG),
-	COL(M, RFX_COL_INT),           COL(seeds, RFX_COL_INT),
-	COL(gamma, RFX_COL_DOUBLE),    COL(val_pct, RFX_COL_DOUBLE),
-	COL(test_pct, RFX_COL_DOUBLE), COL(test_pct_se, RFX_COL_DOUBLE),
+	RFX_COL(rfx_uciexp_row, dataset, RFX_COL_STRING),
+	RFX_COL(rfx_uciexp_row, method, RFX_COL_STRING),
+	RFX_COL(rfx_uciexp_row, projection, RFX_COL_STRING),
+	RFX_COL(rfx_uciexp_row, d, RFX_COL_INT),
+	RFX_COL(rfx_uciexp_row, classes, RFX_COL_INT),
+	RFX_COL(rfx_uciexp_row, n_train, RFX_COL_LONG),
+	RFX_COL(rfx_uciexp_row, n_val, RFX_COL_LONG),
+	RFX_COL(rfx_uciexp_row, n_test, RFX_COL_LONG),
+	RFX_COL(rfx_uciexp_row, M, RFX_COL_INT),
+	RFX_COL(rfx_uciexp_row, seeds, RFX_COL_INT),
+	RFX_COL(rfx_uciexp_row, gamma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_uciexp_row, val_pct, RFX_COL_DOUBLE),
+	RFX_COL(rfx_uciexp_row, test_pct, RFX_COL_DOUBLE),
+	RFX_COL(rfx_uciexp_row, test_pct_se, RFX_COL_DOUBLE),
 };
-#undef COL
 
 const struct rfx_schema rfx_uciexp_gamma_schema = {
 	"uci_gamma",

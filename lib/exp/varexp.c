@@ -27,42 +27,41 @@
 
 #define DEFAULT_BLOCK 256
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_varexp_row, field),                \
-	  sizeof(((struct rfx_varexp_row *)0)->field) }
-
 #define ANALYTIC_COLUMNS                                                       \
-	COL(method, RFX_COL_STRING), COL(regime, RFX_COL_STRING),              \
-	COL(gamma, RFX_COL_DOUBLE), COL(d, RFX_COL_INT), COL(M, RFX_COL_INT),  \
-	COL(n_pairs, RFX_COL_LONG), COL(n_zero, RFX_COL_LONG),                 \
-	COL(logvar_mean, RFX_COL_DOUBLE), COL(logvar_std, RFX_COL_DOUBLE),     \
-	COL(logvar_min, RFX_COL_DOUBLE), COL(logvar_max, RFX_COL_DOUBLE)
+	RFX_COL(rfx_varexp_row, method, RFX_COL_STRING),                       \
+	RFX_COL(rfx_varexp_row, regime, RFX_COL_STRING),                       \
+	RFX_COL(rfx_varexp_row, gamma, RFX_COL_DOUBLE),                        \
+	RFX_COL(rfx_varexp_row, d, RFX_COL_INT),                               \
+	RFX_COL(rfx_varexp_row, M, RFX_COL_INT),                               \
+	RFX_COL(rfx_varexp_row, n_pairs, RFX_COL_LONG),                        \
+	RFX_COL(rfx_varexp_row, n_zero, RFX_COL_LONG),                         \
+	RFX_COL(rfx_varexp_row, logvar_mean, RFX_COL_DOUBLE),                  \
+	RFX_COL(rfx_varexp_row, logvar_std, RFX_COL_DOUBLE),                   \
+	RFX_COL(rfx_varexp_row, logvar_min, RFX_COL_DOUBLE),                   \
+	RFX_COL(rfx_varexp_row, logvar_max, RFX_COL_DOUBLE)
 
 static const struct rfx_column analytic_cols[] = { ANALYTIC_COLUMNS };
 
 static const struct rfx_column mc_cols[] = {
 	ANALYTIC_COLUMNS,
-	COL(projection, RFX_COL_STRING),
-	COL(mc_R, RFX_COL_LONG),
-	COL(mc_pairs, RFX_COL_LONG),
-	COL(sub_logvar_mean, RFX_COL_DOUBLE),
-	COL(mc_logvar_mean, RFX_COL_DOUBLE),
-	COL(mc_logvar_std, RFX_COL_DOUBLE),
-	COL(mc_logvar_se, RFX_COL_DOUBLE),
-	COL(mc_zero, RFX_COL_LONG),
+	RFX_COL(rfx_varexp_row, projection, RFX_COL_STRING),
+	RFX_COL(rfx_varexp_row, mc_R, RFX_COL_LONG),
+	RFX_COL(rfx_varexp_row, mc_pairs, RFX_COL_LONG),
+	RFX_COL(rfx_varexp_row, sub_logvar_mean, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_row, mc_logvar_mean, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_row, mc_logvar_std, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_row, mc_logvar_se, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_row, mc_zero, RFX_COL_LONG),
 };
-#undef COL
-
-#define PCOL(field, type)                                                      \
-	{ #field, type, offsetof(struct rfx_varexp_param, field),              \
-	  sizeof(((struct rfx_varexp_param *)0)->field) }
 
 static const struct rfx_column param_cols[] = {
-	PCOL(method, RFX_COL_STRING), PCOL(regime, RFX_COL_STRING),
-	PCOL(gamma, RFX_COL_DOUBLE),  PCOL(sample, RFX_COL_INT),
-	PCOL(param, RFX_COL_STRING),  PCOL(value, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_param, method, RFX_COL_STRING),
+	RFX_COL(rfx_varexp_param, regime, RFX_COL_STRING),
+	RFX_COL(rfx_varexp_param, gamma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_param, sample, RFX_COL_INT),
+	RFX_COL(rfx_varexp_param, param, RFX_COL_STRING),
+	RFX_COL(rfx_varexp_param, value, RFX_COL_DOUBLE),
 };
-#undef PCOL
 
 const struct rfx_schema rfx_varexp_schema = {
 	"variance", "log-variance of random-feature estimators (thesis Fig 6.4)",
@@ -1025,17 +1024,16 @@ int rfx_varexp_run_sets(const struct rfx_varexp_config *c,
  * The ranking summary.
  */
 
-#define RCOL(field, type)                                                      \
-	{ #field, type, offsetof(struct rfx_varexp_rank, field),               \
-	  sizeof(((struct rfx_varexp_rank *)0)->field) }
-
 static const struct rfx_column rank_cols[] = {
-	RCOL(regime, RFX_COL_STRING), RCOL(gamma, RFX_COL_DOUBLE),
-	RCOL(rank, RFX_COL_INT),      RCOL(method, RFX_COL_STRING),
-	RCOL(M, RFX_COL_INT),         RCOL(logvar_mean, RFX_COL_DOUBLE),
-	RCOL(gap, RFX_COL_DOUBLE),    RCOL(positive, RFX_COL_INT),
+	RFX_COL(rfx_varexp_rank, regime, RFX_COL_STRING),
+	RFX_COL(rfx_varexp_rank, gamma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_rank, rank, RFX_COL_INT),
+	RFX_COL(rfx_varexp_rank, method, RFX_COL_STRING),
+	RFX_COL(rfx_varexp_rank, M, RFX_COL_INT),
+	RFX_COL(rfx_varexp_rank, logvar_mean, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_rank, gap, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_rank, positive, RFX_COL_INT),
 };
-#undef RCOL
 
 const struct rfx_schema rfx_varexp_rank_schema = {
 	"ranking",

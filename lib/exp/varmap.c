@@ -9,22 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cancel.h"
 #include "num/block.h"
 #include "num/kernel.h"
 #include "num/logmath.h"
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_varmap_row, field),                \
-	  sizeof(((struct rfx_varmap_row *)0)->field) }
-
 static const struct rfx_column cols[] = {
-	COL(map, RFX_COL_STRING),       COL(method, RFX_COL_STRING),
-	COL(d, RFX_COL_INT),            COL(M, RFX_COL_INT),
-	COL(r, RFX_COL_DOUBLE),         COL(theta, RFX_COL_DOUBLE),
-	COL(w, RFX_COL_DOUBLE),         COL(log_kernel, RFX_COL_DOUBLE),
-	COL(log_variance, RFX_COL_DOUBLE), COL(log_ratio, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varmap_row, map, RFX_COL_STRING),
+	RFX_COL(rfx_varmap_row, method, RFX_COL_STRING),
+	RFX_COL(rfx_varmap_row, d, RFX_COL_INT),
+	RFX_COL(rfx_varmap_row, M, RFX_COL_INT),
+	RFX_COL(rfx_varmap_row, r, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varmap_row, theta, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varmap_row, w, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varmap_row, log_kernel, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varmap_row, log_variance, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varmap_row, log_ratio, RFX_COL_DOUBLE),
 };
-#undef COL
 
 const struct rfx_schema rfx_varmap_schema = {
 	"map", "analytic log-variance over synthetic pairs",
@@ -128,6 +129,11 @@ int rfx_varmap_run(const struct rfx_varmap_config *c,
 					w = c->w_max * (j + 1) / c->steps;
 					rr = 0.5 * sqrt(w);
 					x[0] = y[0] = rr;
+				}
+				/* A grid point is one fit per method: poll here. */
+				if (rfx_cancel_requested()) {
+					ret = rfx_error(err, RFX_EINTR, "interrupted");
+					break;
 				}
 				w = 2.0 * rr * rr * (1.0 + cos(th));
 				lk = rfx_kernel_gauss_log(x, y, d) + 0.0; /* no -0 */

@@ -63,7 +63,11 @@ int rfx_varmap_parse(const char *name, enum rfx_varmap_kind *out,
 /* Rows rfx_varmap_run produces. */
 size_t rfx_varmap_nrows(const struct rfx_varmap_config *c);
 
-/* Computes the map into rows (rfx_varmap_nrows entries). */
+/*
+ * Computes the map into rows (rfx_varmap_nrows entries). RFX_EINVAL for a
+ * bad configuration, RFX_ENOMEM, and RFX_EINTR once rfx_cancel_request()
+ * was called (polled at every grid point).
+ */
 int rfx_varmap_run(const struct rfx_varmap_config *c,
 		   struct rfx_varmap_row *rows, struct rfx_err *err);
 

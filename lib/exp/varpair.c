@@ -38,27 +38,25 @@ void rfx_varpair_release(struct rfx_varpair_result *r)
 /* The schema: the columns of the old fixed row, params sized plen. */
 static void make_schema(struct rfx_varpair_result *r, size_t plen, int mc)
 {
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_varpair_row, field),               \
-	  sizeof(((struct rfx_varpair_row *)0)->field) }
-	static const struct rfx_column head[] = { COL(method, RFX_COL_STRING) };
-	static const struct rfx_column tail[] = {
-		COL(d, RFX_COL_INT),
-		COL(M, RFX_COL_INT),
-		COL(log_kernel, RFX_COL_DOUBLE),
-		COL(variance, RFX_COL_DOUBLE),
-		COL(log_variance, RFX_COL_DOUBLE),
-		COL(closed_form, RFX_COL_STRING),
-		COL(mc_R, RFX_COL_LONG),
-		COL(mc_mean, RFX_COL_DOUBLE),
-		COL(mc_mean_se, RFX_COL_DOUBLE),
-		COL(mc_variance, RFX_COL_DOUBLE),
-		COL(mc_log_variance, RFX_COL_DOUBLE),
-		COL(mc_log_variance_se, RFX_COL_DOUBLE),
-		COL(mc_variance_lo, RFX_COL_DOUBLE),
-		COL(mc_variance_hi, RFX_COL_DOUBLE),
+	static const struct rfx_column head[] = {
+		RFX_COL(rfx_varpair_row, method, RFX_COL_STRING)
 	};
-#undef COL
+	static const struct rfx_column tail[] = {
+		RFX_COL(rfx_varpair_row, d, RFX_COL_INT),
+		RFX_COL(rfx_varpair_row, M, RFX_COL_INT),
+		RFX_COL(rfx_varpair_row, log_kernel, RFX_COL_DOUBLE),
+		RFX_COL(rfx_varpair_row, variance, RFX_COL_DOUBLE),
+		RFX_COL(rfx_varpair_row, log_variance, RFX_COL_DOUBLE),
+		RFX_COL(rfx_varpair_row, closed_form, RFX_COL_STRING),
+		RFX_COL(rfx_varpair_row, mc_R, RFX_COL_LONG),
+		RFX_COL(rfx_varpair_row, mc_mean, RFX_COL_DOUBLE),
+		RFX_COL(rfx_varpair_row, mc_mean_se, RFX_COL_DOUBLE),
+		RFX_COL(rfx_varpair_row, mc_variance, RFX_COL_DOUBLE),
+		RFX_COL(rfx_varpair_row, mc_log_variance, RFX_COL_DOUBLE),
+		RFX_COL(rfx_varpair_row, mc_log_variance_se, RFX_COL_DOUBLE),
+		RFX_COL(rfx_varpair_row, mc_variance_lo, RFX_COL_DOUBLE),
+		RFX_COL(rfx_varpair_row, mc_variance_hi, RFX_COL_DOUBLE),
+	};
 	const int ntail_plain = 6; /* d .. closed_form */
 	int n = 0, k;
 

@@ -19,20 +19,21 @@
 #include "est/orfvar.h"
 #include "base/rng.h"
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_zc_row, field),                    \
-	  sizeof(((struct rfx_zc_row *)0)->field) }
-
 static const struct rfx_column zc_cols[] = {
-	COL(projection, RFX_COL_STRING), COL(curve, RFX_COL_STRING),
-	COL(d, RFX_COL_INT),		 COL(D, RFX_COL_INT),
-	COL(z, RFX_COL_DOUBLE),		 COL(mean, RFX_COL_DOUBLE),
-	COL(bias, RFX_COL_DOUBLE),	 COL(bias_se, RFX_COL_DOUBLE),
-	COL(var, RFX_COL_DOUBLE),	 COL(var_se, RFX_COL_DOUBLE),
-	COL(ratio, RFX_COL_DOUBLE),	 COL(ratio_se, RFX_COL_DOUBLE),
-	COL(mse_ratio, RFX_COL_DOUBLE),
+	RFX_COL(rfx_zc_row, projection, RFX_COL_STRING),
+	RFX_COL(rfx_zc_row, curve, RFX_COL_STRING),
+	RFX_COL(rfx_zc_row, d, RFX_COL_INT),
+	RFX_COL(rfx_zc_row, D, RFX_COL_INT),
+	RFX_COL(rfx_zc_row, z, RFX_COL_DOUBLE),
+	RFX_COL(rfx_zc_row, mean, RFX_COL_DOUBLE),
+	RFX_COL(rfx_zc_row, bias, RFX_COL_DOUBLE),
+	RFX_COL(rfx_zc_row, bias_se, RFX_COL_DOUBLE),
+	RFX_COL(rfx_zc_row, var, RFX_COL_DOUBLE),
+	RFX_COL(rfx_zc_row, var_se, RFX_COL_DOUBLE),
+	RFX_COL(rfx_zc_row, ratio, RFX_COL_DOUBLE),
+	RFX_COL(rfx_zc_row, ratio_se, RFX_COL_DOUBLE),
+	RFX_COL(rfx_zc_row, mse_ratio, RFX_COL_DOUBLE),
 };
-#undef COL
 
 const struct rfx_schema rfx_zc_schema = {
 	"zcurve", "bias and variance of the Gaussian-kernel estimator against z",

@@ -3,6 +3,7 @@
  * comparison cell by cell with tolerances from the standard errors.
  */
 #include "io/regress.h"
+#include "base/fmt.h"
 
 #include <errno.h>
 #include <float.h>
@@ -13,17 +14,16 @@
 
 #include <gsl/gsl_cdf.h>
 
-#define COL(field, type)                                                       \
-	{ #field, type, offsetof(struct rfx_regress_row, field),               \
-	  sizeof(((struct rfx_regress_row *)0)->field) }
-
 static const struct rfx_column regress_cols[] = {
-	COL(key, RFX_COL_STRING),    COL(ref, RFX_COL_DOUBLE),
-	COL(ref_se, RFX_COL_DOUBLE), COL(got, RFX_COL_DOUBLE),
-	COL(got_se, RFX_COL_DOUBLE), COL(z, RFX_COL_DOUBLE),
-	COL(limit, RFX_COL_DOUBLE),  COL(verdict, RFX_COL_STRING),
+	RFX_COL(rfx_regress_row, key, RFX_COL_STRING),
+	RFX_COL(rfx_regress_row, ref, RFX_COL_DOUBLE),
+	RFX_COL(rfx_regress_row, ref_se, RFX_COL_DOUBLE),
+	RFX_COL(rfx_regress_row, got, RFX_COL_DOUBLE),
+	RFX_COL(rfx_regress_row, got_se, RFX_COL_DOUBLE),
+	RFX_COL(rfx_regress_row, z, RFX_COL_DOUBLE),
+	RFX_COL(rfx_regress_row, limit, RFX_COL_DOUBLE),
+	RFX_COL(rfx_regress_row, verdict, RFX_COL_STRING),
 };
-#undef COL
 
 const struct rfx_schema rfx_regress_schema = {
 	"regress", "a table against its reference",
@@ -191,7 +191,7 @@ struct rfx_tsv *rfx_tsv_from_rows(const struct rfx_schema *s, const void *rows,
 				double v;
 
 				memcpy(&v, row + col->offset, sizeof(v));
-				rfx_table_format_double(v, cell, sizeof(cell));
+				rfx_fmt_double(v, cell, sizeof(cell));
 			} else if (col->type == RFX_COL_INT) {
 				int v;
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/h5out.h"
 #include "io/table.h"
 
 /* A 1-D dataset of n elements of type t, object times off. */
