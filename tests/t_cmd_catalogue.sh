@@ -389,7 +389,7 @@ cat > "$tmp/catalogue" <<'END'
 2|unknown projection 'qr'|attention --projection qr -o out.h5
 2|--Ls applies only to --time|attention --Ls 64 -o out.h5
 2|--causal does not apply to --time|attention --time --causal -o out.h5
-1|'outdir' is a directory|attention --L 16 --d 2 --features 2 --draws 2 -o outdir
+1|'outdir.h5' is a directory|attention --L 16 --d 2 --features 2 --draws 2 -o outdir.h5
 1|has d = 2 but '$FX/m_good.csv' has d = 3|attention --q-file $FX/m_good.csv --k-file $FX/m_d2.csv -o out.h5
 1|non-finite value 'nan' in '$FX/m_nan.csv'|attention --q-file $FX/m_nan.csv -o out.h5
 2|--regime does not apply to --q-file|attention --q-file $FX/m_good.csv --regime normal -o out.h5

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -88,15 +87,6 @@ static const char *file_kind(mode_t m)
 	if (S_ISSOCK(m))
 		return "a socket";
 	return "not a plain file";
-}
-
-/* Whether name ends in .h5 or .hdf5, in any case. */
-static int h5_suffix(const char *name)
-{
-	size_t n = strlen(name);
-
-	return (n > 3 && !strcasecmp(name + n - 3, ".h5")) ||
-	       (n > 5 && !strcasecmp(name + n - 5, ".hdf5"));
 }
 
 /*
@@ -276,12 +266,6 @@ struct rfx_h5out *rfx_h5out_open(const char *path, struct rfx_err *err)
 	o->fd = -1;
 	if (resolve_target(path, &o->target, err))
 		goto out;
-	if (!h5_suffix(path)) {
-		rfx_error(err, RFX_EINVAL,
-			  "output file '%s' must end in .h5 or .hdf5 (rfx writes HDF5 only)",
-			  path);
-		goto out;
-	}
 	n = strlen(o->target);
 	o->path = strdup(path);
 	o->tmp = malloc(n + sizeof(TMP_SUFFIX));
