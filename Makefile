@@ -42,8 +42,11 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 # malloc's contract under ASan too: an absurd size returns NULL (the
 # bad-input tests ask for petabytes) instead of aborting the run.
+# RFX_BUILD tells the tests that compare bits with a plain build's
+# (tests/t_readme_figures.sh) that the sanitized code rounds differently.
 TEST_ENV = ASAN_OPTIONS=allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	RFX_BUILD=sanitize
 endif
 
 # make MPI=1: the rfx binary for mpirun, with Debian's Open MPI (cli/dist.c

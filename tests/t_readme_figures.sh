@@ -25,6 +25,13 @@ while read -r want png; do
 	ok $? "docs/img/$png is a PNG"
 	grep -q "(docs/img/$png)" "$RFX_TOP/README.md"
 	ok $? "README.md shows docs/img/$png"
+	# The sanitized build (make check SANITIZE=1) is other code
+	# (instrumented, other inlining and vectorisation): the last bits of
+	# its fig_hrf1 dump differ, and the images are the plain build's.
+	if [ "${RFX_BUILD:-}" = sanitize ]; then
+		skip "docs/img/$png: a sanitized build's last bits differ from the plain build's"
+		continue
+	fi
 	(cd "$RFX_TOP" && SCALE=full RFX=$RFX "experiments/$f.sh" "$tmp/$f.h5" 2> /dev/null)
 	got=$( { "$RFX" dump "$tmp/$f.h5"; cat "$RFX_TOP/plots/$f.gp" "$RFX_TOP/plots/common.gp"; } |
 		sha256sum | cut -d' ' -f1)
