@@ -315,6 +315,31 @@ static char *names_join(const struct names *l)
 	return s;
 }
 
+/*
+ * The index of table in l, or RFX_EINVAL "no table 'x' in 'f.h5' (tables:
+ * a, b)" when the file has none of that name (the one message of dump and
+ * describe).
+ */
+static int find_table(const struct names *l, const char *table,
+		      const char *path, size_t *idx, struct rfx_err *err)
+{
+	char *list;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], table)) {
+			*idx = i;
+			return RFX_OK;
+		}
+	if (!(list = names_join(l)))
+		return nomem(err);
+	ret = rfx_error(err, RFX_EINVAL, "no table '%s' in '%s' (tables: %s)",
+			table, path, list);
+	free(list);
+	return ret;
+}
+
 static void tab_close(struct tab *t)
 {
 	int i;
@@ -859,7 +884,6 @@ int rfx_h5_dump_where(const char *path, const char *table,
 	struct tab *tabs = NULL;           /* the tables to print */
 	size_t first = 0;                  /* index in all of the first */
 	size_t ntabs = 0, opened = 0, i;
-	char *list = NULL;
 	int ret;
 	int j;
 
@@ -877,19 +901,8 @@ int rfx_h5_dump_where(const char *path, const char *table,
 		goto out;
 
 	if (table) {
-		for (i = 0; i < all.n; i++)
-			if (!strcmp(all.v[i], table))
-				break;
-		if (i == all.n) {
-			if (!(list = names_join(&all))) {
-				ret = nomem(err);
-				goto out;
-			}
-			ret = rfx_error(err, RFX_EINVAL,
-					"no table '%s' in '%s' (tables: %s)",
-					table, path, list);
+		if ((ret = find_table(&all, table, path, &i, err)))
 			goto out;
-		}
 		first = i;
 		ntabs = 1;
 	} else {
@@ -932,7 +945,6 @@ out:
 	for (i = 0; i < opened; i++)
 		tab_close(&tabs[i]);
 	free(tabs);
-	free(list);
 	names_free(&all);
 	if (file >= 0)
 		H5Fclose(file);
@@ -1164,7 +1176,6 @@ int rfx_h5_describe(const char *path, const char *table, FILE *out,
 	hid_t file = H5I_INVALID_HID;
 	struct names all = { NULL, 0, 0 }; /* every table in the file */
 	struct tab t;
-	char *list = NULL;
 	size_t i;
 	int pass;
 	int ret;
@@ -1174,21 +1185,8 @@ int rfx_h5_describe(const char *path, const char *table, FILE *out,
 	if ((ret = open_input(path, &file, err)) ||
 	    (ret = list_tables(file, path, &all, err)))
 		goto out;
-	if (table) {
-		for (i = 0; i < all.n; i++)
-			if (!strcmp(all.v[i], table))
-				break;
-		if (i == all.n) {
-			if (!(list = names_join(&all))) {
-				ret = nomem(err);
-				goto out;
-			}
-			ret = rfx_error(err, RFX_EINVAL,
-					"no table '%s' in '%s' (tables: %s)",
-					table, path, list);
-			goto out;
-		}
-	}
+	if (table && (ret = find_table(&all, table, path, &i, err)))
+		goto out;
 	/* Pass 0 checks every table, pass 1 prints: no output before an error. */
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == 1)
@@ -1209,7 +1207,6 @@ int rfx_h5_describe(const char *path, const char *table, FILE *out,
 				strerror(errno));
 
 out:
-	free(list);
 	names_free(&all);
 	if (file >= 0)
 		H5Fclose(file);
