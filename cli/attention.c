@@ -39,71 +39,126 @@ static const char summary[] =
 	"D and the fractions of rows with D^ <= 0 and non-finite output.\n"
 	"--time gives Fig 3.3 on this CPU instead.";
 
-#define COL(field, type) RFX_COL(rfx_attexp_row, field, type)
-#define SCOL(k, name, part)                                                    \
+/*
+ * The error statistics of a row: struct rfx_attexp_stat k (mean, sd, q50,
+ * q90 over the draws) of the error named name (rfx_att_error_names), and
+ * one draw's error k; what says what the error is.
+ */
+#define SCOL(k, name, part, what, stat)                                        \
 	{ name "_" #part, RFX_COL_DOUBLE,                                      \
 	  offsetof(struct rfx_attexp_row, s) +                                 \
 		  (k) * sizeof(struct rfx_attexp_stat) +                       \
 		  offsetof(struct rfx_attexp_stat, part),                      \
-	  sizeof(double) }
-#define STATS(k, name)                                                         \
-	SCOL(k, name, mean), SCOL(k, name, sd), SCOL(k, name, q50),            \
-		SCOL(k, name, q90)
+	  sizeof(double), stat " over the draws of " what }
+#define STATS(k, name, what)                                                   \
+	SCOL(k, name, mean, what, "mean"),                                     \
+	SCOL(k, name, sd, what, "standard deviation"),                         \
+	SCOL(k, name, q50, what, "median"),                                    \
+	SCOL(k, name, q90, what, "90% quantile")
+#define ECOL(k, name, what)                                                    \
+	{ name, RFX_COL_DOUBLE,                                                \
+	  offsetof(struct rfx_attexp_draw_row, e) + (k) * sizeof(double),      \
+	  sizeof(double), what " in this draw" }
+/* The errors of struct rfx_att_errors, in rfx_att_error_names order. */
+#define ERR_OUT_FRO "the output's relative error |O^ - O|_F / |O|_F (finite rows)"
+#define ERR_OUT_MAX "the output's largest row relative error max_i |O^_i - O_i| / |O_i|"
+#define ERR_OUT_MSE "the output's mean squared error (finite rows' entries)"
+#define ERR_ATT_MSE "the MSE of the normalised attention A^_ij/D^_i on --att-rows sampled rows"
+#define ERR_NORM "the normaliser's mean relative error |D^_i - D_i| / D_i"
+#define ERR_NONPOS "the fraction of rows with a normaliser D^_i <= 0"
+#define ERR_NONFIN "the fraction of rows with a non-finite output"
+/* Columns att and draw share. */
+#define ATT_METHOD(row)                                                        \
+	RFX_COL(row, method, RFX_COL_STRING,                                   \
+		"estimator name from the registry (rfx help estimators)"),     \
+	RFX_COL(row, proj, RFX_COL_STRING,                                     \
+		"projection kind (iid, ort, sorf, ...); n/a for discrete estimators"), \
+	RFX_COL(row, budget, RFX_COL_INT,                                      \
+		"the --features value (real features with --match fair)"),     \
+	RFX_COL(row, M, RFX_COL_INT, "budget passed to the estimator")
+#define ATT_VARIANT(row)                                                       \
+	RFX_COL(row, stab, RFX_COL_STRING,                                     \
+		"stabiliser of the feature map (--stabiliser)"),               \
+	RFX_COL(row, eps, RFX_COL_DOUBLE,                                      \
+		"regulariser eps of the normaliser (--eps)"),                  \
+	RFX_COL(row, f32, RFX_COL_INT,                                         \
+		"1 when the features were computed in float32, else 0")
+
 static const struct rfx_column att_cols[] = {
-	COL(method, RFX_COL_STRING), COL(proj, RFX_COL_STRING),
-	COL(budget, RFX_COL_INT), COL(M, RFX_COL_INT), COL(features, RFX_COL_INT),
-	COL(stab, RFX_COL_STRING), COL(eps, RFX_COL_DOUBLE),
-	COL(f32, RFX_COL_INT), COL(causal, RFX_COL_INT),
-	COL(L, RFX_COL_LONG), COL(d, RFX_COL_LONG), COL(gamma, RFX_COL_DOUBLE),
-	COL(draws, RFX_COL_LONG),
-	STATS(0, "out_rel_fro"), STATS(1, "out_rel_max"), STATS(2, "out_mse"),
-	STATS(3, "att_mse"), STATS(4, "norm_rel"), STATS(5, "frac_nonpos"),
-	STATS(6, "frac_nonfinite"), COL(params, RFX_COL_STRING),
+	ATT_METHOD(rfx_attexp_row),
+	RFX_COL(rfx_attexp_row, features, RFX_COL_INT,
+		"real feature columns of each map"),
+	ATT_VARIANT(rfx_attexp_row),
+	RFX_COL(rfx_attexp_row, causal, RFX_COL_INT,
+		"1 for causal (prefix-sum) attention, else 0"),
+	RFX_COL(rfx_attexp_row, L, RFX_COL_LONG, "keys: rows of K (and of Q for sampled inputs)"),
+	RFX_COL(rfx_attexp_row, d, RFX_COL_LONG, "input dimension: columns of Q and K"),
+	RFX_COL(rfx_attexp_row, gamma, RFX_COL_DOUBLE,
+		"the regime's scale gamma of Q and K (normal: entries N(0, gamma^2)); NaN for files"),
+	RFX_COL(rfx_attexp_row, draws, RFX_COL_LONG, "draws of the features summarised"),
+	STATS(0, "out_rel_fro", ERR_OUT_FRO),
+	STATS(1, "out_rel_max", ERR_OUT_MAX),
+	STATS(2, "out_mse", ERR_OUT_MSE),
+	STATS(3, "att_mse", ERR_ATT_MSE),
+	STATS(4, "norm_rel", ERR_NORM),
+	STATS(5, "frac_nonpos", ERR_NONPOS),
+	STATS(6, "frac_nonfinite", ERR_NONFIN),
+	RFX_COL(rfx_attexp_row, params, RFX_COL_STRING,
+		"the method's fitted parameters as NAME=VALUE;NAME=VALUE (- if none)"),
 };
-#undef COL
 static const struct rfx_schema att_schema = {
 	"attention", "random-feature attention against exact attention",
 	sizeof(struct rfx_attexp_row), RFX_NCOLS(att_cols), att_cols
 };
 
-#define COL(field, type) RFX_COL(rfx_attexp_draw_row, field, type)
-#define ECOL(k, name)                                                          \
-	{ name, RFX_COL_DOUBLE,                                                \
-	  offsetof(struct rfx_attexp_draw_row, e) + (k) * sizeof(double),      \
-	  sizeof(double) }
 static const struct rfx_column draw_cols[] = {
-	COL(method, RFX_COL_STRING), COL(proj, RFX_COL_STRING),
-	COL(budget, RFX_COL_INT), COL(M, RFX_COL_INT), COL(stab, RFX_COL_STRING),
-	COL(eps, RFX_COL_DOUBLE), COL(f32, RFX_COL_INT), COL(gamma, RFX_COL_DOUBLE),
-	COL(draw, RFX_COL_LONG), ECOL(0, "out_rel_fro"), ECOL(1, "out_rel_max"),
-	ECOL(2, "out_mse"), ECOL(3, "att_mse"), ECOL(4, "norm_rel"),
-	ECOL(5, "frac_nonpos"), ECOL(6, "frac_nonfinite"),
+	ATT_METHOD(rfx_attexp_draw_row),
+	ATT_VARIANT(rfx_attexp_draw_row),
+	RFX_COL(rfx_attexp_draw_row, gamma, RFX_COL_DOUBLE,
+		"the regime's scale gamma of Q and K (normal: entries N(0, gamma^2)); NaN for files"),
+	RFX_COL(rfx_attexp_draw_row, draw, RFX_COL_LONG, "draw index, 0-based"),
+	ECOL(0, "out_rel_fro", ERR_OUT_FRO),
+	ECOL(1, "out_rel_max", ERR_OUT_MAX),
+	ECOL(2, "out_mse", ERR_OUT_MSE),
+	ECOL(3, "att_mse", ERR_ATT_MSE),
+	ECOL(4, "norm_rel", ERR_NORM),
+	ECOL(5, "frac_nonpos", ERR_NONPOS),
+	ECOL(6, "frac_nonfinite", ERR_NONFIN),
 };
-#undef COL
 static const struct rfx_schema draw_schema = {
 	"attention_draws", "the errors of every draw",
 	sizeof(struct rfx_attexp_draw_row), RFX_NCOLS(draw_cols), draw_cols
 };
 
-#define COL(field, type) RFX_COL(rfx_attexp_time_row, field, type)
 static const struct rfx_column time_cols[] = {
-	COL(what, RFX_COL_STRING), COL(causal, RFX_COL_INT), COL(L, RFX_COL_LONG),
-	COL(d, RFX_COL_INT), COL(M, RFX_COL_INT), COL(seconds, RFX_COL_DOUBLE),
-	COL(mbytes, RFX_COL_DOUBLE), COL(peak_mib, RFX_COL_DOUBLE),
+	RFX_COL(rfx_attexp_time_row, what, RFX_COL_STRING,
+		"exact, rf (random-feature attention) or floor (a copy of V)"),
+	RFX_COL(rfx_attexp_time_row, causal, RFX_COL_INT,
+		"1 for causal (prefix-sum) attention, else 0"),
+	RFX_COL(rfx_attexp_time_row, L, RFX_COL_LONG, "tokens"),
+	RFX_COL(rfx_attexp_time_row, d, RFX_COL_INT, "input dimension"),
+	RFX_COL(rfx_attexp_time_row, M, RFX_COL_INT, "random features"),
+	RFX_COL(rfx_attexp_time_row, seconds, RFX_COL_DOUBLE,
+		"wall time, best of --reps runs, seconds"),
+	RFX_COL(rfx_attexp_time_row, mbytes, RFX_COL_DOUBLE,
+		"memory the computation's buffers take, MiB"),
+	RFX_COL(rfx_attexp_time_row, peak_mib, RFX_COL_DOUBLE,
+		"peak resident memory the computation added, MiB (NaN off Linux)"),
 };
-#undef COL
 static const struct rfx_schema time_schema = {
 	"attention_time", "wall time of exact and random-feature attention",
 	sizeof(struct rfx_attexp_time_row), RFX_NCOLS(time_cols), time_cols
 };
 
-#define COL(field, type) RFX_COL(rfx_attexp_fit_row, field, type)
 static const struct rfx_column fit_cols[] = {
-	COL(what, RFX_COL_STRING), COL(causal, RFX_COL_INT),
-	COL(exponent, RFX_COL_DOUBLE), COL(L_from, RFX_COL_LONG),
-	COL(L_to, RFX_COL_LONG),
+	RFX_COL(rfx_attexp_fit_row, what, RFX_COL_STRING, "exact, rf or floor"),
+	RFX_COL(rfx_attexp_fit_row, causal, RFX_COL_INT,
+		"1 for causal (prefix-sum) attention, else 0"),
+	RFX_COL(rfx_attexp_fit_row, exponent, RFX_COL_DOUBLE,
+		"slope of log time on log L (natural logs; 1 is linear in L)"),
+	RFX_COL(rfx_attexp_fit_row, L_from, RFX_COL_LONG, "smallest L of the fit"),
+	RFX_COL(rfx_attexp_fit_row, L_to, RFX_COL_LONG, "largest L of the fit"),
 };
-#undef COL
 static const struct rfx_schema fit_schema = {
 	"attention_fit", "exponents of time against L",
 	sizeof(struct rfx_attexp_fit_row), RFX_NCOLS(fit_cols), fit_cols
@@ -236,7 +291,6 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	enum rfx_regime g = RFX_REGIME_NORMAL;
 	double *Q = NULL, *K = NULL, *V = NULL, *scr = NULL, *gam = NULL;
 	gsl_rng *r = NULL;
-	char desc[256];
 	int ret = RFX_EXIT_FAIL, ng = 1, ig, files = o->q_file != NULL;
 	size_t n = 0, per;
 
@@ -340,16 +394,7 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 		for (k = 0; dr && k < per * (size_t)c.draws; k++)
 			dr[off * (size_t)c.draws + k].gamma = gamma;
 	}
-	if (files)
-		snprintf(desc, sizeof(desc), "files: Q '%s', K '%s', V '%s'", o->q_file,
-			 o->k_file ? o->k_file : o->q_file,
-			 o->v_file ? o->v_file : o->k_file ? o->k_file : o->q_file);
-	else
-		snprintf(desc, sizeof(desc),
-			 "synthetic: Q, K regime %s gamma %s, V N(0,1); L %d d %d dv %d",
-			 o->regime, o->gamma, o->L, c.d, c.dv);
 	if (ig < ng || rfx_out_provenance(&out, cli, o->seed, &err) ||
-	    (out.h5 && rfx_h5out_attr(out.h5, "inputs", desc, &err)) ||
 	    rfx_out_table(&out, &att_schema, rows, per * (size_t)ng, stdout, &err) ||
 	    rfx_out_table(&out, &draw_schema, dr, dr ? per * (size_t)ng * (size_t)c.draws : 0,
 			  NULL, &err) ||
@@ -444,28 +489,35 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 		{ "regime", 0, RFX_OPT_STRING, &o.regime, "R",
 		  "Q and K: normal, sphere or heterogen (lib/data/regime.h; default normal)", 0 },
 		{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
-		  "scales of Q and K, in (0, 10] (default 0.5: normal entries N(0, 1/4))", 0 },
+		  "scales of Q and K, in (0, 10] (default 0.5: normal entries N(0, 1/4))", 0,
+		  .list = RFX_LIST_DOUBLES },
 		{ "L", 0, RFX_OPT_INT, &o.L, "N", "tokens, 2..2^20 (default 4096)", 0 },
 		{ "d", 0, RFX_OPT_INT, &o.d, "N",
 		  "query dimension (default 16; 64 with --time)", 0 },
 		{ "dv", 0, RFX_OPT_INT, &o.dv, "N", "value columns (default d)", 0 },
 		{ "method", 0, RFX_OPT_STRING, &o.methods, "LIST",
-		  "estimators of the registry, or all (default trig; --time: pos)", 0 },
+		  "estimators of the registry, or all (default trig; --time: pos)", 0,
+		  .list = RFX_LIST_STRINGS },
 		{ "projection", 0, RFX_OPT_STRING, &o.projs, "LIST",
-		  "projection kinds (" RFX_PROJ_NAMES "; default iid,ort; --time: ort)", 0 },
+		  "projection kinds (" RFX_PROJ_NAMES "; default iid,ort; --time: ort)", 0,
+		  .list = RFX_LIST_STRINGS },
 		{ "features", 0, RFX_OPT_STRING, &o.features, "LIST",
-		  "budgets M (default 16,32,64,128,256; --time: 256)", 0 },
+		  "budgets M (default 16,32,64,128,256; --time: 256)", 0,
+		  .list = RFX_LIST_INTS },
 		{ "match", 0, RFX_OPT_STRING, &o.match, "none|fair",
 		  "fair: complex and paired estimators get M/2 (default none)", 0 },
 		{ "draws", 0, RFX_OPT_LONG, &o.draws, "R", "draws per cell, >= 2 (default 10)", 0 },
 		{ "causal", 0, RFX_OPT_FLAG, &o.causal, NULL,
 		  "causal attention (tril(A), eq. 2.17; default noncausal)", 0 },
 		{ "stabiliser", 0, RFX_OPT_STRING, &o.stabs, "LIST",
-		  "row, global, none (lib/exp/attention.h; default row)", 0 },
+		  "row, global, none (lib/exp/attention.h; default row)", 0,
+		  .list = RFX_LIST_STRINGS },
 		{ "eps", 0, RFX_OPT_STRING, &o.eps, "LIST",
-		  "constants added to the stabilised features, in [0, 1] (default 0)", 0 },
+		  "constants added to the stabilised features, in [0, 1] (default 0)", 0,
+		  .list = RFX_LIST_DOUBLES },
 		{ "precision", 0, RFX_OPT_STRING, &o.precision, "LIST",
-		  "f64 and/or f32 maps and products (default f64)", 0 },
+		  "f64 and/or f32 maps and products (default f64)", 0,
+		  .list = RFX_LIST_STRINGS },
 		{ "att-rows", 0, RFX_OPT_LONG, &o.att_rows, "N",
 		  "rows of D^-1 A sampled for att_mse, 0 for all (default 256)", 0 },
 		{ "param", 0, RFX_OPT_MULTI, &o.params, "[M:]NAME=VALUE",
@@ -473,7 +525,8 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 		{ "time", 0, RFX_OPT_FLAG, &o.time, NULL,
 		  "timing mode: Fig 3.3 on this CPU (default off)", 0 },
 		{ "Ls", 0, RFX_OPT_STRING, &o.Ls, "LIST",
-		  "--time: sequence lengths (default 2^9..2^16)", 0 },
+		  "--time: sequence lengths (default 2^9..2^16)", 0,
+		  .list = RFX_LIST_INTS },
 		{ "exact-max", 0, RFX_OPT_LONG, &o.exact_max, "N",
 		  "--time: largest L for exact attention (default 32768)", 0 },
 		{ "reps", 0, RFX_OPT_INT, &o.reps, "N", "--time: best of N runs (default 3)", 0 },

@@ -4,6 +4,7 @@
  */
 #include "output.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -69,6 +70,26 @@ int rfx_cli_error(const struct rfx_err *err)
 			    err->msg[0] ? err->msg : "failed");
 }
 
+/*
+ * The option table of the run, as rfx_cli_parse left it: a copy, since a
+ * command may parse in a helper whose table is gone by the time the file
+ * is written (the destinations it points to live as long as the run).
+ */
+static struct rfx_opt *run_opts;
+
+/* Keeps a copy of opts for rfx_out_provenance; a failed copy keeps none. */
+static void keep_options(const struct rfx_opt *opts)
+{
+	size_t n = 0;
+
+	free(run_opts);
+	while (opts[n].name)
+		n++;
+	run_opts = malloc((n + 1) * sizeof(*run_opts));
+	if (run_opts)
+		memcpy(run_opts, opts, (n + 1) * sizeof(*run_opts));
+}
+
 int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 		  struct rfx_opt *opts, int argc, char **argv, const char **pos,
 		  int maxpos, int *npos, int *help)
@@ -79,6 +100,7 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 	rfx_err_clear(&err);
 	if (rfx_opt_parse(cmd, opts, argc, argv, pos, maxpos, npos, help, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
+	keep_options(opts);
 	/*
 	 * -o x.csv would get HDF5 under a name that promises text (the HDF5
 	 * outputs are the options with metavar FILE.h5, RFX_OPTION_OUTPUT).
@@ -211,10 +233,148 @@ int rfx_cli_load_labelled(struct rfx_matrix *m, const char *spec,
 	return RFX_EXIT_OK;
 }
 
+/*
+ * Stores list option op, whose text is text, as an array of its items'
+ * type (op->list); a list whose items are not all numbers of that type
+ * (a command that takes a word there too) is stored as strings.
+ */
+static int write_list(struct rfx_h5out *h5, const struct rfx_opt *op,
+		      const char *text, struct rfx_err *err)
+{
+	struct rfx_attr_value a = { RFX_ATTR_STRING, 1, 1, NULL };
+	size_t n = 1, k;
+	const char **item = NULL;
+	char *copy = strdup(text), *p, *end;
+	void *num = NULL;
+	int ret;
+
+	for (p = copy; p && *p; p++)
+		n += *p == ',';
+	item = malloc(n * sizeof(*item));
+	num = malloc(n * 8);
+	if (!copy || !item || !num) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (k = 0, p = copy; k < n; k++) {
+		item[k] = p;
+		p += strcspn(p, ",");
+		if (*p)
+			*p++ = '\0';
+	}
+	a.n = n;
+	a.v = item;
+	if (op->list == RFX_LIST_INTS || op->list == RFX_LIST_DOUBLES) {
+		a.type = op->list == RFX_LIST_INTS ? RFX_ATTR_INT64 : RFX_ATTR_DOUBLE;
+		a.v = num;
+		for (k = 0; k < n && a.v; k++) {
+			errno = 0;
+			if (op->list == RFX_LIST_INTS)
+				((int64_t *)num)[k] = strtoll(item[k], &end, 10);
+			else
+				((double *)num)[k] = strtod(item[k], &end);
+			if (end == item[k] || *end || errno)
+				a.v = NULL;
+		}
+		if (!a.v) {
+			a.type = RFX_ATTR_STRING;
+			a.v = item;
+		}
+	}
+	ret = rfx_h5out_option(h5, op->name, &a, err);
+out:
+	free(num);
+	free(item);
+	free(copy);
+	return ret;
+}
+
+/*
+ * Stores the value option op has now, typed (see rfx_out_options);
+ * nothing for a string or list that has no value.
+ */
+static int write_option(struct rfx_h5out *h5, const struct rfx_opt *op,
+			struct rfx_err *err)
+{
+	struct rfx_attr_value a = { RFX_ATTR_INT64, 0, 1, NULL };
+	const struct rfx_strlist *sl;
+	const char *text = NULL;
+	int64_t i;
+	uint64_t u;
+	double d;
+
+	switch (op->kind) {
+	case RFX_OPT_INT:
+	case RFX_OPT_FLAG:
+		i = *(const int *)op->dest;
+		a.v = &i;
+		break;
+	case RFX_OPT_LONG:
+		i = *(const long *)op->dest;
+		a.v = &i;
+		break;
+	case RFX_OPT_U64:
+		u = *(const uint64_t *)op->dest;
+		a.type = RFX_ATTR_UINT64;
+		a.v = &u;
+		break;
+	case RFX_OPT_DOUBLE:
+		d = *(const double *)op->dest;
+		a.type = RFX_ATTR_DOUBLE;
+		a.v = &d;
+		break;
+	case RFX_OPT_CHOICE:
+		text = op->choices[*(const int *)op->dest];
+		break;
+	case RFX_OPT_STRING:
+		text = *(const char *const *)op->dest;
+		break;
+	case RFX_OPT_PARSE:
+		text = op->text;
+		break;
+	case RFX_OPT_MULTI:
+		sl = op->dest;
+		if (sl->n == 0)
+			return RFX_OK;
+		a.type = RFX_ATTR_STRING;
+		a.list = 1;
+		a.n = (size_t)sl->n;
+		a.v = sl->item;
+		break;
+	}
+	if (a.v)
+		return rfx_h5out_option(h5, op->name, &a, err);
+	if (!text)
+		return RFX_OK;
+	if (op->list != RFX_LIST_NONE)
+		return write_list(h5, op, text, err);
+	a.type = RFX_ATTR_STRING;
+	a.v = &text;
+	return rfx_h5out_option(h5, op->name, &a, err);
+}
+
+int rfx_out_options(struct rfx_out *o, struct rfx_err *err)
+{
+	const struct rfx_opt *op;
+	int ret;
+
+	if (!o->h5 || !run_opts)
+		return RFX_OK;
+	for (op = run_opts; op->name; op++) {
+		/* where the file goes and how many threads made it: not results */
+		if (!strcmp(op->name, "output") || !strcmp(op->name, "threads"))
+			continue;
+		if ((ret = write_option(o->h5, op, err)))
+			return ret;
+	}
+	return RFX_OK;
+}
+
 int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 		       uint64_t seed, struct rfx_err *err)
 {
 	struct rfx_provenance p;
+	int ret;
 
 	if (!o->h5)
 		return RFX_OK;
@@ -225,7 +385,9 @@ int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 	p.rng = rfx_rng_type()->name;
 	p.ninputs = ninputs;
 	p.inputs = inputs;
-	return rfx_h5out_provenance(o->h5, &p, err);
+	if ((ret = rfx_h5out_provenance(o->h5, &p, err)))
+		return ret;
+	return rfx_out_options(o, err);
 }
 
 int rfx_out_table(struct rfx_out *o, const struct rfx_schema *s,

@@ -76,10 +76,10 @@ is "$(tail -n +2 data.tsv | tr '\t\n' ' :')" \
 	"banknote banknote.txt ordinal standard 1372 4 2 1234 69 69:wifi wifi_localization.txt ordinal standard 2000 7 4 1800 100 100:" \
 	"uci_data: files, encoding, scaling, rows, d, classes, split"
 "$RFX" dump --attrs small.h5 > attrs.txt 2> /dev/null
-grep -q '^datasets	banknote,wifi$' attrs.txt && grep -q '^seeds	2$' attrs.txt &&
-	grep -q '^budget	128$' attrs.txt && grep -q '^projection	both$' attrs.txt &&
-	grep -q '^gammas	0.5,2$' attrs.txt && grep -q '^encoding	ordinal$' attrs.txt &&
-	grep -q '^scaling	standard$' attrs.txt && grep -q '^seed	20221121$' attrs.txt
+grep -q '^options/dataset	banknote,wifi$' attrs.txt && grep -q '^options/seeds	2$' attrs.txt &&
+	grep -q '^options/budget	128$' attrs.txt && grep -q '^options/projection	both$' attrs.txt &&
+	grep -q '^options/gamma	0.5,2$' attrs.txt && grep -q '^options/encoding	ordinal$' attrs.txt &&
+	grep -q '^options/scaling	standard$' attrs.txt && grep -q '^seed	20221121$' attrs.txt
 ok $? "attributes: datasets, seeds, budget, projection, gammas, encoding, scaling, seed" ||
 	diag_file attrs.txt
 

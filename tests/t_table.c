@@ -39,10 +39,11 @@ struct mrow {
 };
 
 static const struct rfx_column mcols[] = {
-	{ "x", RFX_COL_DOUBLE, offsetof(struct mrow, x), sizeof(double) },
-	{ "k", RFX_COL_INT, offsetof(struct mrow, k), sizeof(int) },
-	{ "n", RFX_COL_LONG, offsetof(struct mrow, n), sizeof(long) },
-	{ "label", RFX_COL_STRING, offsetof(struct mrow, label), 8 },
+	{ "x", RFX_COL_DOUBLE, offsetof(struct mrow, x), sizeof(double), "a double" },
+	{ "k", RFX_COL_INT, offsetof(struct mrow, k), sizeof(int), "an int" },
+	{ "n", RFX_COL_LONG, offsetof(struct mrow, n), sizeof(long), "a long" },
+	{ "label", RFX_COL_STRING, offsetof(struct mrow, label), 8,
+	  "a label of at most 7 characters" },
 };
 
 static const struct rfx_schema mschema = {
@@ -74,8 +75,8 @@ struct prow {
 };
 
 static const struct rfx_column pcols[] = {
-	{ "i", RFX_COL_INT, offsetof(struct prow, i), sizeof(int) },
-	{ "v", RFX_COL_DOUBLE, offsetof(struct prow, v), sizeof(double) },
+	{ "i", RFX_COL_INT, offsetof(struct prow, i), sizeof(int), "index i" },
+	{ "v", RFX_COL_DOUBLE, offsetof(struct prow, v), sizeof(double), "value v, metres" },
 };
 
 static const char multi_tsv[] =
@@ -901,6 +902,16 @@ static void test_errors(void)
 	ok(rfx_h5out_table(o, &bad, rows, 1, &err) == RFX_EINVAL &&
 	   one_line(&err), "a 299-character column name is RFX_EINVAL");
 	badcols[0] = pcols[0];
+	badcols[1].desc = NULL;
+	rfx_err_clear(&err);
+	ok(rfx_h5out_table(o, &bad, rows, 1, &err) == RFX_EINVAL &&
+	   one_line(&err) && strstr(err.msg, "'v' has no description"),
+	   "a column without a description is RFX_EINVAL: %s", err.msg);
+	badcols[1].desc = "";
+	rfx_err_clear(&err);
+	ok(rfx_h5out_table(o, &bad, rows, 1, &err) == RFX_EINVAL,
+	   "an empty description is RFX_EINVAL too");
+	badcols[1] = pcols[1];
 	bad.name = "a/b";
 	rfx_err_clear(&err);
 	ok(rfx_h5out_table(o, &bad, rows, 1, &err) == RFX_EINVAL &&
