@@ -42,7 +42,8 @@ static const char summary[] =
 /*
  * The error statistics of a row: struct rfx_attexp_stat k (mean, sd, q50,
  * q90 over the draws) of the error named name (rfx_att_error_names), and
- * one draw's error k; what says what the error is.
+ * one draw's error k; what says what the error is. Each ends in a comma,
+ * for the lists ATT_ERRORS makes.
  */
 #define SCOL(k, name, part, what, stat)                                        \
 	{ name "_" #part, RFX_COL_DOUBLE,                                      \
@@ -54,20 +55,29 @@ static const char summary[] =
 	SCOL(k, name, mean, what, "mean"),                                     \
 	SCOL(k, name, sd, what, "standard deviation"),                         \
 	SCOL(k, name, q50, what, "median"),                                    \
-	SCOL(k, name, q90, what, "90% quantile")
+	SCOL(k, name, q90, what, "90% quantile"),
 #define ECOL(k, name, what)                                                    \
 	{ name, RFX_COL_DOUBLE,                                                \
 	  offsetof(struct rfx_attexp_draw_row, e) + (k) * sizeof(double),      \
-	  sizeof(double), what " in this draw" }
-/* The errors of struct rfx_att_errors, in rfx_att_error_names order. */
-#define ERR_OUT_FRO "the output's relative error |O^ - O|_F / |O|_F (finite rows)"
-#define ERR_OUT_MAX "the output's largest row relative error max_i |O^_i - O_i| / |O_i|"
-#define ERR_OUT_MSE "the output's mean squared error (finite rows' entries)"
-#define ERR_ATT_MSE "the MSE of the normalised attention A^_ij/D^_i on --att-rows sampled rows"
-#define ERR_NORM "the normaliser's mean relative error |D^_i - D_i| / D_i"
-#define ERR_NONPOS "the fraction of rows with a normaliser D^_i <= 0"
-#define ERR_NONFIN "the fraction of rows with a non-finite output"
+	  sizeof(double), what " in this draw" },
+/*
+ * The errors of struct rfx_att_errors, in rfx_att_error_names order, as
+ * X(k, name, what) for the summary columns (STATS) and the draw's (ECOL).
+ */
+#define ATT_ERRORS(X)                                                          \
+	X(0, "out_rel_fro",                                                    \
+	  "the output's relative error |O^ - O|_F / |O|_F (finite rows)")      \
+	X(1, "out_rel_max",                                                    \
+	  "the output's largest row relative error max_i |O^_i - O_i| / |O_i|") \
+	X(2, "out_mse", "the output's mean squared error (finite rows' entries)") \
+	X(3, "att_mse",                                                        \
+	  "the MSE of the normalised attention A^_ij/D^_i on --att-rows sampled rows") \
+	X(4, "norm_rel", "the normaliser's mean relative error |D^_i - D_i| / D_i") \
+	X(5, "frac_nonpos", "the fraction of rows with a normaliser D^_i <= 0") \
+	X(6, "frac_nonfinite", "the fraction of rows with a non-finite output")
 /* Columns att and draw share. */
+#define GAMMA_DESC \
+	"the regime's scale gamma of Q and K (normal: entries N(0, gamma^2)); NaN for files"
 #define ATT_METHOD(row)                                                        \
 	RFX_COL(row, method, RFX_COL_STRING,                                   \
 		"estimator name from the registry (rfx help estimators)"),     \
@@ -94,15 +104,9 @@ static const struct rfx_column att_cols[] = {
 	RFX_COL(rfx_attexp_row, L, RFX_COL_LONG, "keys: rows of K (and of Q for sampled inputs)"),
 	RFX_COL(rfx_attexp_row, d, RFX_COL_LONG, "input dimension: columns of Q and K"),
 	RFX_COL(rfx_attexp_row, gamma, RFX_COL_DOUBLE,
-		"the regime's scale gamma of Q and K (normal: entries N(0, gamma^2)); NaN for files"),
+		GAMMA_DESC),
 	RFX_COL(rfx_attexp_row, draws, RFX_COL_LONG, "draws of the features summarised"),
-	STATS(0, "out_rel_fro", ERR_OUT_FRO),
-	STATS(1, "out_rel_max", ERR_OUT_MAX),
-	STATS(2, "out_mse", ERR_OUT_MSE),
-	STATS(3, "att_mse", ERR_ATT_MSE),
-	STATS(4, "norm_rel", ERR_NORM),
-	STATS(5, "frac_nonpos", ERR_NONPOS),
-	STATS(6, "frac_nonfinite", ERR_NONFIN),
+	ATT_ERRORS(STATS)
 	RFX_COL(rfx_attexp_row, params, RFX_COL_STRING,
 		"the method's fitted parameters as NAME=VALUE;NAME=VALUE (- if none)"),
 };
@@ -115,15 +119,9 @@ static const struct rfx_column draw_cols[] = {
 	ATT_METHOD(rfx_attexp_draw_row),
 	ATT_VARIANT(rfx_attexp_draw_row),
 	RFX_COL(rfx_attexp_draw_row, gamma, RFX_COL_DOUBLE,
-		"the regime's scale gamma of Q and K (normal: entries N(0, gamma^2)); NaN for files"),
+		GAMMA_DESC),
 	RFX_COL(rfx_attexp_draw_row, draw, RFX_COL_LONG, "draw index, 0-based"),
-	ECOL(0, "out_rel_fro", ERR_OUT_FRO),
-	ECOL(1, "out_rel_max", ERR_OUT_MAX),
-	ECOL(2, "out_mse", ERR_OUT_MSE),
-	ECOL(3, "att_mse", ERR_ATT_MSE),
-	ECOL(4, "norm_rel", ERR_NORM),
-	ECOL(5, "frac_nonpos", ERR_NONPOS),
-	ECOL(6, "frac_nonfinite", ERR_NONFIN),
+	ATT_ERRORS(ECOL)
 };
 static const struct rfx_schema draw_schema = {
 	"attention_draws", "the errors of every draw",
@@ -469,6 +467,29 @@ static int run_time(struct att_opts *o, const struct rfx_cli *cli)
 	return RFX_EXIT_OK;
 }
 
+/*
+ * The modes and the options that apply to only some of them (the others,
+ * method, projection, features, seed and output, apply to all): the error
+ * study on sampled inputs or on --q-file, and --time.
+ */
+enum { MODE_SAMPLED = 1u, MODE_FILES = 2u, MODE_TIME = 4u };
+static const struct rfx_opt_mode modes[] = {
+	{ "q-file", MODE_FILES },	{ "k-file", MODE_FILES },
+	{ "v-file", MODE_FILES },	{ "regime", MODE_SAMPLED },
+	{ "gamma", MODE_SAMPLED },	{ "L", MODE_SAMPLED },
+	{ "dv", MODE_SAMPLED },		{ "d", MODE_SAMPLED | MODE_TIME },
+	{ "match", MODE_SAMPLED | MODE_FILES },
+	{ "draws", MODE_SAMPLED | MODE_FILES },
+	{ "causal", MODE_SAMPLED | MODE_FILES },
+	{ "stabiliser", MODE_SAMPLED | MODE_FILES },
+	{ "eps", MODE_SAMPLED | MODE_FILES },
+	{ "precision", MODE_SAMPLED | MODE_FILES },
+	{ "att-rows", MODE_SAMPLED | MODE_FILES },
+	{ "param", MODE_SAMPLED | MODE_FILES },
+	{ "Ls", MODE_TIME },		{ "exact-max", MODE_TIME },
+	{ "reps", MODE_TIME },
+};
+
 int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 {
 	struct att_opts o = {
@@ -479,6 +500,7 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 		{ 0, { NULL } }
 	};
 	int help, npos, ret;
+	unsigned mode;
 	struct rfx_opt opts[] = {
 		{ "q-file", 0, RFX_OPT_STRING, &o.q_file, "FILE",
 		  "queries, one per row: .npy, text or FILE.h5:/dataset (default synthetic)", 0 },
@@ -539,42 +561,21 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 			    NULL, 0, &npos, &help);
 	if (ret || help)
 		return ret;
+	if (!o.time && !o.q_file && (o.k_file || o.v_file))
+		return rfx_cli_fail(RFX_EXIT_USAGE, "--%s needs --q-file",
+				    o.k_file ? "k-file" : "v-file");
+	mode = o.time ? MODE_TIME : o.q_file ? MODE_FILES : MODE_SAMPLED;
+	ret = rfx_cli_check_modes(opts, modes, sizeof(modes) / sizeof(modes[0]),
+				  mode, mode == MODE_TIME ? "--time"
+					: mode == MODE_FILES ? "--q-file"
+							     : "sampled inputs");
+	if (ret)
+		return ret;
 	if (o.time) {
-		static const char *const err_only[] = { "q-file", "k-file", "v-file",
-			"regime", "gamma", "L", "dv",
-			"match", "draws", "causal", "stabiliser", "eps", "precision",
-			"att-rows", "param" };
-		size_t k;
-
-		for (k = 0; k < sizeof(err_only) / sizeof(err_only[0]); k++)
-			if (rfx_opt_seen(opts, err_only[k]))
-				return rfx_cli_fail(RFX_EXIT_USAGE,
-						    "--%s does not apply to --time", err_only[k]);
 		o.methods = o.methods ? o.methods : "pos";
 		o.projs = o.projs ? o.projs : "ort";
 		o.features = o.features ? o.features : "256";
 		return run_time(&o, cli);
-	}
-	{
-		static const char *const time_only[] = { "Ls", "exact-max", "reps" };
-		size_t k;
-
-		for (k = 0; k < sizeof(time_only) / sizeof(time_only[0]); k++)
-			if (rfx_opt_seen(opts, time_only[k]))
-				return rfx_cli_fail(RFX_EXIT_USAGE,
-						    "--%s applies only to --time", time_only[k]);
-	}
-	if (o.q_file) {
-		static const char *const synth[] = { "regime", "gamma", "L", "d", "dv" };
-		size_t k;
-
-		for (k = 0; k < sizeof(synth) / sizeof(synth[0]); k++)
-			if (rfx_opt_seen(opts, synth[k]))
-				return rfx_cli_fail(RFX_EXIT_USAGE,
-						    "--%s does not apply to --q-file", synth[k]);
-	} else if (o.k_file || o.v_file) {
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--%s needs --q-file",
-				    o.k_file ? "k-file" : "v-file");
 	}
 	o.methods = o.methods ? o.methods : "trig";
 	o.projs = o.projs ? o.projs : "iid,ort";
