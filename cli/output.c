@@ -77,12 +77,23 @@ int rfx_cli_error(const struct rfx_err *err)
  */
 static struct rfx_opt *run_opts;
 
+/*
+ * The run's mode as rfx_cli_check_modes last accepted it, with the
+ * command's table of options that apply to some modes only (static
+ * tables), so that the file leaves out the options its mode ignores.
+ */
+static const struct rfx_opt_mode *run_modes;
+static size_t run_nmodes;
+static unsigned run_mode;
+
 /* Keeps a copy of opts for rfx_out_provenance; a failed copy keeps none. */
 static void keep_options(const struct rfx_opt *opts)
 {
 	size_t n = 0;
 
 	free(run_opts);
+	run_modes = NULL;
+	run_nmodes = 0;
 	while (opts[n].name)
 		n++;
 	run_opts = malloc((n + 1) * sizeof(*run_opts));
@@ -127,6 +138,9 @@ int rfx_cli_check_modes(const struct rfx_opt *opts,
 	rfx_err_clear(&err);
 	if (rfx_opt_check_modes(opts, table, n, mode, mode_name, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
+	run_modes = table;
+	run_nmodes = n;
+	run_mode = mode;
 	return RFX_EXIT_OK;
 }
 
@@ -353,6 +367,17 @@ static int write_option(struct rfx_h5out *h5, const struct rfx_opt *op,
 	return rfx_h5out_option(h5, op->name, &a, err);
 }
 
+/* Whether option name applies to the run's mode (rfx_cli_check_modes). */
+static int applies(const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < run_nmodes; k++)
+		if (!strcmp(run_modes[k].name, name))
+			return (run_modes[k].modes & run_mode) != 0;
+	return 1;
+}
+
 int rfx_out_options(struct rfx_out *o, struct rfx_err *err)
 {
 	const struct rfx_opt *op;
@@ -362,7 +387,8 @@ int rfx_out_options(struct rfx_out *o, struct rfx_err *err)
 		return RFX_OK;
 	for (op = run_opts; op->name; op++) {
 		/* where the file goes and how many threads made it: not results */
-		if (!strcmp(op->name, "output") || !strcmp(op->name, "threads"))
+		if (!strcmp(op->name, "output") || !strcmp(op->name, "threads") ||
+		    !applies(op->name))
 			continue;
 		if ((ret = write_option(o->h5, op, err)))
 			return ret;

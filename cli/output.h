@@ -107,8 +107,9 @@ int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 /*
  * The run's options in the file's "/options" group (io/h5out.h's
  * rfx_h5out_option), generated from the option table rfx_cli_parse read
- * last: every option but --output and --threads, given or not, with the
- * value the command holds when the file is written. An integer or a flag
+ * last: every option but --output and --threads, and but those the
+ * command's mode table (rfx_cli_check_modes) says its mode ignores, given
+ * or not, with the value the command holds when the file is written. An integer or a flag
  * (0 or 1) is an int64, --seed a uint64, a number a double, a choice or
  * a string its text, a list option (opt.h's list) an array of its items'
  * type, a repeatable option (--param) an array of strings; a string

@@ -9,7 +9,8 @@
 # every table (the columns `rfx dump` prints, counted independently) with
 # a type and a description, and the run's options as option/type/value
 # lines whose types are the option table's (integers int64, the seed
-# uint64, reals float64, lists arrays). Prints TAP.
+# uint64, reals float64, lists arrays), without those the run's mode
+# ignores. Prints TAP.
 #
 # $RFX is the binary and $RFX_TOP the repository ('make test' sets both);
 # tests/tap.sh has the helpers.
@@ -90,11 +91,15 @@ done < cases
 "$RFX" dump --describe v.h5 | sed -n '/^option	type	value$/,$p' > opts.txt
 for want in 'L	int64	8' 'mc-pairs	int64	2' 'gamma	float64[2]	0.5,1' \
 	'method	string[2]	trig,oprf' 'regime	string[1]	normal' \
-	'projection	string	iid' 'mnist-norm	string	unit' 'r-max	float64	2' \
-	'attention-scale	int64	0' 'seed	uint64	20221121'; do
+	'projection	string	iid' 'mnist-norm	string	unit' 'samples	int64	1' \
+	'seed	uint64	20221121'; do
 	grep -qxF "$want" opts.txt
 	ok $? "variance: option line '$want'" || diag_file opts.txt
 done
+# the experiment ignores the pair, map and file modes' options
+! grep -q '^\(r-max\|steps\|map\|pairs\|attention-scale\|kernel\)	' opts.txt
+ok $? "variance: no option its mode ignores (--r-max, --steps, --pairs, ...)" ||
+	diag_file opts.txt
 "$RFX" mse-table --reps 3 --draws 2 --pairs 20 --dataset wine --method trig:iid \
 	--ratio 1,2 -o m.h5 > /dev/null 2>&1
 "$RFX" dump --describe m.h5 | sed -n '/^option	type	value$/,$p' > opts.txt
