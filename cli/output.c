@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,8 +87,8 @@ static const struct rfx_opt_mode *run_modes;
 static size_t run_nmodes;
 static unsigned run_mode;
 
-/* Keeps a copy of opts for rfx_out_provenance; a failed copy keeps none. */
-static void keep_options(const struct rfx_opt *opts)
+/* Keeps a copy of opts for rfx_out_options: 0, or -1 out of memory. */
+static int keep_options(const struct rfx_opt *opts)
 {
 	size_t n = 0;
 
@@ -97,8 +98,10 @@ static void keep_options(const struct rfx_opt *opts)
 	while (opts[n].name)
 		n++;
 	run_opts = malloc((n + 1) * sizeof(*run_opts));
-	if (run_opts)
-		memcpy(run_opts, opts, (n + 1) * sizeof(*run_opts));
+	if (!run_opts)
+		return -1;
+	memcpy(run_opts, opts, (n + 1) * sizeof(*run_opts));
+	return 0;
 }
 
 int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
@@ -111,7 +114,8 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 	rfx_err_clear(&err);
 	if (rfx_opt_parse(cmd, opts, argc, argv, pos, maxpos, npos, help, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
-	keep_options(opts);
+	if (keep_options(opts))
+		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 	/*
 	 * -o x.csv would get HDF5 under a name that promises text (the HDF5
 	 * outputs are the options with metavar FILE.h5, RFX_OPTION_OUTPUT).
@@ -282,13 +286,19 @@ static int write_list(struct rfx_h5out *h5, const struct rfx_opt *op,
 		a.type = op->list == RFX_LIST_INTS ? RFX_ATTR_INT64 : RFX_ATTR_DOUBLE;
 		a.v = num;
 		for (k = 0; k < n && a.v; k++) {
+			/* as rfx_opt_doubles and rfx_opt_ints read them: 1e3 too */
+			double v;
+
 			errno = 0;
-			if (op->list == RFX_LIST_INTS)
-				((int64_t *)num)[k] = strtoll(item[k], &end, 10);
-			else
-				((double *)num)[k] = strtod(item[k], &end);
-			if (end == item[k] || *end || errno)
+			v = strtod(item[k], &end);
+			if (end == item[k] || *end || errno || !isfinite(v) ||
+			    (op->list == RFX_LIST_INTS &&
+			     (v != floor(v) || fabs(v) >= 0x1p63)))
 				a.v = NULL;
+			else if (op->list == RFX_LIST_INTS)
+				((int64_t *)num)[k] = (int64_t)v;
+			else
+				((double *)num)[k] = v;
 		}
 		if (!a.v) {
 			a.type = RFX_ATTR_STRING;

@@ -108,6 +108,11 @@ grep -qxF 'ratio	float64[2]	1,2' opts.txt && grep -qxF 'reps	int64	3' opts.txt &
 ok $? "mse-table: --ratio a float64 list, --reps an int64, --dataset a string list" ||
 	diag_file opts.txt
 
+# An integer list is read as the command reads it: 3.2e1 is the integer 32.
+"$RFX" variance --map sum --method pos --d 16,3.2e1 --steps 5 -o m.h5 > /dev/null 2>&1
+"$RFX" dump --describe m.h5 | grep -qxF 'd	int64[2]	16,32'
+ok $? "variance --map sum --d 16,3.2e1: d is int64[2] 16,32"
+
 # dump TABLE --describe: that table's columns only, no options.
 "$RFX" dump --describe v.h5 params > one.txt
 [ "$(cut -f1 one.txt | sort -u | tr '\n' ' ')" = "params table " ] &&
