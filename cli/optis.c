@@ -57,7 +57,7 @@ struct optis_row {
 
 static const struct rfx_column optis_cols[] = {
 	RFX_COL(optis_row, regime, RFX_COL_STRING,
-		"input regime of the two sets, or files"),
+		"regime the two sets were sampled from (normal, sphere, heterogen), or file (--x-file)"),
 	RFX_COL(optis_row, method, RFX_COL_STRING,
 		"estimator (cos, trig, pos, oprf)"),
 	RFX_COL(optis_row, kernel, RFX_COL_STRING,

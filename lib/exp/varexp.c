@@ -31,7 +31,7 @@
 	RFX_COL(rfx_varexp_row, method, RFX_COL_STRING, \
 		"estimator name from the registry (rfx help estimators)"), \
 	RFX_COL(rfx_varexp_row, regime, RFX_COL_STRING, \
-		"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or the user's files"), \
+		"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or file (--x-file, --y-file)"), \
 	RFX_COL(rfx_varexp_row, gamma, RFX_COL_DOUBLE, \
 		"kernel scale gamma: both sets are multiplied by gamma (x -> gamma x) before the kernel"), \
 	RFX_COL(rfx_varexp_row, d, RFX_COL_INT, \
@@ -77,7 +77,7 @@ static const struct rfx_column param_cols[] = {
 	RFX_COL(rfx_varexp_param, method, RFX_COL_STRING,
 		"estimator name from the registry (rfx help estimators)"),
 	RFX_COL(rfx_varexp_param, regime, RFX_COL_STRING,
-		"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or the user's files"),
+		"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or file (--x-file, --y-file)"),
 	RFX_COL(rfx_varexp_param, gamma, RFX_COL_DOUBLE,
 		"kernel scale gamma: both sets are multiplied by gamma (x -> gamma x) before the kernel"),
 	RFX_COL(rfx_varexp_param, sample, RFX_COL_INT,
@@ -1051,7 +1051,7 @@ int rfx_varexp_run_sets(const struct rfx_varexp_config *c,
 
 static const struct rfx_column rank_cols[] = {
 	RFX_COL(rfx_varexp_rank, regime, RFX_COL_STRING,
-		"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or the user's files"),
+		"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or file (--x-file, --y-file)"),
 	RFX_COL(rfx_varexp_rank, gamma, RFX_COL_DOUBLE,
 		"kernel scale gamma: both sets are multiplied by gamma (x -> gamma x) before the kernel"),
 	RFX_COL(rfx_varexp_rank, rank, RFX_COL_INT,

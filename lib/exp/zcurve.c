@@ -27,7 +27,7 @@ static const struct rfx_column zc_cols[] = {
 	RFX_COL(rfx_zc_row, d, RFX_COL_INT,
 		"input dimension (0 for the d -> infinity limit)"),
 	RFX_COL(rfx_zc_row, D, RFX_COL_INT,
-		"projections of the TrigRF estimator (0 for the d -> infinity limit)"),
+		"random projections D of the TrigRF estimator (D = d; 0 for the d -> infinity limit)"),
 	RFX_COL(rfx_zc_row, z, RFX_COL_DOUBLE,
 		"distance |x - y|/sigma"),
 	RFX_COL(rfx_zc_row, mean, RFX_COL_DOUBLE,
