@@ -501,6 +501,7 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 	};
 	int help, npos, ret;
 	unsigned mode;
+	size_t k;
 	struct rfx_opt opts[] = {
 		{ "q-file", 0, RFX_OPT_STRING, &o.q_file, "FILE",
 		  "queries, one per row: .npy, text or FILE.h5:/dataset (default synthetic)", 0 },
@@ -565,6 +566,11 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "--%s needs --q-file",
 				    o.k_file ? "k-file" : "v-file");
 	mode = o.time ? MODE_TIME : o.q_file ? MODE_FILES : MODE_SAMPLED;
+	/* "applies only to --time" says more than "does not apply to ..." */
+	for (k = 0; !o.time && k < sizeof(modes) / sizeof(modes[0]); k++)
+		if (modes[k].modes == MODE_TIME && rfx_opt_seen(opts, modes[k].name))
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--%s applies only to --time", modes[k].name);
 	ret = rfx_cli_check_modes(opts, modes, sizeof(modes) / sizeof(modes[0]),
 				  mode, mode == MODE_TIME ? "--time"
 					: mode == MODE_FILES ? "--q-file"
