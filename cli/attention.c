@@ -80,7 +80,7 @@ static const char summary[] =
 	"the regime's scale gamma of Q and K (normal: entries N(0, gamma^2)); NaN for files"
 #define ATT_METHOD(row)                                                        \
 	RFX_COL(row, method, RFX_COL_STRING,                                   \
-		"estimator name from the registry (rfx help estimators)"),     \
+		RFX_DESC_METHOD),     \
 	RFX_COL(row, proj, RFX_COL_STRING,                                     \
 		"projection kind (iid, ort, sorf, ...); n/a for discrete estimators"), \
 	RFX_COL(row, budget, RFX_COL_INT,                                      \

@@ -28,15 +28,25 @@
 #define KMEANS_MAX_ITER 300
 #define CODE_HYB 1000
 
+/* Descriptions several of this file's tables share. */
+#define DESC_SET \
+	"data configuration id (--set)"
+#define DESC_SIGMA \
+	"cluster standard deviation sigma before scaling (the set's, or --sigma)"
+#define DESC_METHOD \
+	"estimator name, or hyb-cluster / hyb-gmix (the cluster-adapted hybrids)"
+#define DESC_M \
+	"random features per base estimator (the paper's number of random features)"
+
 static const struct rfx_column rep_cols[] = {
 	RFX_COL(rfx_cl_rep_row, set, RFX_COL_INT,
-		"data configuration id (--set)"),
+		DESC_SET),
 	RFX_COL(rfx_cl_rep_row, sigma, RFX_COL_DOUBLE,
-		"cluster standard deviation sigma before scaling (the set's, or --sigma)"),
+		DESC_SIGMA),
 	RFX_COL(rfx_cl_rep_row, method, RFX_COL_STRING,
-		"estimator name, or hyb-cluster / hyb-gmix (the cluster-adapted hybrids)"),
+		DESC_METHOD),
 	RFX_COL(rfx_cl_rep_row, m, RFX_COL_INT,
-		"random features per base estimator (the paper's number of random features)"),
+		DESC_M),
 	RFX_COL(rfx_cl_rep_row, rep, RFX_COL_INT,
 		"repetition index, 0-based"),
 	RFX_COL(rfx_cl_rep_row, mse, RFX_COL_DOUBLE,
@@ -47,15 +57,15 @@ static const struct rfx_column rep_cols[] = {
 
 static const struct rfx_column sum_cols[] = {
 	RFX_COL(rfx_cl_sum_row, set, RFX_COL_INT,
-		"data configuration id (--set)"),
+		DESC_SET),
 	RFX_COL(rfx_cl_sum_row, sigma, RFX_COL_DOUBLE,
-		"cluster standard deviation sigma before scaling (the set's, or --sigma)"),
+		DESC_SIGMA),
 	RFX_COL(rfx_cl_sum_row, s, RFX_COL_STRING,
 		"targets l* of the cluster pairs, comma-separated"),
 	RFX_COL(rfx_cl_sum_row, method, RFX_COL_STRING,
-		"estimator name, or hyb-cluster / hyb-gmix (the cluster-adapted hybrids)"),
+		DESC_METHOD),
 	RFX_COL(rfx_cl_sum_row, m, RFX_COL_INT,
-		"random features per base estimator (the paper's number of random features)"),
+		DESC_M),
 	RFX_COL(rfx_cl_sum_row, reps, RFX_COL_INT,
 		"repetitions summarised"),
 	RFX_COL(rfx_cl_sum_row, mse_min, RFX_COL_DOUBLE,
@@ -70,13 +80,13 @@ static const struct rfx_column sum_cols[] = {
 
 static const struct rfx_column exact_cols[] = {
 	RFX_COL(rfx_cl_exact_row, set, RFX_COL_INT,
-		"data configuration id (--set)"),
+		DESC_SET),
 	RFX_COL(rfx_cl_exact_row, sigma, RFX_COL_DOUBLE,
-		"cluster standard deviation sigma before scaling (the set's, or --sigma)"),
+		DESC_SIGMA),
 	RFX_COL(rfx_cl_exact_row, method, RFX_COL_STRING,
-		"estimator name, or hyb-cluster / hyb-gmix (the cluster-adapted hybrids)"),
+		DESC_METHOD),
 	RFX_COL(rfx_cl_exact_row, m, RFX_COL_INT,
-		"random features per base estimator (the paper's number of random features)"),
+		DESC_M),
 	RFX_COL(rfx_cl_exact_row, mse, RFX_COL_DOUBLE,
 		"expected MSE over draws from the closed-form variances: sum over pairs of Var / (nx ny)"),
 	RFX_COL(rfx_cl_exact_row, log_mse, RFX_COL_DOUBLE,
@@ -85,9 +95,9 @@ static const struct rfx_column exact_cols[] = {
 
 static const struct rfx_column cluster_cols[] = {
 	RFX_COL(rfx_cl_cluster_row, set, RFX_COL_INT,
-		"data configuration id (--set)"),
+		DESC_SET),
 	RFX_COL(rfx_cl_cluster_row, sigma, RFX_COL_DOUBLE,
-		"cluster standard deviation sigma before scaling (the set's, or --sigma)"),
+		DESC_SIGMA),
 	RFX_COL(rfx_cl_cluster_row, i, RFX_COL_INT,
 		"cluster of x in the pair, 1-based as in the paper"),
 	RFX_COL(rfx_cl_cluster_row, j, RFX_COL_INT,

@@ -32,7 +32,7 @@ static const struct rfx_column mse_cols[] = {
 	RFX_COL(rfx_mse_row, estimator, RFX_COL_STRING,
 		"estimator name from the registry"),
 	RFX_COL(rfx_mse_row, projection, RFX_COL_STRING,
-		"projection kind of the random directions (iid, ort, sorf, ...)"),
+		RFX_DESC_PROJECTION),
 	RFX_COL(rfx_mse_row, d, RFX_COL_INT,
 		"input dimension after padding"),
 	RFX_COL(rfx_mse_row, B, RFX_COL_INT,

@@ -23,7 +23,7 @@
 
 #define HEAD(row) \
 	RFX_COL(row, method, RFX_COL_STRING, \
-		"estimator name from the registry (rfx help estimators)"), \
+		RFX_DESC_METHOD), \
 	RFX_COL(row, d, RFX_COL_INT, "input dimension"), \
 	RFX_COL(row, M, RFX_COL_INT, "random features (the method's budget)"), \
 	RFX_COL(row, m1, RFX_COL_INT, \
@@ -77,7 +77,7 @@ static const struct rfx_column est_cols[] = {
 
 static const struct rfx_column max_cols[] = {
 	RFX_COL(rfx_pw_max_row, method, RFX_COL_STRING,
-		"estimator name from the registry (rfx help estimators)"),
+		RFX_DESC_METHOD),
 	RFX_COL(rfx_pw_max_row, curve, RFX_COL_STRING,
 		"numeric (max over theta by search), lemma3.4, thm3.5 or thm3.5-corrected (closed-form bounds, docs/ERRATA.md)"),
 	RFX_COL(rfx_pw_max_row, d, RFX_COL_INT,

@@ -56,7 +56,7 @@ static const struct rfx_column cols[] = {
 	RFX_COL(rfx_svmexp_row, method, RFX_COL_STRING,
 		"RFF, ORF or SORF"),
 	RFX_COL(rfx_svmexp_row, projection, RFX_COL_STRING,
-		"projection kind of the random directions (iid, ort, sorf, ...)"),
+		RFX_DESC_PROJECTION),
 	RFX_COL(rfx_svmexp_row, sigma, RFX_COL_DOUBLE,
 		"Gaussian kernel bandwidth sigma"),
 	RFX_COL(rfx_svmexp_row, C, RFX_COL_DOUBLE,

@@ -27,13 +27,19 @@
 
 #define DEFAULT_BLOCK 256
 
+/* Descriptions several of this file's tables share. */
+#define DESC_REGIME \
+	"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or file (--x-file, --y-file)"
+#define DESC_GAMMA \
+	"kernel scale gamma: both sets are multiplied by gamma (x -> gamma x) before the kernel"
+
 #define ANALYTIC_COLUMNS \
 	RFX_COL(rfx_varexp_row, method, RFX_COL_STRING, \
-		"estimator name from the registry (rfx help estimators)"), \
+		RFX_DESC_METHOD), \
 	RFX_COL(rfx_varexp_row, regime, RFX_COL_STRING, \
-		"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or file (--x-file, --y-file)"), \
+		DESC_REGIME), \
 	RFX_COL(rfx_varexp_row, gamma, RFX_COL_DOUBLE, \
-		"kernel scale gamma: both sets are multiplied by gamma (x -> gamma x) before the kernel"), \
+		DESC_GAMMA), \
 	RFX_COL(rfx_varexp_row, d, RFX_COL_INT, \
 		"input dimension"), \
 	RFX_COL(rfx_varexp_row, M, RFX_COL_INT, \
@@ -56,7 +62,7 @@ static const struct rfx_column analytic_cols[] = { ANALYTIC_COLUMNS };
 static const struct rfx_column mc_cols[] = {
 	ANALYTIC_COLUMNS,
 	RFX_COL(rfx_varexp_row, projection, RFX_COL_STRING,
-		"projection kind of the random directions (iid, ort, sorf, ...) of the Monte Carlo draws"),
+		RFX_DESC_PROJECTION " of the Monte Carlo draws"),
 	RFX_COL(rfx_varexp_row, mc_R, RFX_COL_LONG,
 		"Monte Carlo draws of the estimator per checked pair"),
 	RFX_COL(rfx_varexp_row, mc_pairs, RFX_COL_LONG,
@@ -75,11 +81,11 @@ static const struct rfx_column mc_cols[] = {
 
 static const struct rfx_column param_cols[] = {
 	RFX_COL(rfx_varexp_param, method, RFX_COL_STRING,
-		"estimator name from the registry (rfx help estimators)"),
+		RFX_DESC_METHOD),
 	RFX_COL(rfx_varexp_param, regime, RFX_COL_STRING,
-		"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or file (--x-file, --y-file)"),
+		DESC_REGIME),
 	RFX_COL(rfx_varexp_param, gamma, RFX_COL_DOUBLE,
-		"kernel scale gamma: both sets are multiplied by gamma (x -> gamma x) before the kernel"),
+		DESC_GAMMA),
 	RFX_COL(rfx_varexp_param, sample, RFX_COL_INT,
 		"index of the sampled pair of sets, 0-based"),
 	RFX_COL(rfx_varexp_param, param, RFX_COL_STRING,
@@ -1051,13 +1057,13 @@ int rfx_varexp_run_sets(const struct rfx_varexp_config *c,
 
 static const struct rfx_column rank_cols[] = {
 	RFX_COL(rfx_varexp_rank, regime, RFX_COL_STRING,
-		"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or file (--x-file, --y-file)"),
+		DESC_REGIME),
 	RFX_COL(rfx_varexp_rank, gamma, RFX_COL_DOUBLE,
-		"kernel scale gamma: both sets are multiplied by gamma (x -> gamma x) before the kernel"),
+		DESC_GAMMA),
 	RFX_COL(rfx_varexp_rank, rank, RFX_COL_INT,
 		"1 for the method with the smallest mean log variance of its (regime, gamma) group"),
 	RFX_COL(rfx_varexp_rank, method, RFX_COL_STRING,
-		"estimator name from the registry (rfx help estimators)"),
+		RFX_DESC_METHOD),
 	RFX_COL(rfx_varexp_rank, M, RFX_COL_INT,
 		"random features the estimator used (the budget after fair matching)"),
 	RFX_COL(rfx_varexp_rank, logvar_mean, RFX_COL_DOUBLE,

@@ -18,7 +18,7 @@ static const struct rfx_column cols[] = {
 	RFX_COL(rfx_varmap_row, map, RFX_COL_STRING,
 		"the family of pairs: angle (|x| = |y| = r at angle theta) or sum (|x + y|^2 = w)"),
 	RFX_COL(rfx_varmap_row, method, RFX_COL_STRING,
-		"estimator name from the registry (rfx help estimators)"),
+		RFX_DESC_METHOD),
 	RFX_COL(rfx_varmap_row, d, RFX_COL_INT,
 		"input dimension"),
 	RFX_COL(rfx_varmap_row, M, RFX_COL_INT,

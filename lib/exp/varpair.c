@@ -40,7 +40,7 @@ static void make_schema(struct rfx_varpair_result *r, size_t plen, int mc)
 {
 	static const struct rfx_column head[] = {
 		RFX_COL(rfx_varpair_row, method, RFX_COL_STRING,
-		"estimator name from the registry (rfx help estimators)")
+		RFX_DESC_METHOD)
 	};
 	static const struct rfx_column tail[] = {
 		RFX_COL(rfx_varpair_row, d, RFX_COL_INT,

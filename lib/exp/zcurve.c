@@ -21,7 +21,7 @@
 
 static const struct rfx_column zc_cols[] = {
 	RFX_COL(rfx_zc_row, projection, RFX_COL_STRING,
-		"projection kind of the random directions (iid, ort, sorf, ...)"),
+		RFX_DESC_PROJECTION),
 	RFX_COL(rfx_zc_row, curve, RFX_COL_STRING,
 		"mc (Monte Carlo), exact (closed form) or limit (ORF paper eq. 3)"),
 	RFX_COL(rfx_zc_row, d, RFX_COL_INT,
