@@ -39,7 +39,7 @@ extern "C" {
 /*
  * Status codes and the error record. librfx's own sources define the same
  * ones in lib/base/err.h; the guard keeps one definition when the library
- * itself includes both.
+ * itself includes both, and tests/t_rfx_err.c checks that the two agree.
  */
 #ifndef RFX_ERR_H
 enum rfx_status {
