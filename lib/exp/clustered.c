@@ -949,7 +949,7 @@ int rfx_cl_run(struct rfx_cl_state *st, struct rfx_cl_rep_row *reps,
 	double *lc = calloc(nsm ? nsm : 1, sizeof(double));
 	int *has = calloc(nsm ? nsm : 1, sizeof(int));
 	double *buf = malloc((size_t)c->reps * sizeof(double));
-	int ret = RFX_OK, saved, s;
+	int ret = RFX_OK, s;
 	struct rfx_cells cells;
 
 	if (!res || !lm || !lc || !has || !buf) {
@@ -967,9 +967,7 @@ int rfx_cl_run(struct rfx_cl_state *st, struct rfx_cl_rep_row *reps,
 		.progress = c->progress,
 		.progress_ctx = c->progress_ctx,
 	};
-	saved = rfx_blas_single_begin();
-	ret = rfx_cells_run(&cells, err);
-	rfx_blas_single_end(saved);
+	ret = rfx_blas_cells_run(&cells, err);
 	if (ret)
 		goto out;
 	for (t = 0; t < nexa; t++) {

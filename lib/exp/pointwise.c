@@ -265,7 +265,7 @@ static int run_tasks(const struct rfx_pw_config *c, const char *name,
 	struct pw_sweep sw = { c, task };
 	struct rfx_cells cells;
 	char *buf = offset ? calloc(ntask ? ntask * per : 1, rowsize) : rows;
-	int saved, ret;
+	int ret;
 
 	if (!buf)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
@@ -280,9 +280,7 @@ static int run_tasks(const struct rfx_pw_config *c, const char *name,
 		.progress = c->progress,
 		.progress_ctx = c->progress_ctx,
 	};
-	saved = rfx_blas_single_begin();
-	ret = rfx_cells_run(&cells, err);
-	rfx_blas_single_end(saved);
+	ret = rfx_blas_cells_run(&cells, err);
 	for (t = 0; offset && !ret && t < ntask; t++) {
 		int i = (int)(t / (size_t)c->nr), k = (int)(t % (size_t)c->nr);
 
