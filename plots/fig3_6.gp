@@ -8,6 +8,7 @@ load "plots/common.gp"
 
 sel(m, p, g) = sprintf("--where method=%s --where proj=%s --where gamma=%s", m, p, g)
 set logscale xy
+set format y "10^{%L}"
 set xlabel "M (random features)"
 set key top right font ",9"
 

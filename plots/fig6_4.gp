@@ -58,10 +58,13 @@ if (mc_panel) do for [t in "png pdf"] {
 		n = words(mc_methods)
 		plot for [i = 1:n] where("variance", "--where method=".word(mc_methods, i)." --where regime=".r) \
 			using "gamma":"sub_logvar_mean" with lines lw mlw(i, n) dt mdash(word(mc_methods, i)) \
-			lc rgb color(word(mc_methods, i)) title word(mc_methods, i), \
+			lc rgb color(word(mc_methods, i)) notitle, \
 		     for [i = 1:n] where("variance", "--where method=".word(mc_methods, i)." --where regime=".r) \
 			using "gamma":"mc_logvar_mean" with points pt mpt(word(mc_methods, i)) ps mps(i, n) \
-			lc rgb color(word(mc_methods, i)) notitle
+			lc rgb color(word(mc_methods, i)) notitle, \
+		     for [i = 1:n] keyentry with linespoints lw mlw(i, n) dt mdash(word(mc_methods, i)) \
+			pt mpt(word(mc_methods, i)) ps mps(i, n) lc rgb color(word(mc_methods, i)) \
+			title word(mc_methods, i)
 	}
 	unset multiplot
 	set output

@@ -55,9 +55,9 @@ if (exists("out2") && exists("paper")) {
 			set title "set ".s.": ".label(s)
 			plot for [i = 1:nmeth] where("table3", "--where set=".s." --where method=".word(methods, i)) \
 				using (column("m") + off(i) - 0.8):"mse_min":"mse_min":"mse_max" with yerrorbars \
-				lw 2 pt 0 lc rgb color(word(methods, i)) title word(methods, i), \
+				lw 3 pt 0 lc rgb color(word(methods, i)) title word(methods, i), \
 			     for [j in pidx] ppaper(s, word(methods, j + 0)) \
-				using ($2 + off(j + 0) + 0.8):4:4:5 with yerrorbars lw 1.5 dt "- " pt 0 \
+				using ($2 + off(j + 0) + 0.8):4:4:5 with yerrorbars lw 2 dt "- " pt 0 \
 				lc rgb color(word(methods, j + 0)) title "paper ".pmeth(word(methods, j + 0))
 		}
 		unset multiplot

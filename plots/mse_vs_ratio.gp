@@ -13,6 +13,9 @@ nm = words(methods)
 nd = words(datasets)
 # One row of up to three panels, else two rows.
 if (!exists("layout")) layout = nd <= 3 ? sprintf("1,%d", nd) : sprintf("2,%d", (nd + 1) / 2)
+# The i-th method a little to the side of the budget, so that the error
+# bars of methods that agree (ORF and SORF) do not cover one another.
+dx(i) = 0.05 * (i - (nm + 1) / 2.0)
 # Ticks at the budgets the run has (D/d = 1, 2, 4, ...).
 ratios = system(rfx." dump ".in." mse | awk -F'\t' 'NR > 1 && !s[$8]++ {printf \"%s \", $8}'")
 set xtics ()
@@ -34,7 +37,7 @@ do for [k = -12:2] {
 }
 set xlabel "D / d"
 set ylabel "MSE of the Gaussian kernel"
-set key top right font ",9"
+set key top right
 
 do for [t in "png pdf"] {
 	# one panel (Fig 5(c)): a smaller canvas, its text larger in proportion
@@ -52,10 +55,10 @@ do for [t in "png pdf"] {
 		# ORF overlap (the paper's Fig 4 caption), as do HDHD and
 		# HDHDHD; the error bars solid and thin, the lines dashed
 		plot for [i = 1:nm] where("mse", "--where ".panel."=".ds." --where method=".word(methods, i)) \
-			using "ratio":"mse":"mse_se" with yerrorbars lw 1 dt 1 pt 0 \
+			using (column("ratio") + dx(i)):"mse":"mse_se" with yerrorbars lw 1 dt 1 pt 0 \
 			lc rgb color(word(methods, i)) notitle, \
 		     for [i = 1:nm] where("mse", "--where ".panel."=".ds." --where method=".word(methods, i)) \
-			using "ratio":"mse" with linespoints lw mlw(i, nm) dt mdash(word(methods, i)) \
+			using (column("ratio") + dx(i)):"mse" with linespoints lw mlw(i, nm) dt mdash(word(methods, i)) \
 			pt mpt(word(methods, i)) ps mps(i, nm) lc rgb color(word(methods, i)) title word(methods, i)
 	}
 	unset multiplot
