@@ -16,7 +16,8 @@ set logscale x 2
 set format y "10^{%L}"
 set xlabel "L"
 set ylabel "wall time (s)"
-set key top left font ",9"
+# keys where no curve runs: the times' bottom right (the floor stays
+# above 10^-5 there), the memory's top left
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
@@ -24,10 +25,12 @@ do for [t in "png pdf"] {
 	set multiplot layout 1,3 title "Thesis Fig 3.3 on a CPU: forward attention, d = 64"
 	do for [c in "0 1"] {
 		set title (c eq "0" ? "noncausal" : "causal (prefix sums)")
+		set key bottom right
 		plot for [w in "exact rf floor"] where("attention_time", sel(w, c + 0)) using "L":"seconds" \
 			with linespoints lw 2 dt wdash(w) pt wpt(w) lc rgb wcolor(w) title wtitle(w)
 	}
 	set title "peak resident memory added, noncausal"
+	set key top left
 	set ylabel "MiB"
 	plot for [w in "exact rf"] where("attention_time", sel(w, 0)) using "L":"peak_mib" \
 		with linespoints lw 2 dt wdash(w) pt wpt(w) lc rgb wcolor(w) title wtitle(w), \

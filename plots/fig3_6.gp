@@ -10,7 +10,7 @@ sel(m, p, g) = sprintf("--where method=%s --where proj=%s --where gamma=%s", m, 
 set logscale xy
 set format y "10^{%L}"
 set xlabel "M (random features)"
-set key top right font ",9"
+set key top right
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)

@@ -8,7 +8,7 @@ n = words(methods)
 set logscale xy
 set format y "10^{%L}"
 set xlabel "budget M (real features: a complex or paired feature counts as two)"
-set key outside right font ",9"
+set key outside right font ",10"
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)

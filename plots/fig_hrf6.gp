@@ -17,7 +17,7 @@ set logscale y
 set format y "10^{%L}"
 set xlabel "number of random features m"
 set ylabel "empirical MSE"
-set key top right font ",9"
+set key top right
 set xrange [0:220]
 
 do for [t in "png pdf"] {
@@ -50,6 +50,10 @@ if (exists("out2") && exists("paper")) {
 	do for [t in "png pdf"] {
 		eval(t eq "png" ? png_term : pdf_term)
 		set output out2.".".t
+		# the key at the bottom, in room made for it below the data:
+		# at the top it covered the intervals
+		set key inside bottom right horizontal maxrows 4
+		set offsets 0, 0, 0, graph 0.35
 		set multiplot layout 2,2 title "HRF Table 3: [min, max] of the empirical MSE over repetitions, rfx (solid) and the paper (dashed)"
 		do for [s in sets] {
 			set title "set ".s.": ".label(s)

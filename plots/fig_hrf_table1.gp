@@ -25,7 +25,7 @@ set boxwidth bw
 set xrange [0.4:words(methods) + 0.6]
 set xtics () font ",9"
 set for [k = 1:words(methods)] xtics add (word(methods, k) k)
-set key outside right top font ",9"
+set key outside right top
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)

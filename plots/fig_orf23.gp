@@ -14,7 +14,7 @@ nd = words(dims)
 sel(p, c, d) = sprintf("--where projection=%s --where curve=%s --where d=%s", p, c, d)
 
 set xlabel "z = |x - y| / sigma"
-set key top left font ",9"
+set key top left
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
