@@ -22,9 +22,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "cmds.h"
 #include "base/suggest.h"
@@ -582,10 +579,6 @@ static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
 		fail(RFX_EXIT_USAGE, &err);
 		goto out;
 	}
-	if (o->output && !*o->output) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
-		goto out;
-	}
 	if (o->check) {
 		ref = rfx_tsv_read(o->check, &err);
 		if (!ref) {
@@ -673,10 +666,6 @@ static int run_z_hist(const struct mt_opts *o, const struct rfx_cli *cli)
 	rfx_err_clear(&err);
 	if (!s)
 		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
-	if (o->output && !*o->output) {
-		ret = rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
-		goto out;
-	}
 	if (load_data(o, cli, s, &code, &err)) {
 		/* code < 0: the loader of a user's file printed its line */
 		ret = code < 0 ? -code : fail(code, &err);
@@ -743,10 +732,6 @@ int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli)
 	ret = parse_opts(argc, argv, &o, &help);
 	if (ret || help)
 		return ret;
-#ifdef _OPENMP
-	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
 	return o.vs_z ? run_vs_z(&o, cli) : o.z_hist ? run_z_hist(&o, cli)
 				      : run_table(&o, cli);
 }
