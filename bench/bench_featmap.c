@@ -24,6 +24,18 @@
  * is 0 even when a target is missed: a benchmark reports, it never fails a
  * build.
  *
+ * With --accuracy [d [M]] it times nothing: it measures the float32 maps'
+ * error against float64 as a function of the inputs' norm (docs/
+ * ATTENTION.md, "float32 feature maps"): for |x| = 0.25 .. 16, over 512
+ * inputs of that norm (defaults d = 64, M = 256), the largest error of a
+ * feature relative to its row's largest, the median and largest relative
+ * error of the kernel estimates of 512 pairs (x_i, y_i) (trig: absolute,
+ * its estimates are sums of +-1/M terms near 0), and for the positive
+ * maps the largest error of normalised linear attention outputs
+ * sum_j (phi(q).phi(k_j)) v_j / sum_j phi(q).phi(k_j) over the 512 keys,
+ * computed in float from the float features (as float attention code
+ * does) against double from the double ones, relative to max |out|.
+ *
  * With --item (dgemm, trig, pos, oprf, ang or sderf, or trig32, pos32,
  * oprf32 or sderf32 for a float32 map) the process allocates and
  * runs that item alone and prints "NAME ms peak_KiB features": the peak
@@ -229,6 +241,208 @@ out:
 	return status;
 }
 
+/* n inputs of dimension d, each of norm r exactly (in double). */
+static void fill_norm(const gsl_rng *rng, double *X, size_t n, int d, double r)
+{
+	size_t i;
+	int l;
+
+	for (i = 0; i < n; i++) {
+		double *x = X + i * (size_t)d, s = 0.0;
+
+		for (l = 0; l < d; l++) {
+			x[l] = gaussian(rng);
+			s += x[l] * x[l];
+		}
+		for (l = 0; l < d; l++)
+			x[l] *= r / sqrt(s);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Feature j of row i of F (complex: re and im as 2 reals) times e^{-lscale}. */
+static double feat64(const struct rfx_featmat *F, size_t i, int j)
+{
+	return j < F->D ? F->re[i * (size_t)F->D + (size_t)j]
+			: F->im[i * (size_t)F->D + (size_t)(j - F->D)];
+}
+
+static float feat32(const struct rfx_featmat32 *F, size_t i, int j)
+{
+	return j < F->D ? F->re[i * (size_t)F->D + (size_t)j]
+			: F->im[i * (size_t)F->D + (size_t)(j - F->D)];
+}
+
+/*
+ * --accuracy: the table described at the top. The kernel estimate of a
+ * pair is sum_j Re Phi1 Phi2 from side 1 of x and side 2 of y; attention
+ * uses side 1 for queries and side 2 for keys, v_j in [-1, 1]^8.
+ */
+static int run_accuracy(int d, int M)
+{
+	enum { n = 512, dv = 8 };
+	static const double radii[] = { 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0 };
+	double *X = malloc(n * (size_t)d * sizeof(double));
+	double *Y = malloc(n * (size_t)d * sizeof(double));
+	float *X32 = malloc(n * (size_t)d * sizeof(float));
+	float *Y32 = malloc(n * (size_t)d * sizeof(float));
+	double V[n * dv], kerr[n];
+	struct rfx_featmat *F1 = rfx_featmat_alloc(n, M), *F2 = rfx_featmat_alloc(n, M);
+	struct rfx_featmat32 *G1 = rfx_featmat32_alloc(n, M);
+	struct rfx_featmat32 *G2 = rfx_featmat32_alloc(n, M);
+	gsl_rng *rng = rfx_rng_alloc_stream(RFX_DEFAULT_SEED, 7, 1, 0);
+	struct rfx_err err;
+	int k, ri, status = 1;
+	size_t i;
+
+	if (!X || !Y || !X32 || !Y32 || !F1 || !F2 || !G1 || !G2 || !rng) {
+		fprintf(stderr, "bench_featmap: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < n * dv; i++)
+		V[i] = 2.0 * gsl_rng_uniform(rng) - 1.0;
+	printf("# float32 maps against float64, d = %d, M = %d, %d inputs per norm;"
+	       " the same draw (float32: rounded)\n", d, M, n);
+	printf("# feature: max |f32 - f64| / max_j |f64_j| of its row; kernel: "
+	       "relative error of the estimate (trig: absolute), median and max "
+	       "over %d pairs; attention: max |out32 - out64| / max |out64|\n", n);
+	printf("%-6s %6s %12s %12s %12s %12s\n", "# map", "|x|", "feature max",
+	       "kernel med", "kernel max", "attention");
+	for (k = 0; k < NF32; k++) {
+		const struct rfx_estimator_type *e = methods[f32_of[k]];
+		struct rfx_params p;
+		struct rfx_draw *w = rfx_draw_alloc(d, M);
+		struct rfx_draw32 *w32 = NULL;
+
+		rfx_params_init(&p, d);
+		fill_norm(rng, X, n, d, 1.0);
+		fill_norm(rng, Y, n, d, 1.0);
+		if (!w || e->fit(&p, X, n, Y, n, M, &err) ||
+		    e->draw(rng, RFX_PROJ_IID, &p, M, w, &err) ||
+		    !(w32 = rfx_draw32_alloc(w))) {
+			fprintf(stderr, "bench_featmap: %s: setup failed\n", e->name);
+			rfx_params_release(&p);
+			rfx_draw_free(w);
+			goto out;
+		}
+		for (ri = 0; ri < (int)(sizeof radii / sizeof radii[0]); ri++) {
+			double femax = 0.0, amax = 0.0, onorm = 0.0;
+			int Dr, j, c;
+
+			fill_norm(rng, X, n, d, radii[ri]);
+			fill_norm(rng, Y, n, d, radii[ri]);
+			for (i = 0; i < n * (size_t)d; i++) {
+				X32[i] = (float)X[i];
+				Y32[i] = (float)Y[i];
+			}
+			e->features(&p, w, 1, X, n, M, F1, &err);
+			e->features(&p, w, 2, Y, n, M, F2, &err);
+			e->features32(&p, w32, 1, X32, n, M, G1, &err);
+			e->features32(&p, w32, 2, Y32, n, M, G2, &err);
+			Dr = F1->is_complex ? 2 * F1->D : F1->D;
+			for (i = 0; i < n; i++) {
+				double rm = 0.0, em = 0.0, s64 = 0.0, s32 = 0.0, sc;
+
+				for (j = 0; j < Dr; j++) {
+					double f = feat64(F1, i, j) * exp(F1->lscale[i]);
+					double g = feat32(G1, i, j) * exp(G1->lscale[i]);
+
+					rm = fmax(rm, fabs(f));
+					em = fmax(em, fabs(g - f));
+				}
+				femax = fmax(femax, rm > 0 ? em / rm : 0.0);
+				/* Re Phi1 Phi2 = re re - im im: side 2's im carries the sign */
+				for (j = 0; j < F1->D; j++) {
+					s64 += feat64(F1, i, j) * feat64(F2, i, j);
+					s32 += (double)feat32(G1, i, j) * feat32(G2, i, j);
+					if (F1->is_complex) {
+						s64 -= feat64(F1, i, F1->D + j) * feat64(F2, i, F1->D + j);
+						s32 -= (double)feat32(G1, i, G1->D + j) *
+						       feat32(G2, i, G2->D + j);
+					}
+				}
+				s64 *= exp(F1->lscale[i] + F2->lscale[i]);
+				s32 *= exp(G1->lscale[i] + G2->lscale[i]);
+				sc = F1->is_complex ? 1.0 : fabs(s64);
+				kerr[i] = sc > 0 ? fabs(s32 - s64) / sc : 0.0;
+			}
+			if (!F1->is_complex) {
+				/*
+				 * Attention of query i over the n keys: weights
+				 * phi(q_i).phi(k_j) e^{-lscale q_i} (the query's
+				 * scale cancels), the keys' scales relative to
+				 * their largest.
+				 */
+				double lk64 = -INFINITY, lk32 = -INFINITY;
+
+				for (c = 0; c < (int)n; c++) {
+					lk64 = fmax(lk64, F2->lscale[c]);
+					lk32 = fmax(lk32, G2->lscale[c]);
+				}
+				for (i = 0; i < n; i++) {
+					double num[dv] = { 0 }, den = 0.0;
+					float numf[dv] = { 0 }, denf = 0.0f;
+					int a;
+
+					for (c = 0; c < (int)n; c++) {
+						double wt = 0.0;
+						float wf = 0.0f;
+
+						for (j = 0; j < M; j++) {
+							wt += feat64(F1, i, j) * feat64(F2, (size_t)c, j);
+							wf += feat32(G1, i, j) * feat32(G2, (size_t)c, j);
+						}
+						wt *= exp(F2->lscale[c] - lk64);
+						wf *= (float)exp(G2->lscale[c] - lk32);
+						den += wt;
+						denf += wf;
+						for (a = 0; a < dv; a++) {
+							num[a] += wt * V[c * dv + a];
+							numf[a] += wf * (float)V[c * dv + a];
+						}
+					}
+					for (a = 0; a < dv; a++) {
+						double o64 = den > 0 ? num[a] / den : 0.0;
+						double o32 = denf > 0 ? numf[a] / denf : 0.0;
+
+						onorm = fmax(onorm, fabs(o64));
+						amax = fmax(amax, fabs(o32 - o64));
+					}
+				}
+			}
+			qsort(kerr, n, sizeof(double), cmp_double);
+			printf("%-6s %6g %12.2e %12.2e %12.2e ", e->name, radii[ri],
+			       femax, 0.5 * (kerr[n / 2 - 1] + kerr[n / 2]), kerr[n - 1]);
+			if (F1->is_complex)
+				printf("%12s\n", "-");
+			else
+				printf("%12.2e\n", onorm > 0 ? amax / onorm : 0.0);
+		}
+		rfx_params_release(&p);
+		rfx_draw_free(w);
+		rfx_draw32_free(w32);
+	}
+	status = 0;
+out:
+	free(X);
+	free(Y);
+	free(X32);
+	free(Y32);
+	rfx_featmat_free(F1);
+	rfx_featmat_free(F2);
+	rfx_featmat32_free(G1);
+	rfx_featmat32_free(G2);
+	if (rng)
+		gsl_rng_free(rng);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	int item = -2; /* --item: -1 dgemm, else a method (-3 unknown); -2 all */
@@ -248,6 +462,9 @@ int main(int argc, char **argv)
 	int k, r, nthreads = 1, status = 1, missed = 0;
 
 	gsl_set_error_handler_off();
+	if (argc > 1 && !strcmp(argv[1], "--accuracy"))
+		return run_accuracy(argc > 2 ? atoi(argv[2]) : 64,
+				    argc > 3 ? atoi(argv[3]) : 256);
 	if (argc > 1 && !strcmp(argv[1], "--item")) {
 		item = argc > 2 && !strcmp(argv[2], "dgemm") ? -1 : -3;
 		for (k = 0; argc > 2 && k < NMETHODS; k++) {
