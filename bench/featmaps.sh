@@ -24,6 +24,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 cd "$top" || exit 1
+. bench/median.sh
 
 rounds=5
 mode=table
@@ -126,25 +127,7 @@ while [ "$r" -lt "$rounds" ]; do
 done
 awk -v mt="$MAP_TARGET" -v at="$ANG_TARGET" -v ft="$F32_TARGET" \
     -v pt="$PEER_TARGET" -v rt="$RBF_TARGET" -v peers="$peers" \
-    -v rec="${RFX_BENCH_RECORD:-}" '
-# median of the n values v[1..n] (sorted here)
-function median(v, n,    i, j, x) {
-	for (i = 2; i <= n; i++) {
-		x = v[i]
-		for (j = i - 1; j >= 1 && v[j] > x; j--)
-			v[j + 1] = v[j]
-		v[j + 1] = x
-	}
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
-# median over the rounds of a / b (b = "": of a itself); -1 when absent
-function med(a, b,    r, n, v) {
-	n = 0
-	for (r = 0; r < nr; r++)
-		if ((a, r) in t && (b == "" || (b, r) in t))
-			v[++n] = b == "" ? t[a, r] : t[a, r] / t[b, r]
-	return n ? median(v, n) : -1
-}
+    -v rec="${RFX_BENCH_RECORD:-}" "$MEDIAN_AWK"'
 function record(name, value, unit, better) {
 	if (rec != "" && value >= 0)
 		printf "%s\t%.4g\t%s\t%s\n", name, value, unit, better >> rec

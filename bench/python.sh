@@ -21,6 +21,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 cd "$top" || exit 1
+. bench/median.sh
 
 rounds=5
 while [ $# -gt 0 ]; do
@@ -80,24 +81,7 @@ while [ "$r" -lt "$rounds" ]; do
 	r=$((r + 1))
 done
 awk -v rt="$RBF_TARGET" -v tt="$TORCH_TARGET" -v torch="$torch" \
-    -v rec="${RFX_BENCH_RECORD:-}" '
-function median(v, n,    i, j, x) {
-	for (i = 2; i <= n; i++) {
-		x = v[i]
-		for (j = i - 1; j >= 1 && v[j] > x; j--)
-			v[j + 1] = v[j]
-		v[j + 1] = x
-	}
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
-# median over the rounds of a / b (b = "": of a itself); -1 when absent
-function med(a, b,    r, n, v) {
-	n = 0
-	for (r = 0; r < nr; r++)
-		if ((a, r) in t && (b == "" || (b, r) in t))
-			v[++n] = b == "" ? t[a, r] : t[a, r] / t[b, r]
-	return n ? median(v, n) : -1
-}
+    -v rec="${RFX_BENCH_RECORD:-}" "$MEDIAN_AWK"'
 { t[$1, $5] = $2; if ($5 + 1 > nr) nr = $5 + 1
   if ($3 > kib[$1]) kib[$1] = $3
   nf[$1] = $4 }

@@ -148,12 +148,27 @@ static void test_trig(void)
 {
 	struct setup s;
 	struct rfx_err err;
+	struct rfx_featmat32 *H;
 	int side, good = 1, m;
 	double worst = 0.0, wn = 0.0;
+	size_t nd;
 
 	if (setup_init(&s, &rfx_est_trig, 203, 64, 100, 5)) {
 		ok(0, "trig float32: setup");
 		return;
+	}
+	H = rfx_featmat32_alloc(s.n, s.M);
+	nd = s.n * (size_t)s.M;
+	if (H) {
+		size_t k;
+		int same = 1;
+
+		s.e->features32(&s.p, s.w32, 1, s.X32, s.n, s.M, H, &err);
+		s.e->features32(&s.p, s.w32, 2, s.X32, s.n, s.M, s.G, &err);
+		for (k = 0; k < nd; k++)
+			same &= s.G->re[k] == H->re[k] && s.G->im[k] == -H->im[k];
+		ok(same, "trig float32: side 2 is side 1's conjugate, bit for bit");
+		rfx_featmat32_free(H);
 	}
 	for (side = 1; side <= 2; side++) {
 		size_t i;
@@ -405,15 +420,19 @@ out:
 		gsl_rng_free(r);
 }
 
-/* The draw's rounding, and rows that do not depend on the threads. */
+/*
+ * The draw's rounding; rows that do not depend on the threads; and the
+ * maps of outputs beyond 2^19 entries (streaming stores, projections in
+ * scratch) against the same rows computed 40 at a time, bit for bit.
+ */
 static void test_draw_and_threads(void)
 {
 	struct setup s;
 	struct rfx_err err;
 	size_t i, nd;
-	int good = 1;
+	int good = 1, k;
 
-	if (setup_init(&s, &rfx_est_pos, 1000, 24, 260, 9)) {
+	if (setup_init(&s, &rfx_est_pos, 2100, 24, 256, 9)) {
 		ok(0, "draw32 and threads: setup");
 		return;
 	}
@@ -422,6 +441,25 @@ static void test_draw_and_threads(void)
 		good &= s.w32->omega[i] == (float)s.w->omega[i];
 	ok(good && s.w32->d == s.d && s.w32->cap == s.w->cap,
 	   "draw32: every projection is the float64 one rounded to float");
+	for (k = 0; k < 2; k++) {
+		const struct rfx_estimator_type *e = k ? &rfx_est_trig : &rfx_est_pos;
+		struct rfx_featmat32 *S = rfx_featmat32_alloc(40, s.M);
+		size_t i0, M = (size_t)s.M;
+		int same = S != NULL;
+
+		e->features32(&s.p, s.w32, 2, s.X32, s.n, s.M, s.G, &err);
+		for (i0 = 0; same && i0 + 40 <= s.n; i0 += 40) {
+			e->features32(&s.p, s.w32, 2, s.X32 + i0 * (size_t)s.d, 40,
+				      s.M, S, &err);
+			same &= !memcmp(S->re, s.G->re + i0 * M, 40 * M * sizeof(float)) &&
+				!memcmp(S->lscale, s.G->lscale + i0, 40 * sizeof(double)) &&
+				(!k || !memcmp(S->im, s.G->im + i0 * M,
+					       40 * M * sizeof(float)));
+		}
+		ok(same, "%s float32: %zu x %d in one call (streaming stores) "
+		   "equals 40 rows at a time", e->name, s.n, s.M);
+		rfx_featmat32_free(S);
+	}
 #ifdef _OPENMP
 	{
 		struct rfx_featmat32 *H = rfx_featmat32_alloc(s.n, s.M);

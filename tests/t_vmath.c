@@ -475,6 +475,35 @@ static void test_sincosf(const struct rfx_vmath_kernel *k)
 	}
 	ok(spec, "%s: sincosf in place, every tail length, nothing written "
 	   "past n", k->name);
+	/* streaming stores: the same values, on lines or not, every tail */
+	{
+		static float a[N + 16] __attribute__((aligned(64)));
+		static float s1[N + 16] __attribute__((aligned(64)));
+		static float c1[N + 16] __attribute__((aligned(64)));
+		static float s2[N + 16] __attribute__((aligned(64)));
+		static float c2[N + 16] __attribute__((aligned(64)));
+		int off;
+
+		spec = 1;
+		for (i = 0; i < N + 16; i++)
+			a[i] = (float)(60.0 * uniform() - 30.0);
+		for (off = 0; off < 2; off++)
+			for (pass = N - 40; pass <= N; pass += 13) {
+				size_t nb = (size_t)pass * sizeof(float);
+
+				k->sincosf(s1 + off, c1 + off, a, (size_t)pass);
+				k->sincosf_nt(s2 + off, c2 + off, a, (size_t)pass);
+				rfx_vmath_nt_fence();
+				spec &= !memcmp(s1 + off, s2 + off, nb) &&
+					!memcmp(c1 + off, c2 + off, nb);
+				k->expf_shift(s1 + off, a, 2.5f, (size_t)pass);
+				k->expf_shift_nt(s2 + off, a, 2.5f, (size_t)pass);
+				rfx_vmath_nt_fence();
+				spec &= !memcmp(s1 + off, s2 + off, nb);
+			}
+		ok(spec, "%s: sincosf_nt and expf_shift_nt give the plain "
+		   "functions' values, aligned or not", k->name);
+	}
 }
 
 /*

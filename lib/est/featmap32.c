@@ -4,7 +4,9 @@
  * projected by one rfx_sgemm (16 floats a vector: half the time of the
  * double product) into scratch that stays in L2, then transformed by the
  * float vector sincos or exp (16 lanes) into the float output (half the
- * memory traffic). The threading is featmap.c's (rfx_featmat_run_blocks),
+ * memory traffic). Outputs that large go out by streaming stores
+ * (rfx_vmath_sincosf_nt): each line is written without being read first,
+ * which saved a fifth of the trig map's time at L = 65536. The threading is featmap.c's (rfx_featmat_run_blocks),
  * so rows do not depend on the thread count.
  */
 #include "est/featmap32.h"
@@ -125,7 +127,7 @@ struct fused32 {
  * max v (0 if every v is -inf).
  */
 RFX_SIMD_CLONES
-static float exp_row(float *out, float *v, const float *a, int M)
+static float exp_row(float *out, float *v, const float *a, int M, int nt)
 {
 	float m = -INFINITY, t[CHUNK];
 	int j, c;
@@ -148,7 +150,10 @@ static float exp_row(float *out, float *v, const float *a, int M)
 	for (j = 0; j < M; j += CHUNK) {
 		c = M - j < CHUNK ? M - j : CHUNK;
 		if (out != v) {
-			rfx_vmath_expf_shift(out + j, v + j, m, (size_t)c);
+			if (nt)
+				rfx_vmath_expf_shift_nt(out + j, v + j, m, (size_t)c);
+			else
+				rfx_vmath_expf_shift(out + j, v + j, m, (size_t)c);
 			continue;
 		}
 		rfx_vmath_expf_shift(t, v + j, m, (size_t)c);
@@ -176,27 +181,34 @@ static void block32(const void *ctx, size_t i0, size_t cnt, void *scr)
 	const struct fused32 *f = ctx;
 	const struct rfx_draw32 *w = f->w;
 	struct rfx_featmat32 *F = f->F;
-	size_t M = (size_t)f->M, d = (size_t)w->d, i, k;
+	size_t M = (size_t)f->M, d = (size_t)w->d, i;
 	float *re = F->re + i0 * M, *pr = scr ? scr : re;
 
-	rfx_sgemm(cnt, M, d, f->trig ? 1.0f : f->b, f->X + i0 * d, d,
+	/*
+	 * trig takes sgn as the product's factor: sin(-p) = -sin p and cos(-p)
+	 * = cos p exactly (the kernels are odd and even), so the sign costs
+	 * no pass over the output
+	 */
+	rfx_sgemm(cnt, M, d, f->trig ? f->sgn : f->b, f->X + i0 * d, d,
 		  w->omega, (size_t)w->cap, pr, M);
 	if (f->trig) {
 		float *im = F->im + i0 * M;
 
-		rfx_vmath_sincosf(im, re, pr, cnt * M);
-		if (f->sgn != 1.0f) {
-#pragma omp simd
-			for (k = 0; k < cnt * M; k++)
-				im[k] *= f->sgn;
-		}
+		if (scr)
+			rfx_vmath_sincosf_nt(im, re, pr, cnt * M);
+		else
+			rfx_vmath_sincosf(im, re, pr, cnt * M);
+		if (scr)
+			rfx_vmath_nt_fence();
 		return;
 	}
 	for (i = 0; i < cnt; i++)
 		F->lscale[i0 + i] = (double)exp_row(re + i * M, pr + i * M, f->a,
-						    f->M) +
+						    f->M, scr != NULL) +
 				    f->c * (double)sumsq(f->X + (i0 + i) * d, d) +
 				    f->e;
+	if (scr)
+		rfx_vmath_nt_fence();
 }
 
 static void run32(const struct fused32 *f, size_t n)

@@ -63,7 +63,7 @@ void rfx_featmat32_free(struct rfx_featmat32 *F);
 
 /*
  * rfx_featmat_trig in single precision: re = cosf(omega_m . x_i), im =
- * sgn sinf(...), lscale = ls, for the n float inputs X (n x d) and
+ * sgn sinf(...) (sgn = +1 or -1), lscale = ls, for the n float inputs X (n x d) and
  * columns 0..M-1 of w. Threads as featmap.h's maps (bit-identical for
  * any thread count).
  */

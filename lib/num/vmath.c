@@ -128,7 +128,8 @@ static void expf_shift_generic(float *y, const float *x, float m, size_t n)
 
 static const struct rfx_vmath_kernel generic = {
 	"generic", log_generic, logexpm1_generic, log1mexp_generic,
-	sincos_generic, exp_shift_generic, sincosf_generic, expf_shift_generic
+	sincos_generic, exp_shift_generic, sincosf_generic, expf_shift_generic,
+	sincosf_generic, expf_shift_generic
 };
 
 /* The kernels, portable first; NULL-terminated. */
@@ -198,6 +199,23 @@ void rfx_vmath_sincosf(float *s, float *c, const float *x, size_t n)
 void rfx_vmath_expf_shift(float *y, const float *x, float m, size_t n)
 {
 	impl()->expf_shift(y, x, m, n);
+}
+
+void rfx_vmath_nt_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_sfence();
+#endif
+}
+
+void rfx_vmath_sincosf_nt(float *s, float *c, const float *x, size_t n)
+{
+	impl()->sincosf_nt(s, c, x, n);
+}
+
+void rfx_vmath_expf_shift_nt(float *y, const float *x, float m, size_t n)
+{
+	impl()->expf_shift_nt(y, x, m, n);
 }
 
 const char *rfx_vmath_kernel_name(void)

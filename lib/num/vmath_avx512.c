@@ -593,7 +593,12 @@ __attribute__((noinline)) static void sincosf_lanes(float *s, float *c,
 		}
 }
 
-X512F void sincosf_vec(float *s, float *c, const float *x, __mmask16 m)
+/*
+ * 16 lanes under mask m; nt: whole aligned vectors go out by streaming
+ * stores (the caller checks alignment and passes nt only for m = 0xffff).
+ */
+X512F void sincosf_vec(float *s, float *c, const float *x, __mmask16 m,
+		       int nt)
 {
 	__m512 v = _mm512_maskz_loadu_ps(m, x), vs, vc;
 	__mmask16 far = _mm512_cmp_ps_mask(_mm512_abs_ps(v),
@@ -611,20 +616,38 @@ X512F void sincosf_vec(float *s, float *c, const float *x, __mmask16 m)
 		vs = _mm512_loadu_ps(ss);
 		vc = _mm512_loadu_ps(cs);
 	}
+	if (nt) {
+		_mm512_stream_ps(s, vs);
+		_mm512_stream_ps(c, vc);
+		return;
+	}
 	_mm512_mask_storeu_ps(s, m, vs);
 	_mm512_mask_storeu_ps(c, m, vc);
+}
+
+/* The array loop; nt: streaming stores where s and c are on 64-byte lines. */
+X512F void sincosf_array(float *s, float *c, const float *x, size_t n, int nt)
+{
+	size_t k;
+
+	nt = nt && !(((uintptr_t)s | (uintptr_t)c) & 63);
+	for (k = 0; k + 16 <= n; k += 16)
+		sincosf_vec(s + k, c + k, x + k, (__mmask16)0xffff, nt);
+	if (k < n)
+		sincosf_vec(s + k, c + k, x + k,
+			    (__mmask16)((1u << (n - k)) - 1), 0);
 }
 
 __attribute__((target("avx512f,fma")))
 static void sincosf_avx512(float *s, float *c, const float *x, size_t n)
 {
-	size_t k;
+	sincosf_array(s, c, x, n, 0);
+}
 
-	for (k = 0; k + 16 <= n; k += 16)
-		sincosf_vec(s + k, c + k, x + k, (__mmask16)0xffff);
-	if (k < n)
-		sincosf_vec(s + k, c + k, x + k,
-			    (__mmask16)((1u << (n - k)) - 1));
+__attribute__((target("avx512f,fma")))
+static void sincosf_nt_avx512(float *s, float *c, const float *x, size_t n)
+{
+	sincosf_array(s, c, x, n, 1);
 }
 
 X512F __m512 vexpf(__m512 u)
@@ -646,21 +669,37 @@ X512F __m512 vexpf(__m512 u)
 	return _mm512_maskz_mov_ps(live, _mm512_scalef_ps(p, k));
 }
 
-__attribute__((target("avx512f,fma")))
-static void expf_shift_avx512(float *y, const float *x, float m, size_t n)
+X512F void expf_array(float *y, const float *x, float m, size_t n, int nt)
 {
 	__m512 vm = _mm512_set1_ps(m);
 	size_t k;
 
-	for (k = 0; k + 16 <= n; k += 16)
-		_mm512_storeu_ps(y + k,
-				 vexpf(_mm512_sub_ps(_mm512_loadu_ps(x + k), vm)));
+	if (nt && !((uintptr_t)y & 63)) {
+		for (k = 0; k + 16 <= n; k += 16)
+			_mm512_stream_ps(y + k, vexpf(_mm512_sub_ps(
+				_mm512_loadu_ps(x + k), vm)));
+	} else
+		for (k = 0; k + 16 <= n; k += 16)
+			_mm512_storeu_ps(y + k, vexpf(_mm512_sub_ps(
+				_mm512_loadu_ps(x + k), vm)));
 	if (k < n) {
 		__mmask16 t = (__mmask16)((1u << (n - k)) - 1);
 
 		_mm512_mask_storeu_ps(y + k, t, vexpf(_mm512_sub_ps(
 			_mm512_maskz_loadu_ps(t, x + k), vm)));
 	}
+}
+
+__attribute__((target("avx512f,fma")))
+static void expf_shift_avx512(float *y, const float *x, float m, size_t n)
+{
+	expf_array(y, x, m, n, 0);
+}
+
+__attribute__((target("avx512f,fma")))
+static void expf_shift_nt_avx512(float *y, const float *x, float m, size_t n)
+{
+	expf_array(y, x, m, n, 1);
 }
 
 #undef X512F
@@ -670,7 +709,8 @@ static void expf_shift_avx512(float *y, const float *x, float m, size_t n)
 
 const struct rfx_vmath_kernel rfx_vmath_avx512 = {
 	"avx512", log_avx512, logexpm1_avx512, log1mexp_avx512,
-	sincos_avx512, exp_shift_avx512, sincosf_avx512, expf_shift_avx512
+	sincos_avx512, exp_shift_avx512, sincosf_avx512, expf_shift_avx512,
+	sincosf_nt_avx512, expf_shift_nt_avx512
 };
 
 #else
