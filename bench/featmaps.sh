@@ -15,7 +15,8 @@
 # table gives medians over the rounds: of the times, and of each ratio
 # taken within a round (issue 23: a best-of would flatter the thinnest
 # margin). The float32 maps (trig32, pos32, oprf32, sderf32) are compared
-# with their float64 maps. With RFX_BENCH_RECORD set, the medians are
+# with their float64 maps, in wall time and, since a loaded machine moves
+# that much more, in CPU time (all threads, bench_featmap's last field). With RFX_BENCH_RECORD set, the medians are
 # also appended there as "item value unit better" lines (bench/run.sh's
 # history, bench/history.sh). The exit status is non-zero only when a
 # program fails; a missed target prints SLOW.
@@ -54,7 +55,7 @@ item() {
 	i_name=$1
 	shift
 	if line=$("$@" 2>/dev/null); then
-		echo "$line" | awk -v n="$i_name" -v r="${round:-0}" '{ print n, $2, $3, $4, r }' >>"$out"
+		echo "$line" | awk -v n="$i_name" -v r="${round:-0}" '{ print n, $2, $3, $4, r, $5 }' >>"$out"
 	else
 		echo "# $i_name failed: $*" >&2
 		status=1
@@ -143,6 +144,7 @@ function row(op, who, name, feat,    q) {
 	record("featmaps." name ".ms", q, "ms", "lower")
 }
 { t[$1, $5] = $2; if ($5 + 1 > nr) nr = $5 + 1
+  if ($6 != "") t[$1 "@cpu", $5] = $6
   if ($3 > kib[$1]) kib[$1] = $3
   nf[$1] = $4 }
 END {
@@ -162,10 +164,12 @@ END {
 		if ((m "32") in nf) {
 			row("", "rfx " m ", float32", m "32", feat)
 			q = med(m "32", m)
+			c = med(m "32@cpu", m "@cpu")
 			if (q >= 0) {
-				printf "  x float64 map %.2f, <= %.1f %s\n", q, ft,
-				       (q <= ft ? "ok" : "SLOW")
+				printf "  x float64 map %.2f (CPU time %.2f), <= %.1f %s\n",
+				       q, c, ft, (q <= ft ? "ok" : "SLOW")
 				record("featmaps." m "32.x_f64", q, "ratio", "lower")
+				record("featmaps." m "32.x_f64_cpu", c, "ratio", "lower")
 			} else
 				printf "\n"
 		}
