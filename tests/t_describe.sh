@@ -39,6 +39,7 @@ clustered	clustered --points 40 --reps 3 --m 20,50 --set 1
 uci-classify	uci-classify --dataset banknote --method exact,trig --seeds 2 --gamma 0.5,2
 mse-table	mse-table --reps 3 --draws 2 --pairs 20 --dataset wine --method trig:iid
 mse-table --vs-z	mse-table --vs-z --d 4 --projection ort --z-steps 3 --mc 50
+mse-table --z-hist	mse-table --z-hist --dataset wine --pairs 200 --z-steps 4
 svm-classify	svm-classify --dataset letter --ratio 1 --seeds 2 --n-train 300 --n-test 100 --nn-sample 100
 optis	optis --L 16
 attention	attention --L 64 --d 4 --features 4,8 --draws 2 --method trig

@@ -967,16 +967,26 @@ out:
 /* ORF Fig 2(c): the distribution of z over a dataset's pairs (msetable.h) */
 
 static const struct rfx_column zhist_cols[] = {
-	RFX_COL(rfx_mse_zhist_row, dataset, RFX_COL_STRING),
-	RFX_COL(rfx_mse_zhist_row, norm, RFX_COL_STRING),
-	RFX_COL(rfx_mse_zhist_row, d, RFX_COL_INT),
-	RFX_COL(rfx_mse_zhist_row, sigma, RFX_COL_DOUBLE),
-	RFX_COL(rfx_mse_zhist_row, pairs, RFX_COL_LONG),
-	RFX_COL(rfx_mse_zhist_row, z_lo, RFX_COL_DOUBLE),
-	RFX_COL(rfx_mse_zhist_row, z_hi, RFX_COL_DOUBLE),
-	RFX_COL(rfx_mse_zhist_row, count, RFX_COL_LONG),
-	RFX_COL(rfx_mse_zhist_row, density, RFX_COL_DOUBLE),
-	RFX_COL(rfx_mse_zhist_row, cdf, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_zhist_row, dataset, RFX_COL_STRING,
+		"dataset name"),
+	RFX_COL(rfx_mse_zhist_row, norm, RFX_COL_STRING,
+		"normalisation applied to the dataset's inputs (--norm)"),
+	RFX_COL(rfx_mse_zhist_row, d, RFX_COL_INT,
+		"input dimension after padding"),
+	RFX_COL(rfx_mse_zhist_row, sigma, RFX_COL_DOUBLE,
+		"kernel bandwidth sigma: z = |x - y| / sigma"),
+	RFX_COL(rfx_mse_zhist_row, pairs, RFX_COL_LONG,
+		"pairs (x_i, x_j) drawn (P)"),
+	RFX_COL(rfx_mse_zhist_row, z_lo, RFX_COL_DOUBLE,
+		"lower end of the bin, z_lo <= z"),
+	RFX_COL(rfx_mse_zhist_row, z_hi, RFX_COL_DOUBLE,
+		"upper end of the bin, z < z_hi"),
+	RFX_COL(rfx_mse_zhist_row, count, RFX_COL_LONG,
+		"pairs with z in the bin"),
+	RFX_COL(rfx_mse_zhist_row, density, RFX_COL_DOUBLE,
+		"count / (P (z_hi - z_lo)): the histogram normalised to area 1 over all z (ORF Fig 2(c))"),
+	RFX_COL(rfx_mse_zhist_row, cdf, RFX_COL_DOUBLE,
+		"fraction of the P pairs with z < z_hi"),
 };
 
 const struct rfx_schema rfx_mse_zhist_schema = {
