@@ -376,10 +376,8 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 							  : RFX_CLUSDATA_MEAN;
 		dc->seed = o.seed;
 	}
-#ifdef _OPENMP
 	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
+		rfx_cli_threads(o.threads);
 	c.nsets = nsets;
 	c.sets = sets;
 	c.nmethods = nmeth;

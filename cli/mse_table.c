@@ -653,9 +653,7 @@ int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli)
 	ret = parse_opts(argc, argv, &o, &help);
 	if (ret || help)
 		return ret;
-#ifdef _OPENMP
 	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
+		rfx_cli_threads(o.threads);
 	return o.vs_z ? run_vs_z(&o, cli) : run_table(&o, cli);
 }

@@ -11,10 +11,15 @@
 #include <strings.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "base/cancel.h"
 #include "dist.h"
 #include "base/fmt.h"
 #include "base/rng.h"
+#include "num/blas.h"
 
 const char *volatile rfx_cli_tmpfile;
 
@@ -26,6 +31,21 @@ const char *volatile rfx_cli_tmpfile;
  * or removed; unlinking it once more then is harmless.
  */
 static char tmpname[PATH_MAX + sizeof(".tmp.XXXXXX")];
+
+int rfx_cli_threads(int threads)
+{
+	int t = 1, k;
+
+#ifdef _OPENMP
+	t = threads > 0 ? threads : omp_get_max_threads();
+#endif
+	k = rfx_blas_reserve(t);
+#ifdef _OPENMP
+	if (k > 0 && (k < t || threads > 0))
+		omp_set_num_threads(k);
+#endif
+	return k;
+}
 
 int rfx_cli_fail(int code, const char *fmt, ...)
 {

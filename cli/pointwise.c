@@ -406,10 +406,8 @@ int cmd_pointwise(int argc, char **argv, const struct rfx_cli *cli)
 			     o.map ? 1 : o.maxerr ? 3 : 2, o.thetas);
 		goto out;
 	}
-#ifdef _OPENMP
 	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
+		rfx_cli_threads(o.threads);
 	c.d = o.d;
 	c.nmethods = nm;
 	c.methods = pm;

@@ -213,10 +213,8 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 		free(cost);
 		return fail(RFX_EXIT_USAGE, &err);
 	}
-#ifdef _OPENMP
 	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
+		rfx_cli_threads(o.threads);
 	rfx_cli_data_dir(o.data, cli, dir, sizeof(dir));
 	ret = RFX_EXIT_FAIL;
 	per = (size_t)nr * (size_t)nm;

@@ -410,10 +410,8 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 		free(gammas);
 		return usage_fail(&err);
 	}
-#ifdef _OPENMP
 	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
+		rfx_cli_threads(o.threads);
 	/* Methods with their projections: iid first, then ort. */
 	for (k = 0; k < ne; k++) {
 		const struct rfx_estimator_type *e = est[k];

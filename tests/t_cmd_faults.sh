@@ -203,6 +203,51 @@ rc=$?
 ok $? "dump: SIGTERM ends it with 143 (or it had finished) within 5 s" || diag "exit $rc"
 
 # ---------------------------------------------------------------------------
+# Too little memory (`ulimit -v`, KiB): each run finishes or fails with one
+# line, and exits. Before, OpenBLAS's pool thread, started at load, spun for
+# its 128 MiB buffer and exit() waited for it (pair mode and dump hung after
+# their output at 150000), and a product on rfx's own thread spun the same
+# way (attention). The watchdog is SIGKILL: the hung run ignored SIGTERM.
+# Not under ASan, whose shadow memory needs terabytes of address space.
+
+if [ "${RFX_BUILD:-}" = sanitize ]; then
+	skip "ulimit -v: not under AddressSanitizer"
+else
+	"$RFX" variance $P -o lim.h5 > /dev/null 2>&1 || bail "cannot make lim.h5"
+	bad=
+	n=0
+	for v in 100000 150000 200000 300000; do
+		for c in "dump lim.h5" "variance --x 0.5,1,0.2 --y 1,0.25,0.3 --method all --mc 50" \
+			"attention --L 64 --d 8 --features 16 --draws 2 --method trig"; do
+			(ulimit -v $v && exec timeout -s KILL 60 "$RFX" $c) > "$tmp/out" 2> "$tmp/err"
+			rc=$?
+			n=$((n + 1))
+			if [ $rc -eq 0 ] && [ -s "$tmp/out" ]; then
+				:
+			elif [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] &&
+				[ "$(lines "$tmp/err")" -eq 1 ]; then
+				:
+			else
+				bad="$bad $v '$c': exit $rc, $(lines "$tmp/err") error lines;"
+			fi
+		done
+	done
+	[ -z "$bad" ]
+	ok $? "$n runs under ulimit -v 100000..300000: each finishes or fails in one line" ||
+		diag "$bad"
+	(ulimit -v 150000 && exec timeout -s KILL 60 "$RFX" dump lim.h5) > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 0 ] && [ -s "$tmp/out" ]
+	ok $? "dump under ulimit -v 150000 finishes (it needs no BLAS buffer)" || diag "exit $rc"
+	(ulimit -v 150000 && exec timeout -s KILL 60 "$RFX" attention --L 64 --d 8 --features 16 \
+		--draws 2 --method trig) > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	one_line 1 "attention under ulimit -v 150000: one line, exit 1"
+	grep -q "out of memory: the BLAS needs 128 MiB" "$tmp/err"
+	ok $? "which names the BLAS's buffers" || diag_file "$tmp/err"
+fi
+
+# ---------------------------------------------------------------------------
 # Damaged HDF5: single-byte mutants (each byte XOR 0xff) of a small result
 # file, at every 4th byte from byte 3 of its first 3000 (its metadata; HDF5
 # aligns its objects to 8 bytes: before the checks, the mutants of this
