@@ -6,6 +6,8 @@
  * 1 run-time failure, 2 usage error, 128 + signal when interrupted).
  * Around the command, cli/dist.c sets up mpirun and --shard runs.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <hdf5.h>
 #include <limits.h>
 #include <signal.h>
@@ -96,7 +98,7 @@ static const struct rfx_cmd commands[] = {
  * executable's .preinit_array runs before every library's constructor, but
  * libc's own constructor then resets environ to the environment rfx was
  * given (and starting rfx again with the variable doubled its start-up
- * time). So this function, run from there, sets what OpenBLAS's
+ * time). So before_libraries (below), run from there, sets what OpenBLAS's
  * constructor would have set from the variable: its thread counts, which
  * it exports, to 1. The constructor then skips reading the environment and
  * starts no thread (blas_thread_init starts blas_num_threads - 1). The
@@ -107,19 +109,74 @@ static const struct rfx_cmd commands[] = {
 extern int blas_cpu_number __attribute__((weak));
 extern int blas_num_threads __attribute__((weak));
 
-static void blas_without_pool(int argc, char **argv, char **envp)
+/*
+ * An OMP_NUM_THREADS that libgomp would refuse, taken out of the
+ * environment before libgomp's constructor read it (NULL: none). libgomp
+ * printed "libgomp: Invalid value for environment variable OMP_NUM_THREADS"
+ * after a blank line and ran on with its default; rfx refuses it in main,
+ * in one line, as it does a bad --threads.
+ */
+static const char *bad_omp_threads;
+
+/*
+ * Whether s is what libgomp accepts in OMP_NUM_THREADS: positive integers
+ * separated by commas, blanks allowed around each (its
+ * parse_unsigned_long_list, with strtoul's syntax).
+ */
+static int omp_threads_ok(const char *s)
 {
+	for (;;) {
+		unsigned long v;
+		char *end;
+
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!isdigit((unsigned char)*s) && *s != '+')
+			return 0;
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (errno || end == s || v == 0 || v > INT_MAX)
+			return 0;
+		s = end;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s == '\0')
+			return 1;
+		if (*s++ != ',')
+			return 0;
+	}
+}
+
+/*
+ * Runs before every library's constructor (the executable's
+ * .preinit_array): OpenBLAS without its pool (above), and OMP_NUM_THREADS
+ * checked before libgomp reads it. environ cannot grow here (libc's
+ * constructor resets it to this array), but an entry can be taken out.
+ */
+static void before_libraries(int argc, char **argv, char **envp)
+{
+	static const char var[] = "OMP_NUM_THREADS=";
+	size_t i, k;
+
 	(void)argc;
 	(void)argv;
-	(void)envp;
 	if (&blas_cpu_number && &blas_num_threads) {
 		blas_cpu_number = 1;
 		blas_num_threads = 1;
 	}
+	for (i = k = 0; envp[i]; i++) {
+		if (!strncmp(envp[i], var, sizeof(var) - 1) &&
+		    !omp_threads_ok(envp[i] + sizeof(var) - 1)) {
+			bad_omp_threads = envp[i] + sizeof(var) - 1;
+			continue;
+		}
+		envp[k++] = envp[i];
+	}
+	envp[k] = NULL;
 }
 
 __attribute__((section(".preinit_array"), used)) static void (*const
-	preinit_blas)(int, char **, char **) = blas_without_pool;
+	preinit)(int, char **, char **) = before_libraries;
 
 static volatile sig_atomic_t caught_signal;
 
@@ -388,6 +445,10 @@ int main(int argc, char **argv)
 	gsl_set_error_handler_off();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	install_signals();
+	if (bad_omp_threads)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "OMP_NUM_THREADS must be a positive number of threads (or a list of them), got '%s'",
+				    bad_omp_threads);
 	if (argc < 2) {
 		usage(stderr);
 		return RFX_EXIT_USAGE;

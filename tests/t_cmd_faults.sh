@@ -203,6 +203,26 @@ rc=$?
 ok $? "dump: SIGTERM ends it with 143 (or it had finished) within 5 s" || diag "exit $rc"
 
 # ---------------------------------------------------------------------------
+# OMP_NUM_THREADS that libgomp refuses: one rfx line, exit 2, as for a bad
+# --threads. Before, libgomp's constructor printed a blank line and its
+# warning before main, and the run went on with its default threads.
+
+for v in abc "" 0 -1 4x 1, "2 3"; do
+	OMP_NUM_THREADS="$v" "$RFX" variance $P > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	one_line 2 "OMP_NUM_THREADS='$v': refused in one line"
+	grep -q "OMP_NUM_THREADS must be a positive number of threads .*got '$v'" "$tmp/err"
+	ok $? "OMP_NUM_THREADS='$v': named with its value" || diag_file "$tmp/err"
+done
+for v in 1 " 2 " 2,1; do
+	OMP_NUM_THREADS="$v" "$RFX" variance $P > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ -s "$tmp/out" ]
+	ok $? "OMP_NUM_THREADS='$v' is valid: the run goes on, nothing on stderr" ||
+		{ diag "exit $rc"; diag_file "$tmp/err"; }
+done
+
+# ---------------------------------------------------------------------------
 # Too little memory (`ulimit -v`, KiB): each run finishes or fails with one
 # line, and exits. Before, OpenBLAS's pool thread, started at load, spun for
 # its 128 MiB buffer and exit() waited for it (pair mode and dump hung after
