@@ -75,3 +75,12 @@ int rfx_blas_reserve(int nthreads)
 	held = k;
 	return k < want ? k : nthreads;
 }
+
+int rfx_blas_cells_run(const struct rfx_cells *cells, struct rfx_err *err)
+{
+	int saved = rfx_blas_single_begin();
+	int ret = rfx_cells_run(cells, err);
+
+	rfx_blas_single_end(saved);
+	return ret;
+}

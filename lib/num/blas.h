@@ -18,6 +18,9 @@
 #ifndef RFX_BLAS_H
 #define RFX_BLAS_H
 
+#include "base/cells.h"
+#include "base/err.h"
+
 /*
  * Makes OpenBLAS single-threaded if it has threads of its own; returns the
  * value to hand to rfx_blas_single_end().
@@ -38,5 +41,12 @@ void rfx_blas_single_end(int saved);
  * held stay held; asking again for as many or fewer costs nothing.
  */
 int rfx_blas_reserve(int nthreads);
+
+/*
+ * rfx_cells_run (lib/base/cells.h) with OpenBLAS single-threaded for the
+ * whole sweep, the cells being rfx's parallelism: the run of an
+ * experiment whose cells call dgemm. Returns what rfx_cells_run returns.
+ */
+int rfx_blas_cells_run(const struct rfx_cells *cells, struct rfx_err *err);
 
 #endif
