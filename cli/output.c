@@ -14,10 +14,6 @@
 #include <omp.h>
 #endif
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "base/cancel.h"
 #include "dist.h"
 #include "base/fmt.h"
