@@ -1146,6 +1146,9 @@ out:
 	return x->ret ? -1 : 0;
 }
 
+/* An attribute name rfx never writes, for the check before H5Aiterate2. */
+#define NO_SUCH_ATTRIBUTE "\177rfx: no attribute has this name\177"
+
 /*
  * Prints the attributes of group `group` of file (in name order) through
  * attr_cb with x's settings; a missing group prints nothing. RFX_OK or
@@ -1166,12 +1169,30 @@ static int print_attrs(hid_t file, const char *group, struct attr_ctx *x)
 	if ((g = H5Oopen(file, group, H5P_DEFAULT)) < 0)
 		return h5_error(x->err, RFX_EIO, "cannot read '%s'", x->path);
 	/* a dataset or a named type of that name is someone else's */
-	if (H5Iget_type(g) == H5I_GROUP &&
-	    H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_cb, x) < 0)
+	if (H5Iget_type(g) != H5I_GROUP)
+		goto out;
+	/*
+	 * libhdf5 1.10.8's H5Aiterate2 first decodes every attribute message
+	 * into a table, and when one fails to decode it frees the table's
+	 * unfilled entries too: uninitialised pointers, a crash or not
+	 * depending on the heap (tests/fuzz/known/h5-crash-*; h5dump crashes
+	 * the same way). A lookup by name decodes the messages one at a time
+	 * and only reports a bad one: asking for a name no file has makes it
+	 * decode them all first, so a damaged message is an error here,
+	 * before H5Aiterate2 can meet it.
+	 */
+	if (H5Aexists(g, NO_SUCH_ATTRIBUTE) < 0) {
+		ret = h5_error(x->err, RFX_EFORMAT,
+			       "cannot read '%s': damaged HDF5 (its attributes do not decode)",
+			       x->path);
+		goto out;
+	}
+	if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_cb, x) < 0)
 		/* A callback failure has its own message already. */
 		ret = x->ret ? x->ret
 			     : h5_error(x->err, RFX_EIO,
 					"cannot list the attributes of '%s'", x->path);
+out:
 	H5Oclose(g);
 	return ret;
 }
