@@ -100,6 +100,7 @@ void rfx_featmat_free(struct rfx_featmat *F)
 	free(F->work);
 	free(F->work2);
 	free(F->cwork);
+	free(F->dirf); /* one block, est/dirf.c */
 	free(F);
 }
 
