@@ -100,7 +100,8 @@ void rfx_featmat_free(struct rfx_featmat *F)
 	free(F->work);
 	free(F->work2);
 	free(F->cwork);
-	free(F->dirf); /* one block, est/dirf.c */
+	free(F->dirf); /* one block each, est/dirf.c and est/derf.c */
+	free(F->derf);
 	free(F);
 }
 

@@ -23,6 +23,7 @@
 #include "proj/proj.h"
 
 struct rfx_dirf_cache;
+struct rfx_derf_cache;
 
 struct rfx_featmat {
 	size_t cap_n;    /* row capacity */
@@ -38,6 +39,8 @@ struct rfx_featmat {
 	double *cwork;   /* cap_D scratch (per-feature quantities) */
 	struct rfx_dirf_cache *dirf; /* est/dirf.c's logs of the last inputs:
 					one malloc block, or NULL */
+	struct rfx_derf_cache *derf; /* est/derf.c's products of the last
+					inputs: one malloc block, or NULL */
 };
 
 /* Allocates a feature matrix for up to n rows and D features; NULL on OOM. */
