@@ -13,9 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "cmds.h"
 #include "est/estimator.h"
@@ -368,8 +365,6 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			return ret;
 	}
 	/* Every option is checked before any file is read. */
-	if (o.output && !*o.output)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
 	if (parse_datasets(o.dataset, specs, &nd, &err) ||
 	    parse_methods(o.method, est, &ne, &err) ||
 	    rfx_uci_encoding_parse(o.encoding, &enc, &err))
@@ -410,10 +405,6 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 		free(gammas);
 		return usage_fail(&err);
 	}
-#ifdef _OPENMP
-	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
 	/* Methods with their projections: iid first, then ort. */
 	for (k = 0; k < ne; k++) {
 		const struct rfx_estimator_type *e = est[k];
