@@ -968,10 +968,8 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
 	if (rfx_estimator_parse_list(o.method, methods, MAX_METHODS, &nm, &err))
 		return usage_fail(&err);
-#ifdef _OPENMP
 	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
+		rfx_cli_threads(o.threads);
 	if (o.map) {
 		if (dflt_d)
 			o.dlist = strcmp(o.map, "sum") ? "64" : "16,32,64,128";
