@@ -435,6 +435,62 @@ static void test_reduced(void)
 	rfx_params_release(&q);
 }
 
+/*
+ * The products rfx_derf_features keeps in a feature matrix (F->derf)
+ * must give the features a fresh matrix computes: for the same inputs
+ * again with another draw, on both sides (other B_k), after the inputs
+ * change at the same address, and after a refit changes A and B.
+ */
+static void test_cache(void)
+{
+	enum { N = 5, D = 4, M = 6 };
+	const struct rfx_estimator_type *es[] = { &rfx_est_sderf, &rfx_est_aderf,
+						  &rfx_est_saderf };
+	double X[N * D], Y[N * D];
+	struct rfx_err err;
+	int k, rep, i;
+
+	for (i = 0; i < N * D; i++) {
+		X[i] = 0.3 * sin(1.0 + i);
+		Y[i] = 0.4 * cos(2.0 + 0.5 * i);
+	}
+	for (k = 0; k < 3; k++) {
+		struct rfx_params p;
+		struct rfx_draw *w = rfx_draw_alloc(D, M);
+		struct rfx_featmat *F = rfx_featmat_alloc(N, M);
+		gsl_rng *r = rfx_rng_alloc_stream(11, 0, 0, 0);
+		int same = 1, ret;
+
+		rfx_params_init(&p, D);
+		ret = es[k]->fit(&p, X, N, Y, N, M, &err);
+		for (rep = 0; rep < 8; rep++) {
+			struct rfx_featmat *G = rfx_featmat_alloc(N, M);
+			int side = 1 + (rep >= 2 && rep < 4);
+
+			if (rep == 5) /* the same address, other inputs */
+				X[3] = -X[3] + 0.05;
+			if (rep == 6) /* other A and B */
+				ret |= es[k]->fit(&p, Y, N, X, N, M, &err);
+			ret |= es[k]->draw(r, RFX_PROJ_IID, &p, M, w, &err);
+			ret |= es[k]->features(&p, w, side, X, N, M, F, &err);
+			ret |= es[k]->features(&p, w, side, X, N, M, G, &err);
+			for (i = 0; i < N * M; i++)
+				same &= memcmp(&F->re[i], &G->re[i], sizeof(double)) == 0;
+			for (i = 0; i < N; i++)
+				same &= memcmp(&F->lscale[i], &G->lscale[i],
+					       sizeof(double)) == 0;
+			rfx_featmat_free(G);
+		}
+		ok(!ret && same,
+		   "%s: features from kept products equal a fresh matrix's, also after the inputs or the fit change",
+		   es[k]->name);
+		rfx_params_release(&p);
+		rfx_draw_free(w);
+		rfx_featmat_free(F);
+		gsl_rng_free(r);
+	}
+}
+
 static void test_errors(void)
 {
 	struct rfx_params p;
@@ -467,6 +523,7 @@ int main(void)
 {
 	gsl_set_error_handler_off();
 	test_scalar();
+	test_cache();
 	test_mc();
 	test_optimal();
 	test_tiny();

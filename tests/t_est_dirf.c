@@ -164,6 +164,61 @@ static void test_shift(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * The logs rfx_dirf_features keeps in a feature matrix (F->dirf) must give
+ * the features a fresh matrix computes: for the same inputs again with
+ * another draw, and after the inputs change in place at the same address
+ * (a stale cache would keep the old logs). d = 70 spans two chunks of 64
+ * coordinates, M = 10 a block of 8 features and a tail of 2.
+ */
+static void test_cache(void)
+{
+	enum { N = 3, D = 70, M = 10 };
+	const struct rfx_estimator_type *es[] = { &rfx_est_pois,
+						  &rfx_est_geom_plus };
+	double X[N * D], Y[N * D];
+	struct rfx_err err;
+	int k, rep, i, l;
+
+	for (i = 0; i < N * D; i++) {
+		X[i] = 0.02 * sin(1.0 + i) + (i % 7 == 0 ? 0.0 : 0.001 * (i % 5));
+		Y[i] = 0.03 * cos(2.0 + i);
+	}
+	for (k = 0; k < 2; k++) {
+		struct rfx_params p;
+		struct rfx_draw *w = rfx_draw_alloc(D, M);
+		struct rfx_featmat *F = rfx_featmat_alloc(N, M);
+		gsl_rng *r = rfx_rng_alloc_stream(7, 0, 0, 0);
+		int same = 1, ret = 0;
+
+		rfx_params_init(&p, D);
+		ret |= es[k]->fit(&p, X, N, Y, N, M, &err);
+		for (rep = 0; rep < 6; rep++) {
+			struct rfx_featmat *G = rfx_featmat_alloc(N, M);
+
+			if (rep == 3) /* the same address, other inputs */
+				for (l = 0; l < D; l++)
+					X[l] = -X[l] + 0.001;
+			ret |= es[k]->draw(r, RFX_PROJ_IID, &p, M, w, &err);
+			ret |= es[k]->features(&p, w, 1, X, N, M, F, &err);
+			ret |= es[k]->features(&p, w, 1, X, N, M, G, &err);
+			for (i = 0; i < N * M; i++)
+				same &= memcmp(&F->re[i], &G->re[i], sizeof(double)) == 0;
+			for (i = 0; i < N; i++)
+				same &= memcmp(&F->lscale[i], &G->lscale[i],
+					       sizeof(double)) == 0;
+			rfx_featmat_free(G);
+		}
+		ok(!ret && same,
+		   "%s: features from kept logs equal a fresh matrix's, also after the inputs change",
+		   es[k]->name);
+		rfx_params_release(&p);
+		rfx_draw_free(w);
+		rfx_featmat_free(F);
+		gsl_rng_free(r);
+	}
+}
+
 static void test_errors(void)
 {
 	struct rfx_params p;
@@ -189,6 +244,7 @@ int main(void)
 	test_mc();
 	test_fits();
 	test_shift();
+	test_cache();
 	test_errors();
 	return done_testing();
 }

@@ -1,5 +1,6 @@
 /*
- * Tests of lib/num/gemm.c: rfx_gemm and rfx_gemm_nt against plain triple
+ * Tests of lib/num/gemm.c: rfx_gemm, rfx_gemm_nt and rfx_gemm_abt2 (real
+ * and complex gram matrices, A1 B1^T - A2 B2^T) against plain triple
  * loops (compensated sums) on every shape the kernel tiles differently:
  * m not a multiple of 8 or of the packing pass, n with 24-, 16- and
  * masked 8-column edges, k from 1 to 1100, row strides wider than the
@@ -25,57 +26,71 @@ static double entry(size_t i, size_t seed)
 }
 
 /*
- * One product: C = alpha A B (nt = 0) or A B^T (nt = 1) with padded
- * strides, against the loops. Returns whether it passed and updates the
- * worst error in units of eps times the sum of |terms|.
+ * One product: C = alpha A B (nt = 0), A B^T (nt = 1, rfx_gemm_nt), A B^T
+ * (nt = 2, rfx_gemm_abt2 without A2) or A B^T - A2 B2^T (nt = 3) with
+ * padded strides, against the loops. Returns whether it passed and
+ * updates the worst error in units of eps times the sum of |terms|.
  */
 static int check(size_t m, size_t n, size_t k, double alpha, int nt,
 		 double *worst)
 {
-	size_t lda = k + 3, ldb = (nt ? k : n) + 5, ldc = n + 2;
-	size_t rb = nt ? n : k;
-	double *A = malloc((m * lda + 1) * sizeof(double));
-	double *B = malloc((rb * ldb + 1) * sizeof(double));
+	size_t lda = k + 3, ldb = (nt ? (nt >= 2 ? lda : k) : n) + (nt >= 2 ? 0 : 5);
+	size_t ldc = n + 2, rb = nt ? n : k, off = m * lda + rb * ldb;
+	double *A = malloc((2 * off + 1) * sizeof(double));
+	double *B = A ? A + m * lda : NULL;
+	double *A2 = A ? A + off : NULL, *B2 = A ? A2 + m * lda : NULL;
 	double *C = malloc((m * ldc + 1) * sizeof(double));
 	double *W = malloc((k * n + 1) * sizeof(double));
 	size_t i, j, p;
-	int pass = A && B && C && W;
+	int pass = A && C && W, two = nt == 3;
 
-	for (i = 0; pass && i < m * lda; i++)
+	if (nt != 0)
+		alpha = 1.0;
+	for (i = 0; pass && i < m * lda; i++) {
 		A[i] = entry(i, m + 3 * k);
-	for (i = 0; pass && i < rb * ldb; i++)
+		A2[i] = entry(i, m + 7 * k + 1);
+	}
+	for (i = 0; pass && i < rb * ldb; i++) {
 		B[i] = entry(i, n + 5 * k);
+		B2[i] = entry(i, n + 9 * k + 2);
+	}
 	for (i = 0; pass && i < m * ldc; i++)
 		C[i] = 12345.0; /* the padding must stay so */
 	if (pass) {
-		if (nt)
+		if (nt == 1)
 			rfx_gemm_nt(m, n, k, A, lda, B, ldb, C, ldc, W);
+		else if (nt >= 2)
+			rfx_gemm_abt2(m, n, k, A, B, two ? A2 : NULL,
+				      two ? B2 : NULL, lda, C, ldc);
 		else
 			rfx_gemm(m, n, k, alpha, A, lda, B, ldb, C, ldc);
 	}
 	for (i = 0; pass && i < m; i++) {
 		for (j = 0; j < n; j++) {
 			double s = 0.0, c = 0.0, abs = 0.0, e;
+			int h;
 
-			for (p = 0; p < k; p++) {
-				double b = nt ? B[j * ldb + p] : B[p * ldb + j];
-				double t = A[i * lda + p] * b, u = s + t;
+			for (h = 0; h <= two; h++)
+				for (p = 0; p < k; p++) {
+					const double *a = h ? A2 : A, *bb = h ? B2 : B;
+					double b = nt ? bb[j * ldb + p] : bb[p * ldb + j];
+					double t = (h ? -1.0 : 1.0) * a[i * lda + p] * b;
+					double u = s + t;
 
-				c += fabs(s) >= fabs(t) ? (s - u) + t : (t - u) + s;
-				s = u;
-				abs += fabs(t);
-			}
-			s = (nt ? 1.0 : alpha) * (s + c);
-			abs *= fabs(nt ? 1.0 : alpha);
+					c += fabs(s) >= fabs(t) ? (s - u) + t : (t - u) + s;
+					s = u;
+					abs += fabs(t);
+				}
+			s = alpha * (s + c);
+			abs *= fabs(alpha);
 			e = fabs(C[i * ldc + j] - s) / (2.2e-16 * (abs > 0 ? abs : 1.0));
 			*worst = e > *worst ? e : *worst;
-			pass &= e <= 4.0 + k;
+			pass &= e <= 4.0 + (1 + two) * k;
 		}
 		for (j = n; j < ldc; j++)
 			pass &= C[i * ldc + j] == 12345.0;
 	}
 	free(A);
-	free(B);
 	free(C);
 	free(W);
 	return pass;
@@ -132,12 +147,15 @@ int main(void)
 	static const size_t ms[] = { 1, 3, 8, 13, 32, 37, 128 };
 	static const size_t ns[] = { 1, 7, 8, 9, 16, 23, 24, 25, 40, 47, 256 };
 	static const size_t ks[] = { 1, 2, 5, 64, 100, 300, 1100 };
+	static const char *const names[] = { "rfx_gemm", "rfx_gemm_nt",
+					     "rfx_gemm_abt2 (A B^T)",
+					     "rfx_gemm_abt2 (A B^T - A2 B2^T)" };
 	double worst = 0.0;
 	size_t a, b, c;
 	int pass = 1, nt;
 
 	diag("kernel: %s", rfx_gemm_kernel_name());
-	for (nt = 0; nt < 2; nt++) {
+	for (nt = 0; nt < 4; nt++) {
 		for (a = 0; a < sizeof ms / sizeof ms[0]; a++)
 			for (b = 0; b < sizeof ns / sizeof ns[0]; b++)
 				for (c = 0; c < sizeof ks / sizeof ks[0]; c++) {
@@ -147,9 +165,9 @@ int main(void)
 						      &worst);
 				}
 		diag("%s: worst error %.3g eps times the sum of |terms|",
-		     nt ? "A B^T" : "alpha A B", worst);
+		     names[nt], worst);
 		ok(pass, "%s: every shape within (4 + k) eps of the exact sum, "
-		   "padding untouched", nt ? "rfx_gemm_nt" : "rfx_gemm");
+		   "padding untouched", names[nt]);
 	}
 	ok(check(128, 256, 64, 1.0, 0, &worst) &&
 	   check(256, 256, 64, 1.0, 1, &worst),

@@ -177,13 +177,75 @@ out:
  * X B_k^T with b = 1 and column constants sum_l a_l w_l^2, then the
  * per-row terms added to the row scales.
  */
+/*
+ * What rfx_derf_features computes of the inputs alone, kept in the
+ * feature matrix (F->derf) for the next call: T = X B_k^T, the per-row
+ * terms r = sum_l t_l^2/(1 - 4a_l) + |x|^2 and logd, recognised by a copy
+ * of X, B_k and a. Monte Carlo (rfx variance --mc) draws the features
+ * thousands of times for the same 16 pairs, and the product, the
+ * transpose of B_k and the log1p's cost more than the features of one
+ * draw. One malloc block (header, key, T, r), freed by
+ * rfx_featmat_free; only for n d <= DERF_CACHE_MAX, so that large inputs
+ * copy and keep nothing.
+ */
+#define DERF_CACHE_MAX 65536
+
+struct rfx_derf_cache {
+	size_t n, cap;          /* rows kept (0: none), room for n d */
+	int d, filled;
+	double logd;
+	double *key;            /* X (n d), B_k (d d), a (d) */
+	double *T, *r;          /* n d, n */
+};
+
+/*
+ * The cache of F for these inputs: filled when it holds them, else emptied
+ * (filled = 0) with the key set, for the caller to fill; NULL when the
+ * inputs are too large or memory is short (the caller computes afresh).
+ */
+static struct rfx_derf_cache *derf_cache(struct rfx_featmat *F,
+					 const double *X, size_t n, size_t d,
+					 const double *B, const double *a)
+{
+	struct rfx_derf_cache *c = F->derf;
+	const size_t nd = n * d, kd = nd + d * d + d;
+
+	if (nd == 0 || nd > DERF_CACHE_MAX)
+		return NULL;
+	if (c && c->filled && c->n == n && c->d == (int)d &&
+	    memcmp(c->key, X, nd * sizeof(double)) == 0 &&
+	    memcmp(c->key + nd, B, d * d * sizeof(double)) == 0 &&
+	    memcmp(c->key + nd + d * d, a, d * sizeof(double)) == 0)
+		return c;
+	if (!c || c->cap < kd + nd + n) {
+		size_t cap = kd + nd + n;
+
+		free(F->derf);
+		F->derf = c = malloc(sizeof(*c) + cap * sizeof(double));
+		if (!c)
+			return NULL;
+		c->cap = cap;
+	}
+	c->n = n;
+	c->d = (int)d;
+	c->filled = 0;
+	c->key = (double *)(c + 1);
+	c->T = c->key + kd;
+	c->r = c->T + nd;
+	memcpy(c->key, X, nd * sizeof(double));
+	memcpy(c->key + nd, B, d * d * sizeof(double));
+	memcpy(c->key + nd + d * d, a, d * sizeof(double));
+	return c;
+}
+
 int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
 		      int side, const double *X, size_t n, int M,
 		      struct rfx_featmat *F, struct rfx_err *err)
 {
 	size_t d = (size_t)p->d, l, k, nblk = (n + ROWS - 1) / ROWS;
 	const double *a, *B;
-	double *T = NULL, *Bt = NULL, logd = 0.0;
+	double *T = NULL, *Tnew = NULL, *Bt = NULL, *r = NULL, logd = 0.0;
+	struct rfx_derf_cache *c;
 	long blk;
 	int m, outer = 1, saved = 0, ret = rfx_derf_check(p, "derf", err);
 
@@ -191,62 +253,82 @@ int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
 		return ret;
 	a = rfx_derf_a(p);
 	B = rfx_derf_b(p, side == 1 ? 1 : 2);
-	T = malloc(n * d * sizeof(double));
-	Bt = malloc(d * d * sizeof(double));
-	if (!T || !Bt) {
-		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (l = 0; l < d; l++)
-		for (k = 0; k < d; k++)
-			Bt[k * d + l] = B[l * d + k];
+	c = derf_cache(F, X, n, d, B, a);
 #ifdef _OPENMP
 	outer = !omp_in_parallel();
 #endif
-	/*
-	 * T = X B_k^T in blocks of rows, each on one thread with one BLAS
-	 * thread: a row's values do not depend on the thread count.
-	 */
-	if (outer)
-		saved = rfx_blas_single_begin();
+	if (c && c->filled) {
+		T = c->T;
+		r = c->r;
+		logd = c->logd;
+	} else {
+		T = c ? c->T : (Tnew = malloc(n * d * sizeof(double)));
+		Bt = malloc(d * d * sizeof(double));
+		if (!T || !Bt) {
+			ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (l = 0; l < d; l++)
+			for (k = 0; k < d; k++)
+				Bt[k * d + l] = B[l * d + k];
+		/*
+		 * T = X B_k^T in blocks of rows, each on one thread with one
+		 * BLAS thread: a row's values do not depend on the thread
+		 * count.
+		 */
+		if (outer)
+			saved = rfx_blas_single_begin();
 #pragma omp parallel for schedule(static) if (outer && nblk > 1)
-	for (blk = 0; blk < (long)nblk; blk++) {
-		size_t i0 = (size_t)blk * ROWS, nb = n - i0 < ROWS ? n - i0 : ROWS;
+		for (blk = 0; blk < (long)nblk; blk++) {
+			size_t i0 = (size_t)blk * ROWS;
+			size_t nb = n - i0 < ROWS ? n - i0 : ROWS;
 
-		rfx_gemm(nb, d, d, 1.0, X + i0 * d, d, Bt, d, T + i0 * d, d);
+			rfx_gemm(nb, d, d, 1.0, X + i0 * d, d, Bt, d, T + i0 * d, d);
+		}
+		if (outer)
+			rfx_blas_single_end(saved);
+		for (l = 0; l < d; l++)
+			logd += 0.25 * log1p(-4.0 * a[l]);
 	}
-	if (outer)
-		rfx_blas_single_end(saved);
-	for (l = 0; l < d; l++)
-		logd += 0.25 * log1p(-4.0 * a[l]);
 	for (m = 0; m < M; m++) {
-		double c = 0.0;
+		double cm = 0.0;
 
 		for (l = 0; l < d; l++) {
 			double om = w->omega[l * (size_t)w->cap + (size_t)m];
 
-			c += a[l] * om * om;
+			cm += a[l] * om * om;
 		}
-		F->cwork[m] = c;
+		F->cwork[m] = cm;
 	}
 	rfx_featmat_exp(F, w, T, n, M, 1.0, F->cwork, 0.0,
 			logd - 0.5 * log((double)M));
 	/* the per-row terms -(sum_l t_l^2/(1 - 4a_l) + |x|^2)/2 */
+	if (r) {
+		for (k = 0; k < n; k++)
+			F->lscale[k] -= 0.5 * r[k];
+		goto out;
+	}
 	for (l = 0; l < d; l++)
 		Bt[l] = 1.0 / (1.0 - 4.0 * a[l]);
 #pragma omp parallel for schedule(static) if (outer && nblk > 1)
 	for (blk = 0; blk < (long)n; blk++) {
 		const double *t = T + (size_t)blk * d, *x = X + (size_t)blk * d;
-		double r = 0.0;
+		double rr = 0.0;
 		size_t j;
 
-#pragma omp simd reduction(+ : r)
+#pragma omp simd reduction(+ : rr)
 		for (j = 0; j < d; j++)
-			r += t[j] * t[j] * Bt[j] + x[j] * x[j];
-		F->lscale[blk] -= 0.5 * r;
+			rr += t[j] * t[j] * Bt[j] + x[j] * x[j];
+		F->lscale[blk] -= 0.5 * rr;
+		if (c)
+			c->r[blk] = rr;
+	}
+	if (c) {
+		c->logd = logd;
+		c->filled = 1;
 	}
 out:
-	free(T);
+	free(Tnew);
 	free(Bt);
 	return ret;
 }

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "num/logmath.h"
 #include "num/setstats.h"
@@ -63,6 +64,137 @@ int rfx_dirf_fit_begin(struct rfx_params *p, const char *name, int shifted,
 	return ret;
 }
 
+/* Coordinates whose logs dirf_row takes before it adds them in. */
+#define DIRF_CHUNK 64
+
+/*
+ * Features m0..m0+7 of coordinates l0..l0+nl-1 of one row: lm and neg
+ * of those 8 features in a local array the compiler keeps in registers
+ * across the coordinates (in memory, each coordinate's add waited for
+ * the previous one's store), om the omega of (l0, m0), lz and zneg the
+ * coordinates' log|z_l| + g and z_l < 0.
+ */
+RFX_SIMD_CLONES
+static void dirf_block8(const double *om, size_t cap, const double *lz,
+			const unsigned char *zneg, int nl, double *lm,
+			double *neg)
+{
+	double a[8], s[8];
+	int l, j;
+
+	for (j = 0; j < 8; j++) {
+		a[j] = lm[j];
+		s[j] = neg[j];
+	}
+	for (l = 0; l < nl; l++, om += cap) {
+		const double t = lz[l];
+
+#pragma omp simd
+		for (j = 0; j < 8; j++) {
+			double u = om[j] * t;
+
+			a[j] += om[j] != 0.0 ? u : 0.0;
+		}
+		if (zneg[l]) {
+#pragma omp simd
+			for (j = 0; j < 8; j++) {
+				double odd = om[j] - 2.0 * floor(0.5 * om[j]);
+
+				s[j] = odd == 1.0 ? 1.0 - s[j] : s[j];
+			}
+		}
+	}
+	for (j = 0; j < 8; j++) {
+		lm[j] = a[j];
+		neg[j] = s[j];
+	}
+}
+
+/*
+ * log|z_l| + g, z_l < 0 and |z|^2 of the coordinates l0..l0+nl-1 of one
+ * input, z = x - shift: what the features need of the input besides the
+ * draw. xx is added to in the order l = l0, l0 + 1, ...
+ */
+static void input_logs(const double *x, const double *shift, double g,
+		       int l0, int nl, double *lz, unsigned char *zneg,
+		       double *xx)
+{
+	int l;
+
+	for (l = 0; l < nl; l++) {
+		double z = shift ? x[l0 + l] - shift[l0 + l] : x[l0 + l];
+
+		lz[l] = z != 0.0 ? log(fabs(z)) + g : -INFINITY;
+		zneg[l] = z < 0.0;
+		*xx += z * z;
+	}
+}
+
+/*
+ * The input_logs of the last inputs of a feature matrix, with a copy of
+ * those inputs, shift and g to recognise them: Monte Carlo draws the
+ * estimator thousands of times for the same few inputs (rfx variance's
+ * --mc), and the d logs of each input cost more than its features at
+ * small M. One malloc block (the header, then key, lz, xx, zneg), which
+ * rfx_featmat_free frees. Used only up to DIRF_CACHE_MAX numbers n d,
+ * so that large inputs (Tables 6.2-6.3) copy and keep nothing.
+ */
+#define DIRF_CACHE_MAX 65536
+
+struct rfx_dirf_cache {
+	size_t n, cap;          /* inputs cached (0: none), room for n d */
+	int d, shifted;
+	double g;
+	double *key;            /* X (n d), then shift (d) */
+	double *lz, *xx;        /* n d log|z| + g, n |z|^2 */
+	unsigned char *zneg;    /* n d z < 0 */
+};
+
+/* The cache of F holding the logs of X, filled if it held others. */
+static const struct rfx_dirf_cache *
+dirf_cache(struct rfx_featmat *F, const struct rfx_draw *w, const double *X,
+	   size_t n, const double *shift, double g)
+{
+	struct rfx_dirf_cache *c = F->dirf;
+	const size_t d = (size_t)w->d, nd = n * d;
+	size_t i;
+
+	if (nd == 0 || nd > DIRF_CACHE_MAX)
+		return NULL;
+	if (c && c->n == n && c->d == w->d && c->shifted == (shift != NULL) &&
+	    memcmp(&c->g, &g, sizeof(g)) == 0 &&
+	    memcmp(c->key, X, nd * sizeof(double)) == 0 &&
+	    (!shift || memcmp(c->key + nd, shift, d * sizeof(double)) == 0))
+		return c;
+	if (!c || c->cap < nd) {
+		size_t cap = nd < 4096 ? 4096 : nd, rows = cap; /* n <= n d */
+
+		free(F->dirf);
+		F->dirf = c = malloc(sizeof(*c) + (2 * cap + d + rows) *
+						  sizeof(double) + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->key = (double *)(c + 1);
+		c->lz = c->key + cap + d;
+		c->xx = c->lz + cap;
+		c->zneg = (unsigned char *)(c->xx + rows);
+	}
+	c->n = n;
+	c->d = w->d;
+	c->shifted = shift != NULL;
+	c->g = g;
+	memcpy(c->key, X, nd * sizeof(double));
+	if (shift)
+		memcpy(c->key + nd, shift, d * sizeof(double));
+	for (i = 0; i < n; i++) {
+		c->xx[i] = 0.0;
+		input_logs(X + i * d, shift, g, 0, w->d, c->lz + i * d,
+			   c->zneg + i * d, &c->xx[i]);
+	}
+	return c;
+}
+
 /*
  * Row i of rfx_dirf_features: log-moduli into lm, and into neg 1 where an
  * odd number of odd powers of negative coordinates makes the feature
@@ -72,42 +204,63 @@ int rfx_dirf_fit_begin(struct rfx_params *p, const char *name, int shifted,
  * branch predictor could learn: the branchy loop spent most of Tables
  * 6.2-6.3's time here). A zero count adds nothing, even where log|x_l|
  * is -inf; a positive one there makes the feature's log-modulus -inf, an
- * exact zero.
+ * exact zero. The logs of a chunk of coordinates come first (or from the
+ * cache: clz, czneg and cxx when not NULL), then the features in blocks
+ * of 8 (dirf_block8); each feature still adds its coordinates' terms in
+ * the order l = 0, 1, ..., so the bytes are those of the plain loop over
+ * l outside m.
  */
 RFX_SIMD_CLONES
 static void dirf_row(const struct rfx_draw *w, const double *x, int M,
 		     const double *shift, double base, double g,
-		     const double *colconst, double ls, double *lm, double *neg)
+		     const double *colconst, double ls, const double *clz,
+		     const unsigned char *czneg, const double *cxx, double *lm,
+		     double *neg)
 {
-	int d = w->d, l, m;
-	double xx = 0.0, c;
+	const size_t cap = (size_t)w->cap;
+	double lzb[DIRF_CHUNK], xx = 0.0, c;
+	unsigned char znb[DIRF_CHUNK];
+	int d = w->d, l0, l, m, m8 = M & ~7;
 
 #pragma omp simd
 	for (m = 0; m < M; m++) {
 		lm[m] = colconst[m];
 		neg[m] = 0.0;
 	}
-	for (l = 0; l < d; l++) {
-		const double *om = w->omega + (size_t)l * (size_t)w->cap;
-		double z = shift ? x[l] - shift[l] : x[l];
-		double lz = z != 0.0 ? log(fabs(z)) + g : -INFINITY;
+	for (l0 = 0; l0 < d; l0 += DIRF_CHUNK) {
+		int nl = d - l0 < DIRF_CHUNK ? d - l0 : DIRF_CHUNK;
+		const double *lz = lzb;
+		const unsigned char *zneg = znb;
 
-		xx += z * z;
-#pragma omp simd
-		for (m = 0; m < M; m++) {
-			double t = om[m] * lz;
-
-			lm[m] += om[m] != 0.0 ? t : 0.0;
+		if (clz) {
+			lz = clz + l0;
+			zneg = czneg + l0;
+		} else {
+			input_logs(x, shift, g, l0, nl, lzb, znb, &xx);
 		}
-		if (z < 0.0) {
-#pragma omp simd
-			for (m = 0; m < M; m++) {
-				double odd = om[m] - 2.0 * floor(0.5 * om[m]);
+		for (m = 0; m < m8; m += 8)
+			dirf_block8(w->omega + (size_t)l0 * cap + (size_t)m, cap, lz,
+				    zneg, nl, lm + m, neg + m);
+		if (m8 == M)
+			continue;
+		for (l = 0; l < nl; l++) {
+			const double *om = w->omega + (size_t)(l0 + l) * cap;
 
-				neg[m] = odd == 1.0 ? 1.0 - neg[m] : neg[m];
+			for (m = m8; m < M; m++) {
+				double t = om[m] * lz[l];
+
+				lm[m] += om[m] != 0.0 ? t : 0.0;
 			}
+			if (zneg[l])
+				for (m = m8; m < M; m++) {
+					double odd = om[m] - 2.0 * floor(0.5 * om[m]);
+
+					neg[m] = odd == 1.0 ? 1.0 - neg[m] : neg[m];
+				}
 		}
 	}
+	if (cxx)
+		xx = *cxx;
 	c = base - 0.5 * xx + ls;
 #pragma omp simd
 	for (m = 0; m < M; m++)
@@ -118,11 +271,15 @@ void rfx_dirf_features(struct rfx_featmat *F, const struct rfx_draw *w,
 		       const double *X, size_t n, int M, const double *shift,
 		       double base, double g, const double *colconst)
 {
+	const struct rfx_dirf_cache *c = dirf_cache(F, w, X, n, shift, g);
+	const size_t d = (size_t)w->d;
 	double ls = -0.5 * log((double)M);
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		dirf_row(w, X + i * (size_t)w->d, M, shift, base, g, colconst, ls,
-			 F->work + i * (size_t)M, F->im + i * (size_t)M);
+		dirf_row(w, X + i * d, M, shift, base, g, colconst, ls,
+			 c ? c->lz + i * d : NULL, c ? c->zneg + i * d : NULL,
+			 c ? c->xx + i : NULL, F->work + i * (size_t)M,
+			 F->im + i * (size_t)M);
 	rfx_featmat_from_log_signed(F, n, M, F->work, F->im);
 }

@@ -22,6 +22,9 @@
 #include "est/draw.h"
 #include "proj/proj.h"
 
+struct rfx_dirf_cache;
+struct rfx_derf_cache;
+
 struct rfx_featmat {
 	size_t cap_n;    /* row capacity */
 	int cap_D;       /* feature capacity */
@@ -34,6 +37,10 @@ struct rfx_featmat {
 	double *work;    /* n x cap_D scratch (projections) */
 	double *work2;   /* n scratch */
 	double *cwork;   /* cap_D scratch (per-feature quantities) */
+	struct rfx_dirf_cache *dirf; /* est/dirf.c's logs of the last inputs:
+					one malloc block, or NULL */
+	struct rfx_derf_cache *derf; /* est/derf.c's products of the last
+					inputs: one malloc block, or NULL */
 };
 
 /* Allocates a feature matrix for up to n rows and D features; NULL on OOM. */

@@ -300,6 +300,67 @@ void rfx_gemm_nt(size_t m, size_t n, size_t k, const double *A, size_t lda,
 	rfx_gemm(m, n, k, 1.0, A, lda, work, n, C, ldc);
 }
 
+/* Rows of A per product in rfx_gemm_abt2 (its difference tile, 12 KiB). */
+#define ABT_ROWS 64
+
+/* The panel of columns j0..j0+w-1 of B^T (k x w) into pan. */
+static void pack_bt(const double *B, size_t ldb, size_t j0, size_t w,
+		    size_t k, double *pan)
+{
+	size_t j, p;
+
+	for (j = 0; j < w; j++)
+		for (p = 0; p < k; p++)
+			pan[p * w + j] = B[(j0 + j) * ldb + p];
+}
+
+void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
+		   const double *B1, const double *A2, const double *B2,
+		   size_t ld, double *C, size_t ldc)
+{
+	if (m == 0 || n == 0)
+		return;
+	if (!kernel_takes(k)) {
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)n,
+			    (int)k, 1.0, A1, (int)ld, B1, (int)ld, 0.0, C, (int)ldc);
+		if (A2)
+			cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m,
+				    (int)n, (int)k, -1.0, A2, (int)ld, B2, (int)ld,
+				    1.0, C, (int)ldc);
+		return;
+	}
+#ifdef RFX_GEMM_X86
+	{
+		/* panels of B1^T and B2^T: 2 x 24 x 320 doubles, 120 KiB */
+		double pan1[24 * KERNEL_MAX_K], pan2[24 * KERNEL_MAX_K];
+		double T[ABT_ROWS * 24];
+		size_t j0, i0, i, j, w, mi;
+
+		for (j0 = 0; j0 < n; j0 += w) {
+			w = n - j0 < 24 ? n - j0 : 24;
+			pack_bt(B1, ld, j0, w, k, pan1);
+			if (!A2) {
+				gemm_avx512(m, w, k, 1.0, A1, ld, pan1, w, C + j0, ldc);
+				continue;
+			}
+			pack_bt(B2, ld, j0, w, k, pan2);
+			for (i0 = 0; i0 < m; i0 += mi) {
+				double *ci = C + i0 * ldc + j0;
+
+				mi = m - i0 < ABT_ROWS ? m - i0 : ABT_ROWS;
+				gemm_avx512(mi, w, k, 1.0, A1 + i0 * ld, ld, pan1, w,
+					    ci, ldc);
+				gemm_avx512(mi, w, k, 1.0, A2 + i0 * ld, ld, pan2, w,
+					    T, w);
+				for (i = 0; i < mi; i++)
+					for (j = 0; j < w; j++)
+						ci[i * ldc + j] -= T[i * w + j];
+			}
+		}
+	}
+#endif
+}
+
 const char *rfx_gemm_kernel_name(void)
 {
 	return kernel_takes(1) ? "avx512" : "openblas";

@@ -44,6 +44,18 @@ void rfx_gemm_nt(size_t m, size_t n, size_t k, const double *A, size_t lda,
 		 const double *B, size_t ldb, double *C, size_t ldc,
 		 double *work);
 
+/*
+ * C = A1 B1^T - A2 B2^T (or A1 B1^T when A2 is NULL): A1, A2 m x k, B1,
+ * B2 n x k, all with row stride ld; C m x n, overwritten. The gram
+ * matrix of complex feature matrices (est/featmap.h). Needs no
+ * workspace: B^T is packed 24 columns at a time on the stack, each panel
+ * used by all m rows (so m should be large against 24), and the products
+ * run on rfx's kernel where rfx_gemm would; elsewhere two dgemms.
+ */
+void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
+		   const double *B1, const double *A2, const double *B2,
+		   size_t ld, double *C, size_t ldc);
+
 /* "avx512" or "openblas": what rfx_gemm uses on this CPU (for the bench). */
 const char *rfx_gemm_kernel_name(void);
 
