@@ -471,7 +471,10 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			free(gammas);
 			return ret;
 		}
-	if (!o.ratio && check_budget(est, ne, o.budget, &err)) {
+	/* --ratio: budgets r d >= r, checked at the smallest (d = 1) */
+	for (k = 1, q = ratios[0]; k < nr; k++)
+		q = ratios[k] < q ? ratios[k] : q;
+	if (check_budget(est, ne, o.ratio ? q : o.budget, &err)) {
 		free(gammas);
 		return usage_fail(&err);
 	}
@@ -552,12 +555,10 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			goto out;
 		}
 		rfx_uci_info_fill(&info[k], data[k], &splits[k], enc, standardize);
-		/* a kind without this dimension (sobol past 40), or --ratio's budget */
+		/* a kind without this dimension (sobol past 40) */
 		ret = RFX_OK;
 		for (q = 0; !ret && q < np; q++)
 			ret = rfx_proj_check(projs[q], splits[k].d, &err);
-		for (q = 0; !ret && o.ratio && q < nr; q++)
-			ret = check_budget(est, ne, ratios[q] * splits[k].d, &err);
 		if (ret) {
 			ret = rfx_cli_fail(RFX_EXIT_USAGE, "'%s': %s", specs[k]->name,
 					   err.msg);
