@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/cancel.h"
+#include "est/coupvar.h"
 #include "num/block.h"
 #include "num/kernel.h"
 #include "num/logmath.h"
@@ -25,6 +26,8 @@ static const struct rfx_column cols[] = {
 	RFX_COL(rfx_varmap_row, log_kernel, RFX_COL_DOUBLE),
 	RFX_COL(rfx_varmap_row, log_variance, RFX_COL_DOUBLE),
 	RFX_COL(rfx_varmap_row, log_ratio, RFX_COL_DOUBLE),
+	/* last, so that the columns of Figs 4.1, 6.1, 6.2 keep their places */
+	RFX_COL(rfx_varmap_row, projection, RFX_COL_STRING),
 };
 
 const struct rfx_schema rfx_varmap_schema = {
@@ -51,14 +54,16 @@ size_t rfx_varmap_nrows(const struct rfx_varmap_config *c)
 			     ? (size_t)c->steps * (size_t)(c->steps + 1)
 			     : (size_t)c->steps;
 
-	return pts * (size_t)c->nd * (size_t)c->nmethods;
+	return pts * (size_t)c->nd * (size_t)c->nmethods *
+	       (size_t)(c->nprojs > 0 ? c->nprojs : 1);
 }
 
 /* log Var of e fitted to the pair (x, y); *Mused gets the features used. */
 static int pair_log_var(const struct rfx_estimator_type *e,
-			const struct rfx_varmap_config *c, const double *x,
-			const double *y, int d, struct rfx_block *b,
-			double *lv, int *Mused, struct rfx_err *err)
+			const struct rfx_varmap_config *c, enum rfx_proj proj,
+			const double *x, const double *y, int d,
+			struct rfx_block *b, double *lv, int *Mused,
+			struct rfx_err *err)
 {
 	struct rfx_params p;
 	int M = c->M > 0 ? c->M : rfx_estimator_fair_features(e, c->budget);
@@ -72,6 +77,9 @@ static int pair_log_var(const struct rfx_estimator_type *e,
 		*Mused = rfx_estimator_features(e, &p, M);
 		ret = e->log_variance(&p, b, M, lv, err);
 	}
+	/* coupled kinds: the exact variance of lib/est/coupvar.h */
+	if (!ret && proj != RFX_PROJ_IID)
+		ret = rfx_coupvar_log_variance(e, &p, proj, x, y, M, lv, err);
 	rfx_params_release(&p);
 	return ret;
 }
@@ -79,8 +87,11 @@ static int pair_log_var(const struct rfx_estimator_type *e,
 int rfx_varmap_run(const struct rfx_varmap_config *c,
 		   struct rfx_varmap_row *rows, struct rfx_err *err)
 {
+	static const enum rfx_proj iid_only = RFX_PROJ_IID;
+	const enum rfx_proj *projs = c->nprojs > 0 ? c->projs : &iid_only;
+	int np = c->nprojs > 0 ? c->nprojs : 1;
 	size_t r = 0;
-	int di, i, j, m, ret = RFX_OK;
+	int di, pi, i, j, m, ret = RFX_OK;
 
 	if (c->steps < 2)
 		return rfx_error(err, RFX_EINVAL, "steps must be at least 2, got %d",
@@ -89,6 +100,18 @@ int rfx_varmap_run(const struct rfx_varmap_config *c,
 		return rfx_error(err, RFX_EINVAL, "r-max must be positive");
 	if (c->kind == RFX_VARMAP_SUM && !(c->w_max > 0.0))
 		return rfx_error(err, RFX_EINVAL, "w-max must be positive");
+	/* every method (and the baseline) exact on every coupled kind listed */
+	for (pi = 0; pi < np; pi++)
+		for (m = -1; m < c->nmethods; m++) {
+			const struct rfx_estimator_type *e =
+				m < 0 ? c->baseline : c->methods[m];
+
+			if (e && projs[pi] != RFX_PROJ_IID &&
+			    !rfx_coupvar_has(e, projs[pi]))
+				return rfx_error(err, RFX_EINVAL,
+						 "no exact variance of '%s' on '%s' projections (exact: trig, pos, oprf on ort, simplex, ort-anti)",
+						 e->name, rfx_proj_name(projs[pi]));
+		}
 	for (di = 0; di < c->nd; di++) {
 		int d = c->ds[di];
 		double *x, *y;
@@ -108,6 +131,7 @@ int rfx_varmap_run(const struct rfx_varmap_config *c,
 			rfx_block_free(b);
 			return rfx_error(err, RFX_ENOMEM, "out of memory");
 		}
+		for (pi = 0; pi < np && !ret; pi++)
 		for (i = 0; i < (c->kind == RFX_VARMAP_ANGLE ? c->steps : 1) && !ret; i++) {
 			double rr = c->r_max * (i + 1) / c->steps;
 
@@ -138,8 +162,8 @@ int rfx_varmap_run(const struct rfx_varmap_config *c,
 				w = 2.0 * rr * rr * (1.0 + cos(th));
 				lk = rfx_kernel_gauss_log(x, y, d) + 0.0; /* no -0 */
 				if (c->baseline) {
-					ret = pair_log_var(c->baseline, c, x, y, d, b,
-							   &lb, &Mb, err);
+					ret = pair_log_var(c->baseline, c, projs[pi], x,
+							   y, d, b, &lb, &Mb, err);
 					if (ret)
 						break;
 				}
@@ -148,8 +172,8 @@ int rfx_varmap_run(const struct rfx_varmap_config *c,
 					double lv;
 					int Mu;
 
-					ret = pair_log_var(c->methods[m], c, x, y, d, b,
-							   &lv, &Mu, err);
+					ret = pair_log_var(c->methods[m], c, projs[pi], x,
+							   y, d, b, &lv, &Mu, err);
 					if (ret)
 						break;
 					memset(row, 0, sizeof(*row));
@@ -158,6 +182,8 @@ int rfx_varmap_run(const struct rfx_varmap_config *c,
 									    : "sum");
 					snprintf(row->method, sizeof(row->method), "%s",
 						 c->methods[m]->name);
+					snprintf(row->projection, sizeof(row->projection),
+						 "%s", rfx_proj_name(projs[pi]));
 					row->d = d;
 					row->M = Mu;
 					row->r = rr;
