@@ -974,10 +974,13 @@ def beyond_simrf(res, results_dir):
                              "w from which the gain is < 1%", "log(Var ort / Var iid), most negative",
                              "log(Var ort-anti / Var ort), range"], lines))
     c1 = viol["simplex<ort"] == 0 and viol["ort<iid"] == 0
-    v1 = ("**holds** on every point (%d: PosRF and OPRF, d = 4, 8, 16, 64, w in (0, 20]): "
+    alld = sorted({k[1] for k in v})
+    allw = sorted({k[2] for k in v})
+    v1 = ("**holds** on every point (%d: PosRF and OPRF, d = %s, w = %g .. %g): "
           "Var simplex <= Var ort <= Var iid; the gain is large where |x + y| is small "
           "(variance divided by up to e^%.1f) and vanishes as w grows, where one feature's "
-          "variance dominates" % (npts, -min(num(l[3]) for l in lines))) if c1 else \
+          "variance dominates" % (npts, ", ".join(map(str, alld)), allw[0], allw[-1],
+                                  -min(num(l[3]) for l in lines))) if c1 else \
         ("**fails** at %d of %d points (simplex above ort: %d, ort above iid: %d)" % (
             viol["simplex<ort"] + viol["ort<iid"], npts, viol["simplex<ort"], viol["ort<iid"]))
     v1 += (". rfx has three weight-independent couplings (iid, ort, simplex), so this checks "
