@@ -53,7 +53,8 @@ static const char summary[] =
 	"(both: iid,ort).\n"
 	"Datasets: abalone banknote car yeast cmc nursery\n"
 	"wifi chess (or all). Methods: exact (kernel regression without random\n"
-	"features) trig pos hyb gerf pois geom oprf pois+ geom+ (all: these ten).\n"
+	"features) trig pos hyb gerf pois geom oprf pois+ geom+ (all: these ten),\n"
+	"or any other of 'rfx help estimators' (sderf, aderf, saderf, ...).\n"
 	"--dataset FILE (.npy, text or FILE.h5:/dataset, rows are samples) runs\n"
 	"the same study on your data, its classes from --labels or --label-column.";
 

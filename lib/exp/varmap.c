@@ -131,67 +131,68 @@ int rfx_varmap_run(const struct rfx_varmap_config *c,
 			rfx_block_free(b);
 			return rfx_error(err, RFX_ENOMEM, "out of memory");
 		}
-		for (pi = 0; pi < np && !ret; pi++)
-		for (i = 0; i < (c->kind == RFX_VARMAP_ANGLE ? c->steps : 1) && !ret; i++) {
-			double rr = c->r_max * (i + 1) / c->steps;
+		for (pi = 0; pi < np && !ret; pi++) {
+			for (i = 0; i < (c->kind == RFX_VARMAP_ANGLE ? c->steps : 1) && !ret; i++) {
+				double rr = c->r_max * (i + 1) / c->steps;
 
-			for (j = 0; j < c->steps + (c->kind == RFX_VARMAP_ANGLE) && !ret;
-			     j++) {
-				double th = 0.0, w, lk, lb = 0.0;
-				int Mb;
+				for (j = 0; j < c->steps + (c->kind == RFX_VARMAP_ANGLE) && !ret;
+				     j++) {
+					double th = 0.0, w, lk, lb = 0.0;
+					int Mb;
 
-				/*
-				 * Grids avoid theta in {0, pi} and w = 0, where some
-				 * variances are exactly 0 and their logs -inf.
-				 */
-				if (c->kind == RFX_VARMAP_ANGLE) {
-					th = RFX_PI * (j + 0.5) / (c->steps + 1);
-					x[0] = rr;
-					y[0] = rr * cos(th);
-					y[1] = rr * sin(th);
-				} else {
-					w = c->w_max * (j + 1) / c->steps;
-					rr = 0.5 * sqrt(w);
-					x[0] = y[0] = rr;
-				}
-				/* A grid point is one fit per method: poll here. */
-				if (rfx_cancel_requested()) {
-					ret = rfx_error(err, RFX_EINTR, "interrupted");
-					break;
-				}
-				w = 2.0 * rr * rr * (1.0 + cos(th));
-				lk = rfx_kernel_gauss_log(x, y, d) + 0.0; /* no -0 */
-				if (c->baseline) {
-					ret = pair_log_var(c->baseline, c, projs[pi], x,
-							   y, d, b, &lb, &Mb, err);
-					if (ret)
+					/*
+					 * Grids avoid theta in {0, pi} and w = 0, where some
+					 * variances are exactly 0 and their logs -inf.
+					 */
+					if (c->kind == RFX_VARMAP_ANGLE) {
+						th = RFX_PI * (j + 0.5) / (c->steps + 1);
+						x[0] = rr;
+						y[0] = rr * cos(th);
+						y[1] = rr * sin(th);
+					} else {
+						w = c->w_max * (j + 1) / c->steps;
+						rr = 0.5 * sqrt(w);
+						x[0] = y[0] = rr;
+					}
+					/* A grid point is one fit per method: poll here. */
+					if (rfx_cancel_requested()) {
+						ret = rfx_error(err, RFX_EINTR, "interrupted");
 						break;
-				}
-				for (m = 0; m < c->nmethods && !ret; m++) {
-					struct rfx_varmap_row *row = &rows[r++];
-					double lv;
-					int Mu;
+					}
+					w = 2.0 * rr * rr * (1.0 + cos(th));
+					lk = rfx_kernel_gauss_log(x, y, d) + 0.0; /* no -0 */
+					if (c->baseline) {
+						ret = pair_log_var(c->baseline, c, projs[pi], x,
+								   y, d, b, &lb, &Mb, err);
+						if (ret)
+							break;
+					}
+					for (m = 0; m < c->nmethods && !ret; m++) {
+						struct rfx_varmap_row *row = &rows[r++];
+						double lv;
+						int Mu;
 
-					ret = pair_log_var(c->methods[m], c, projs[pi], x,
-							   y, d, b, &lv, &Mu, err);
-					if (ret)
-						break;
-					memset(row, 0, sizeof(*row));
-					snprintf(row->map, sizeof(row->map), "%s",
-						 c->kind == RFX_VARMAP_ANGLE ? "angle"
-									    : "sum");
-					snprintf(row->method, sizeof(row->method), "%s",
-						 c->methods[m]->name);
-					snprintf(row->projection, sizeof(row->projection),
-						 "%s", rfx_proj_name(projs[pi]));
-					row->d = d;
-					row->M = Mu;
-					row->r = rr;
-					row->theta = th;
-					row->w = w;
-					row->log_kernel = lk;
-					row->log_variance = lv;
-					row->log_ratio = c->baseline ? lv - lb : 0.0;
+						ret = pair_log_var(c->methods[m], c, projs[pi], x,
+								   y, d, b, &lv, &Mu, err);
+						if (ret)
+							break;
+						memset(row, 0, sizeof(*row));
+						snprintf(row->map, sizeof(row->map), "%s",
+							 c->kind == RFX_VARMAP_ANGLE ? "angle"
+										    : "sum");
+						snprintf(row->method, sizeof(row->method), "%s",
+							 c->methods[m]->name);
+						snprintf(row->projection, sizeof(row->projection),
+							 "%s", rfx_proj_name(projs[pi]));
+						row->d = d;
+						row->M = Mu;
+						row->r = rr;
+						row->theta = th;
+						row->w = w;
+						row->log_kernel = lk;
+						row->log_variance = lv;
+						row->log_ratio = c->baseline ? lv - lb : 0.0;
+					}
 				}
 			}
 		}
