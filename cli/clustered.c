@@ -17,9 +17,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "exp/clustered.h"
 #include "cmds.h"
@@ -294,10 +291,6 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 	rfx_err_clear(&err);
 	memset(&c, 0, sizeof(c));
 	ret = RFX_EXIT_USAGE;
-	if (o.output && !*o.output) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
-		goto out;
-	}
 	if (rfx_opt_seen(opts, "s") != rfx_opt_seen(opts, "sigma")) {
 		rfx_cli_fail(RFX_EXIT_USAGE, "--s and --sigma go together");
 		goto out;
@@ -376,10 +369,6 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 							  : RFX_CLUSDATA_MEAN;
 		dc->seed = o.seed;
 	}
-#ifdef _OPENMP
-	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
 	c.nsets = nsets;
 	c.sets = sets;
 	c.nmethods = nmeth;

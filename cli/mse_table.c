@@ -19,9 +19,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "cmds.h"
 #include "base/suggest.h"
@@ -553,10 +550,6 @@ static int run_table(const struct mt_opts *o, const struct rfx_cli *cli)
 		fail(RFX_EXIT_USAGE, &err);
 		goto out;
 	}
-	if (o->output && !*o->output) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
-		goto out;
-	}
 	if (o->check) {
 		ref = rfx_tsv_read(o->check, &err);
 		if (!ref) {
@@ -653,9 +646,5 @@ int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli)
 	ret = parse_opts(argc, argv, &o, &help);
 	if (ret || help)
 		return ret;
-#ifdef _OPENMP
-	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
 	return o.vs_z ? run_vs_z(&o, cli) : run_table(&o, cli);
 }

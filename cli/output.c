@@ -10,6 +10,9 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "base/cancel.h"
 #include "dist.h"
@@ -80,17 +83,31 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 	if (rfx_opt_parse(cmd, opts, argc, argv, pos, maxpos, npos, help, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
 	/*
-	 * -o x.csv would get HDF5 under a name that promises text (the HDF5
-	 * outputs are the options with metavar FILE.h5, RFX_OPTION_OUTPUT).
+	 * -o '' names no file, and -o x.csv would get HDF5 under a name that
+	 * promises text (the HDF5 outputs are the options with metavar
+	 * FILE.h5, RFX_OPTION_OUTPUT).
 	 */
-	for (o = opts; o->name; o++)
-		if (!strcmp(o->name, "output") && o->seen && o->metavar &&
-		    !strcmp(o->metavar, "FILE.h5") &&
-		    *(const char **)o->dest && **(const char **)o->dest &&
-		    !rfx_out_suffix_ok(*(const char **)o->dest))
+	for (o = opts; o->name; o++) {
+		const char *path;
+
+		if (strcmp(o->name, "output") || !o->seen || o->kind != RFX_OPT_STRING ||
+		    !(path = *(const char **)o->dest))
+			continue;
+		if (!*path)
+			return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
+		if (o->metavar && !strcmp(o->metavar, "FILE.h5") && !rfx_out_suffix_ok(path))
 			return rfx_cli_fail(RFX_EXIT_USAGE,
 					    "output file '%s' must end in .h5 or .hdf5 (rfx writes HDF5 only)",
-					    *(const char **)o->dest);
+					    path);
+	}
+	/* --threads (RFX_OPTION_THREADS): 0, the default, leaves OpenMP's */
+	for (o = opts; o->name; o++)
+		if (!strcmp(o->name, "threads") && o->kind == RFX_OPT_INT &&
+		    *(const int *)o->dest > 0) {
+#ifdef _OPENMP
+			omp_set_num_threads(*(const int *)o->dest);
+#endif
+		}
 	if (*help)
 		rfx_opt_help(cmd, usage, summary, opts, stdout);
 	return RFX_EXIT_OK;

@@ -41,8 +41,9 @@ int rfx_cli_fail(int code, const char *fmt, ...)
 
 /*
  * The start every command shares: parses argv against opts (cli/opt.h)
- * and answers --help; an -o whose name does not end in .h5 or .hdf5 is
- * a usage error. Returns RFX_EXIT_USAGE after reporting a bad
+ * and answers --help; an empty -o, or one whose name does not end in .h5
+ * or .hdf5, is a usage error; --threads T > 0 (RFX_OPTION_THREADS) sets
+ * OpenMP's thread count. Returns RFX_EXIT_USAGE after reporting a bad
  * command line; otherwise RFX_EXIT_OK, with *help set when the help was
  * printed and the command is done.
  */

@@ -16,9 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "cmds.h"
 #include "estimators.h"
@@ -341,10 +338,6 @@ int cmd_pointwise(int argc, char **argv, const struct rfx_cli *cli)
 	rfx_err_clear(&err);
 	memset(&c, 0, sizeof(c));
 	ret = RFX_EXIT_USAGE;
-	if (o.output && !*o.output) {
-		rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
-		goto out;
-	}
 	if ((o.map || o.maxerr) &&
 	    (o.steps < (o.maxerr ? 2 : 1) || o.steps > 100000 ||
 	     !(o.r_max > 0.0) || !(o.r_min > 0.0) ||
@@ -406,10 +399,6 @@ int cmd_pointwise(int argc, char **argv, const struct rfx_cli *cli)
 			     o.map ? 1 : o.maxerr ? 3 : 2, o.thetas);
 		goto out;
 	}
-#ifdef _OPENMP
-	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
 	c.d = o.d;
 	c.nmethods = nm;
 	c.methods = pm;

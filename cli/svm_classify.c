@@ -10,9 +10,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "cmds.h"
 #include "base/suggest.h"
@@ -170,8 +167,6 @@ static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 				return rfx_error(err, RFX_EINVAL,
 						 "method '%s' listed twice", item[k]);
 	}
-	if (o->output && !*o->output)
-		return rfx_error(err, RFX_EINVAL, "-o needs a file name");
 	return RFX_OK;
 }
 
@@ -213,10 +208,6 @@ int cmd_svm_classify(int argc, char **argv, const struct rfx_cli *cli)
 		free(cost);
 		return fail(RFX_EXIT_USAGE, &err);
 	}
-#ifdef _OPENMP
-	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
 	rfx_cli_data_dir(o.data, cli, dir, sizeof(dir));
 	ret = RFX_EXIT_FAIL;
 	per = (size_t)nr * (size_t)nm;

@@ -15,9 +15,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "cmds.h"
 #include "est/estimator.h"
@@ -428,8 +425,6 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 		budget_seen = rfx_opt_seen(opts, "budget");
 	}
 	/* Every option is checked before any file is read. */
-	if (o.output && !*o.output)
-		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
 	if (parse_datasets(o.dataset, specs, &nd, &err) ||
 	    parse_methods(o.method, est, &ne, &err) ||
 	    parse_projections(o.projection, projs, &np, &err) ||
@@ -479,10 +474,6 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 		free(gammas);
 		return usage_fail(&err);
 	}
-#ifdef _OPENMP
-	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
 	/*
 	 * Methods with their projections in the order given, one method for
 	 * exact and the discrete estimators. methods[] holds them all,

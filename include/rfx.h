@@ -39,7 +39,7 @@ extern "C" {
 /*
  * Status codes and the error record. librfx's own sources define the same
  * ones in lib/base/err.h; the guard keeps one definition when the library
- * itself includes both.
+ * itself includes both, and tests/t_rfx_err.c checks that the two agree.
  */
 #ifndef RFX_ERR_H
 enum rfx_status {
@@ -154,7 +154,11 @@ size_t rfx_model_params(const struct rfx_model *m, char *buf, size_t n);
 
 /*
  * Draws the model's randomness from seed, from the stream that
- * `rfx features --seed SEED` uses. Needs a fit (RFX_EINVAL otherwise).
+ * `rfx features --seed SEED` uses. Like every stream of rfx, it is keyed
+ * by names: the seed, the estimator's name (an alias draws what its name
+ * draws) and the projection kind, so the draws of a seed never depend on
+ * the registry's order or the thread count. Needs a fit (RFX_EINVAL
+ * otherwise).
  */
 int rfx_model_draw(struct rfx_model *m, unsigned long long seed,
 		   struct rfx_err *err);

@@ -2,7 +2,8 @@
  * BLAS plumbing: GSL's BLAS calls must reach OpenBLAS, not the reference
  * libgslcblas that libgsl.so itself links (the Makefile puts -lopenblas
  * first so the dynamic linker binds cblas_* there, for libgsl too), and the
- * single-thread guard of lib/num/blas.h must set and restore OpenBLAS's count.
+ * single-thread guard of lib/num/blas.h must set and restore OpenBLAS's count,
+ * around a whole sweep of cells too (rfx_blas_cells_run).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -67,11 +68,42 @@ static void test_guard(void)
 	ok(openblas_get_num_threads() == 2, "and restores 2 afterwards");
 }
 
+/* A cell that records the OpenBLAS thread count it runs under. */
+static int count_cell(void *ctx, void *ws, size_t i, void *out,
+		      struct rfx_err *err)
+{
+	(void)ctx;
+	(void)ws;
+	(void)i;
+	(void)err;
+	*(int *)out = openblas_get_num_threads();
+	return RFX_OK;
+}
+
+static void test_cells(void)
+{
+	enum { N = 6 };
+	int seen[N], i, one = 1, openmp = openblas_get_parallel() == OPENBLAS_OPENMP;
+	struct rfx_err err;
+	struct rfx_cells c = { .name = "t_blas", .n = N, .size = sizeof(int),
+			       .out = seen, .compute = count_cell };
+
+	if (!openmp)
+		openblas_set_num_threads(2);
+	ok(rfx_blas_cells_run(&c, &err) == RFX_OK, "a sweep under the guard");
+	for (i = 0; i < N; i++)
+		one &= openmp || seen[i] == 1;
+	ok(one, "every cell runs with OpenBLAS at one thread");
+	ok(openmp || openblas_get_num_threads() == 2,
+	   "and the count is restored after the sweep");
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
 	test_binding();
 	test_gsl_product();
 	test_guard();
+	test_cells();
 	return done_testing();
 }

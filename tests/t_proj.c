@@ -18,78 +18,11 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 
-#include "base/err.h"
-#include "proj/proj.h"
-#include "base/rng.h"
+#define PROJ_STREAM_BASE 0
+#include "proj_check.h"
 #include "tap.h"
 
 #define K_SE 4.0
-#define SEED 20221121UL
-#define SENTINEL 2.385 /* marks entries the sampler must not touch */
-
-/* Stream tuples: test number, case, 0. */
-static gsl_rng *stream(int test, int kase)
-{
-	gsl_rng *r = rfx_rng_alloc_stream(SEED, (uint64_t)test,
-					  (uint64_t)kase, 0);
-
-	if (!r) {
-		printf("Bail out! cannot allocate a generator\n");
-		exit(1);
-	}
-	return r;
-}
-
-static struct rfx_proj_ws *workspace(int d)
-{
-	struct rfx_proj_ws *ws = rfx_proj_ws_alloc(d);
-
-	if (!ws) {
-		printf("Bail out! cannot allocate a workspace for d = %d\n", d);
-		exit(1);
-	}
-	return ws;
-}
-
-/* Draws, bailing out on an unexpected error so later checks mean something. */
-static void draw(const gsl_rng *r, enum rfx_proj p, int d, int M,
-		 double *omega, size_t ld, size_t col0, struct rfx_proj_ws *ws)
-{
-	struct rfx_err err;
-	int status;
-
-	rfx_err_clear(&err);
-	status = rfx_proj_sample(r, p, d, M, omega, ld, col0, ws, &err);
-	if (status) {
-		printf("Bail out! rfx_proj_sample(%s, d = %d, M = %d): %s\n",
-		       rfx_proj_name(p), d, M, err.msg);
-		exit(1);
-	}
-}
-
-static double *alloc_omega(int d, size_t ld)
-{
-	double *omega = malloc((size_t)d * ld * sizeof(*omega));
-	size_t i;
-
-	if (!omega) {
-		printf("Bail out! out of memory\n");
-		exit(1);
-	}
-	for (i = 0; i < (size_t)d * ld; i++)
-		omega[i] = SENTINEL;
-	return omega;
-}
-
-static double dot(const double *omega, size_t ld, int d, size_t a, size_t b)
-{
-	double s = 0.0;
-	int l;
-
-	for (l = 0; l < d; l++)
-		s += omega[(size_t)l * ld + a] * omega[(size_t)l * ld + b];
-	return s;
-}
 
 static double cosine(const double *omega, size_t ld, int d, size_t a,
 		     size_t b)

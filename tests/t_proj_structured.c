@@ -29,26 +29,11 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 
-#include "base/err.h"
-#include "proj/proj.h"
-#include "base/rng.h"
+#define PROJ_STREAM_BASE 100
+#include "proj_check.h"
 #include "tap.h"
 
 #define K_SE 4.0
-#define SEED 20221121UL
-#define SENTINEL 2.385
-
-static gsl_rng *stream(int test, int kase)
-{
-	gsl_rng *r = rfx_rng_alloc_stream(SEED, 100 + (uint64_t)test,
-					  (uint64_t)kase, 0);
-
-	if (!r) {
-		printf("Bail out! cannot allocate a generator\n");
-		exit(1);
-	}
-	return r;
-}
 
 static void *xmalloc(size_t n)
 {
@@ -59,50 +44,6 @@ static void *xmalloc(size_t n)
 		exit(1);
 	}
 	return p;
-}
-
-static struct rfx_proj_ws *workspace(int d)
-{
-	struct rfx_proj_ws *ws = rfx_proj_ws_alloc(d);
-
-	if (!ws) {
-		printf("Bail out! cannot allocate a workspace for d = %d\n", d);
-		exit(1);
-	}
-	return ws;
-}
-
-static double *alloc_omega(int d, size_t ld)
-{
-	double *omega = xmalloc((size_t)d * ld * sizeof(*omega));
-	size_t i;
-
-	for (i = 0; i < (size_t)d * ld; i++)
-		omega[i] = SENTINEL;
-	return omega;
-}
-
-static void draw(const gsl_rng *r, enum rfx_proj p, int d, int M,
-		 double *omega, size_t ld, size_t col0, struct rfx_proj_ws *ws)
-{
-	struct rfx_err err;
-
-	rfx_err_clear(&err);
-	if (rfx_proj_sample(r, p, d, M, omega, ld, col0, ws, &err)) {
-		printf("Bail out! rfx_proj_sample(%s, d = %d, M = %d): %s\n",
-		       rfx_proj_name(p), d, M, err.msg);
-		exit(1);
-	}
-}
-
-static double dot(const double *omega, size_t ld, int d, size_t a, size_t b)
-{
-	double s = 0.0;
-	int l;
-
-	for (l = 0; l < d; l++)
-		s += omega[(size_t)l * ld + a] * omega[(size_t)l * ld + b];
-	return s;
 }
 
 /* Largest |omega_a . omega_b - scale [a = b]| over columns a, b in [c0, c1). */

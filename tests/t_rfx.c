@@ -296,6 +296,28 @@ out:
 	rfx_model_free(soft);
 }
 
+/*
+ * The draws of a seed are keyed by the estimator's name, not by what the
+ * caller typed: an alias ("favor+", Performers' name for PosRF) draws
+ * what "pos" draws.
+ */
+static void test_alias_stream(void)
+{
+	enum { M = 6 };
+	struct rfx_err err;
+	struct rfx_model *a = model("pos", M, "ort", NULL, 17);
+	struct rfx_model *b = model("favor+", M, "ort", NULL, 17);
+	static double F[N * M], G[N * M];
+
+	if (a && b)
+		ok(!rfx_model_features(a, 1, X, N, F, &err) &&
+			   !rfx_model_features(b, 1, X, N, G, &err) &&
+			   !memcmp(F, G, sizeof(F)),
+		   "an alias draws its estimator's stream");
+	rfx_model_free(a);
+	rfx_model_free(b);
+}
+
 /* A large map: 2000 rows, so that several chunks run on several threads. */
 #define BIG 2000
 struct job {
@@ -388,6 +410,7 @@ int main(void)
 	test_trig();
 	test_kernel();
 	test_outputs();
+	test_alias_stream();
 	test_threads();
 	return done_testing();
 }

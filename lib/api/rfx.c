@@ -42,13 +42,6 @@ _Static_assert(RFX_ESTIMATOR_DISCRETE == RFX_EST_DISCRETE, "flag drift");
 _Static_assert(RFX_ESTIMATOR_SHIFTED == RFX_EST_SHIFTED, "flag drift");
 _Static_assert(RFX_ESTIMATOR_PAIRED == RFX_EST_PAIRED, "flag drift");
 
-/*
- * The stream of rfx_model_draw: (seed, RFX_API_STREAM, 0, 0). The other
- * streams of rfx use small task indices first; this tag ("feat" in ASCII)
- * keeps the library's draws apart from theirs.
- */
-#define RFX_API_STREAM 0x66656174u
-
 #ifndef RFX_LIB_VERSION
 #define RFX_LIB_VERSION "unknown"
 #endif
@@ -363,7 +356,15 @@ int rfx_model_draw(struct rfx_model *m, unsigned long long seed,
 					 "out of memory for %d projections in dimension %d",
 					 m->D > m->M ? m->D : m->M, m->d);
 	}
-	r = rfx_rng_alloc_stream((uint64_t)seed, RFX_API_STREAM, 0, 0);
+	/*
+	 * Keyed by names, as every stream of rfx (lib/base/rng.h,
+	 * docs/HACKING.md): the estimator's registry name (an alias draws
+	 * what its name draws) and the projection kind, so that no list's
+	 * order and no other estimator moves these draws.
+	 */
+	r = rfx_rng_alloc_key((uint64_t)seed, &(struct rfx_rng_key){
+		.exp = "features", .what = "draws",
+		.name = { m->e->name, rfx_proj_name(m->proj) } });
 	if (!r)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	ret = m->e->draw(r, m->proj, &m->p, m->M, m->w, err);

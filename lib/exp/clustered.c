@@ -583,17 +583,28 @@ static gsl_rng *task_stream(const struct rfx_cl_config *c, int s, int k, int m,
 		.i = (uint64_t)c->sets[s].id, .j = ((uint64_t)m << 32) | (uint64_t)rep });
 }
 
-/* The empirical log MSE of (set s, method k, m, rep). */
-static int task_mse(const struct rfx_cl_state *st, int s, int k, int m, int rep,
-		    double *log_mse, struct rfx_err *err)
+/*
+ * What task_walk does with one block: rows r0..r0+B-1 of set S's X against
+ * every y, estimates val[a ny + k] src_cf(src, r0 + a)[k] e^{ls[a]}.
+ */
+typedef int (*cl_visit)(void *ctx, const struct cl_set *S,
+			const struct cl_src *src, size_t r0, size_t B,
+			const double *val, const double *ls, struct rfx_err *err);
+
+/*
+ * Draws (set s, method k, m, rep) from its stream and hands the estimates
+ * to visit, BROWS rows of X at a time; stops at the first error or an
+ * interrupt.
+ */
+static int task_walk(const struct rfx_cl_state *st, int s, int k, int m,
+		     int rep, cl_visit visit, void *ctx, struct rfx_err *err)
 {
 	const struct cl_set *S = &st->sets[s];
 	struct cl_src src;
-	struct rfx_lse tot = { -INFINITY, 0.0 };
 	double *val = malloc(BROWS * S->ny * sizeof(double));
 	double *ls = malloc(BROWS * sizeof(double));
 	gsl_rng *r = task_stream(st->c, s, k, m, rep);
-	size_t r0, a;
+	size_t r0;
 	int ret;
 
 	memset(&src, 0, sizeof(src));
@@ -610,15 +621,9 @@ static int task_mse(const struct rfx_cl_state *st, int s, int k, int m, int rep,
 			break;
 		}
 		ret = src_block(&src, r0, B, val, ls, err);
-		for (a = 0; !ret && a < B; a++)
-			rfx_lse_add(&tot, row_log_sse(val + a * S->ny, src_cf(&src, r0 + a),
-						  ls[a], S->E + (r0 + a) * S->ny,
-						  S->pmax[r0 + a], S->ny));
+		if (!ret)
+			ret = visit(ctx, S, &src, r0, B, val, ls, err);
 	}
-	*log_mse = rfx_lse_value(&tot) - log((double)S->nx * (double)S->ny);
-	if (!ret && isnan(*log_mse))
-		ret = rfx_error(err, RFX_ENUMERIC, "%s: the MSE is not a number",
-				st->c->methods[k].name);
 out:
 	src_release(&src);
 	free(val);
@@ -628,42 +633,62 @@ out:
 	return ret;
 }
 
+/* Adds each row's log squared error into the struct rfx_lse ctx. */
+static int sse_visit(void *ctx, const struct cl_set *S,
+		     const struct cl_src *src, size_t r0, size_t B,
+		     const double *val, const double *ls, struct rfx_err *err)
+{
+	struct rfx_lse *tot = ctx;
+	size_t a;
+
+	(void)err;
+	for (a = 0; a < B; a++)
+		rfx_lse_add(tot, row_log_sse(val + a * S->ny, src_cf(src, r0 + a),
+					     ls[a], S->E + (r0 + a) * S->ny,
+					     S->pmax[r0 + a], S->ny));
+	return RFX_OK;
+}
+
+/* The empirical log MSE of (set s, method k, m, rep). */
+static int task_mse(const struct rfx_cl_state *st, int s, int k, int m, int rep,
+		    double *log_mse, struct rfx_err *err)
+{
+	const struct cl_set *S = &st->sets[s];
+	struct rfx_lse tot = { -INFINITY, 0.0 };
+	int ret = task_walk(st, s, k, m, rep, sse_visit, &tot, err);
+
+	*log_mse = rfx_lse_value(&tot) - log((double)S->nx * (double)S->ny);
+	if (!ret && isnan(*log_mse))
+		ret = rfx_error(err, RFX_ENUMERIC, "%s: the MSE is not a number",
+				st->c->methods[k].name);
+	return ret;
+}
+
+/* Writes the estimates into the nx x ny matrix ctx. */
+static int est_visit(void *ctx, const struct cl_set *S,
+		     const struct cl_src *src, size_t r0, size_t B,
+		     const double *val, const double *ls, struct rfx_err *err)
+{
+	double *est = ctx;
+	size_t e;
+
+	(void)err;
+	for (e = 0; e < B * S->ny; e++)
+		est[r0 * S->ny + e] = val[e] * src_cf(src, r0 + e / S->ny)[e % S->ny] *
+				      exp(ls[e / S->ny]);
+	return RFX_OK;
+}
+
 int rfx_cl_estimates(struct rfx_cl_state *st, int s, int k, int m, int rep,
 		     double *est, double *X, double *Y, struct rfx_err *err)
 {
 	const struct cl_set *S = &st->sets[s];
-	struct cl_src src;
-	double *val = malloc(BROWS * S->ny * sizeof(double));
-	double *ls = malloc(BROWS * sizeof(double));
-	gsl_rng *r = task_stream(st->c, s, k, m, rep);
-	size_t r0, e;
-	int ret;
+	int ret = task_walk(st, s, k, m, rep, est_visit, est, err);
 
-	memset(&src, 0, sizeof(src));
-	if (!val || !ls || !r) {
-		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
-		goto out;
-	}
-	ret = src_draw(st->c, S, &st->c->methods[k], m, r, &src, err);
-	for (r0 = 0; !ret && r0 < S->nx; r0 += BROWS) {
-		size_t B = S->nx - r0 < BROWS ? S->nx - r0 : BROWS;
-
-		ret = src_block(&src, r0, B, val, ls, err);
-		for (e = 0; !ret && e < B * S->ny; e++)
-			est[r0 * S->ny + e] = val[e] *
-					      src_cf(&src, r0 + e / S->ny)[e % S->ny] *
-					      exp(ls[e / S->ny]);
-	}
 	if (!ret && X)
 		memcpy(X, S->X, S->nx * (size_t)S->d * sizeof(double));
 	if (!ret && Y)
 		memcpy(Y, S->Y, S->ny * (size_t)S->d * sizeof(double));
-out:
-	src_release(&src);
-	free(val);
-	free(ls);
-	if (r)
-		gsl_rng_free(r);
 	return ret;
 }
 
@@ -924,7 +949,7 @@ int rfx_cl_run(struct rfx_cl_state *st, struct rfx_cl_rep_row *reps,
 	double *lc = calloc(nsm ? nsm : 1, sizeof(double));
 	int *has = calloc(nsm ? nsm : 1, sizeof(int));
 	double *buf = malloc((size_t)c->reps * sizeof(double));
-	int ret = RFX_OK, saved, s;
+	int ret = RFX_OK, s;
 	struct rfx_cells cells;
 
 	if (!res || !lm || !lc || !has || !buf) {
@@ -942,9 +967,7 @@ int rfx_cl_run(struct rfx_cl_state *st, struct rfx_cl_rep_row *reps,
 		.progress = c->progress,
 		.progress_ctx = c->progress_ctx,
 	};
-	saved = rfx_blas_single_begin();
-	ret = rfx_cells_run(&cells, err);
-	rfx_blas_single_end(saved);
+	ret = rfx_blas_cells_run(&cells, err);
 	if (ret)
 		goto out;
 	for (t = 0; t < nexa; t++) {

@@ -169,7 +169,8 @@ int rfx_cl_run(struct rfx_cl_state *st, struct rfx_cl_rep_row *reps,
  * y in the set's sorted order (cluster by cluster as k-means numbers
  * them), with the sorted inputs in X and Y if not NULL (nx x d, ny x d;
  * sizes from rfx_cl_set_size). The same computation as the MSE's, for
- * tests and small sets: the arrays have nx ny entries.
+ * tests and small sets (the same walk, so RFX_EINTR on an interrupt too):
+ * the arrays have nx ny entries.
  */
 int rfx_cl_estimates(struct rfx_cl_state *st, int s, int k, int m, int rep,
 		     double *est, double *X, double *Y, struct rfx_err *err);

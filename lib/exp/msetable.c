@@ -861,7 +861,7 @@ int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 	size_t nc = rfx_mse_nrows(c), R = (size_t)c->reps, ntask = 0, t, i;
 	size_t per = (size_t)c->nmethods * (size_t)c->nbudget, nb = (size_t)c->nbudget;
 	double *mse = NULL, *km = NULL, *mi = NULL, *res = NULL;
-	int ret, saved;
+	int ret;
 	struct unit *units = NULL;
 	struct mse_sweep sw;
 	struct rfx_cells cells;
@@ -893,9 +893,7 @@ int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 		.progress = c->progress,
 		.progress_ctx = c->progress_ctx,
 	};
-	saved = rfx_blas_single_begin();
-	ret = rfx_cells_run(&cells, err);
-	rfx_blas_single_end(saved);
+	ret = rfx_blas_cells_run(&cells, err);
 	if (ret)
 		goto out;
 	/* scatter each unit's results to its cells' repetition slots */

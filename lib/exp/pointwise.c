@@ -265,7 +265,7 @@ static int run_tasks(const struct rfx_pw_config *c, const char *name,
 	struct pw_sweep sw = { c, task };
 	struct rfx_cells cells;
 	char *buf = offset ? calloc(ntask ? ntask * per : 1, rowsize) : rows;
-	int saved, ret;
+	int ret;
 
 	if (!buf)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
@@ -280,9 +280,7 @@ static int run_tasks(const struct rfx_pw_config *c, const char *name,
 		.progress = c->progress,
 		.progress_ctx = c->progress_ctx,
 	};
-	saved = rfx_blas_single_begin();
-	ret = rfx_cells_run(&cells, err);
-	rfx_blas_single_end(saved);
+	ret = rfx_blas_cells_run(&cells, err);
 	for (t = 0; offset && !ret && t < ntask; t++) {
 		int i = (int)(t / (size_t)c->nr), k = (int)(t % (size_t)c->nr);
 
@@ -319,6 +317,36 @@ static void scratch_free(struct pw_scratch *s)
 	free(s->v);
 }
 
+/*
+ * The point set of method m at length r: c->ntheta angles in s->th (the
+ * midpoints of equal arcs of [0, pi] when mid, else from 0 to pi both
+ * included), the pairs (x, Y_j) of make_pairs, m's parameters fitted to
+ * them in p, and their log-variances in s->v. p is initialised and s
+ * allocated whatever happens: the caller releases both.
+ */
+static int point_set(const struct rfx_pw_config *c,
+		     const struct rfx_pw_method *m, double r, int mid,
+		     struct pw_scratch *s, struct rfx_params *p,
+		     struct rfx_err *err)
+{
+	int j, n = c->ntheta, ret;
+
+	rfx_params_init(p, c->d);
+	ret = scratch_alloc(s, c->d, n, err);
+	for (j = 0; !ret && j < n; j++)
+		s->th[j] = mid		? RFX_PI * (j + 0.5) / n
+			   : j == n - 1 ? RFX_PI
+					: RFX_PI * j / (n - 1);
+	if (!ret) {
+		make_pairs(c->d, r, s->th, n, s->x, s->Y);
+		rfx_params_release(p);
+		ret = fit_method(m, c->d, s->x, s->Y, n, p, err);
+	}
+	if (!ret)
+		ret = log_vars(m, p, s->x, s->Y, n, s->v, err);
+	return ret;
+}
+
 /* ---- map ---------------------------------------------------------- */
 
 size_t rfx_pw_map_nrows(const struct rfx_pw_config *c)
@@ -336,17 +364,7 @@ static int map_task(const struct rfx_pw_config *c, int i, int k, void *rows,
 	double r = c->r[k];
 	int j, n = c->ntheta, ret;
 
-	rfx_params_init(&p, c->d);
-	ret = scratch_alloc(&s, c->d, n, err);
-	for (j = 0; !ret && j < n; j++)
-		s.th[j] = RFX_PI * (j + 0.5) / n;
-	if (!ret) {
-		make_pairs(c->d, r, s.th, n, s.x, s.Y);
-		rfx_params_release(&p);
-		ret = fit_method(m, c->d, s.x, s.Y, n, &p, err);
-	}
-	if (!ret)
-		ret = log_vars(m, &p, s.x, s.Y, n, s.v, err);
+	ret = point_set(c, m, r, 1, &s, &p, err);
 	for (j = 0; !ret && j < n; j++) {
 		struct rfx_pw_map_row *row = &out[j];
 
@@ -534,17 +552,7 @@ static int est_one(const struct rfx_pw_config *c, int i, int k, void *rows,
 	double r = c->r[k];
 	int j, n = c->ntheta, ret;
 
-	rfx_params_init(&p, c->d);
-	ret = scratch_alloc(&s, c->d, n, err);
-	for (j = 0; !ret && j < n; j++)
-		s.th[j] = j == n - 1 ? RFX_PI : RFX_PI * j / (n - 1);
-	if (!ret) {
-		make_pairs(c->d, r, s.th, n, s.x, s.Y);
-		rfx_params_release(&p);
-		ret = fit_method(m, c->d, s.x, s.Y, n, &p, err);
-	}
-	if (!ret)
-		ret = log_vars(m, &p, s.x, s.Y, n, s.v, err);
+	ret = point_set(c, m, r, 0, &s, &p, err);
 	for (j = 0; !ret && j < n; j++) {
 		struct rfx_pw_est_row *row = &out[j];
 		double lk = log_k(r, s.th[j]);
@@ -652,19 +660,9 @@ static int max_task(const struct rfx_pw_config *c, int i, int k, void *rows,
 	double r = c->r[k], best = -INFINITY, bt = 0.0, *y1 = NULL;
 	int j, n = c->ntheta, jb = -1, ret, row = 0;
 
-	rfx_params_init(&p, c->d);
-	ret = scratch_alloc(&s, c->d, n, err);
+	ret = point_set(c, m, r, 0, &s, &p, err);
 	if (!ret && !(y1 = malloc((size_t)c->d * sizeof(double))))
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
-	for (j = 0; !ret && j < n; j++)
-		s.th[j] = j == n - 1 ? RFX_PI : RFX_PI * j / (n - 1);
-	if (!ret) {
-		make_pairs(c->d, r, s.th, n, s.x, s.Y);
-		rfx_params_release(&p);
-		ret = fit_method(m, c->d, s.x, s.Y, n, &p, err);
-	}
-	if (!ret)
-		ret = log_vars(m, &p, s.x, s.Y, n, s.v, err);
 	for (j = 0; !ret && j < n; j++) {
 		double le = 0.5 * s.v[j] - log_k(r, s.th[j]);
 

@@ -250,7 +250,7 @@ int rfx_zc_run(const struct rfx_zc_config *c, struct rfx_zc_row *rows,
 	       struct rfx_err *err)
 {
 	size_t nz = (size_t)c->nz, n = 0, k;
-	int i, j, ret, saved, total = c->nd * c->nproj;
+	int i, j, ret, total = c->nd * c->nproj;
 	struct rfx_zc_row *buf;
 	struct rfx_cells cells;
 
@@ -289,8 +289,7 @@ int rfx_zc_run(const struct rfx_zc_config *c, struct rfx_zc_row *rows,
 		.progress = c->progress,
 		.progress_ctx = c->progress_ctx,
 	};
-	saved = rfx_blas_single_begin();
-	ret = rfx_cells_run(&cells, err);
+	ret = rfx_blas_cells_run(&cells, err);
 	n = 0;
 	for (j = 0; j < c->nd && !ret; j++) {
 		for (i = 0; i < c->nproj; i++)
@@ -300,6 +299,5 @@ int rfx_zc_run(const struct rfx_zc_config *c, struct rfx_zc_row *rows,
 		n += (size_t)(c->nproj + nexact(c) + 1) * nz;
 	}
 	free(buf);
-	rfx_blas_single_end(saved);
 	return ret;
 }

@@ -22,3 +22,12 @@ void rfx_blas_single_end(int saved)
 	if (saved > 1)
 		openblas_set_num_threads(saved);
 }
+
+int rfx_blas_cells_run(const struct rfx_cells *cells, struct rfx_err *err)
+{
+	int saved = rfx_blas_single_begin();
+	int ret = rfx_cells_run(cells, err);
+
+	rfx_blas_single_end(saved);
+	return ret;
+}

@@ -12,6 +12,9 @@
 #ifndef RFX_BLAS_H
 #define RFX_BLAS_H
 
+#include "base/cells.h"
+#include "base/err.h"
+
 /*
  * Makes OpenBLAS single-threaded if it has threads of its own; returns the
  * value to hand to rfx_blas_single_end().
@@ -20,5 +23,12 @@ int rfx_blas_single_begin(void);
 
 /* Restores what rfx_blas_single_begin() changed. */
 void rfx_blas_single_end(int saved);
+
+/*
+ * rfx_cells_run (lib/base/cells.h) with OpenBLAS single-threaded for the
+ * whole sweep, the cells being rfx's parallelism: the run of an
+ * experiment whose cells call dgemm. Returns what rfx_cells_run returns.
+ */
+int rfx_blas_cells_run(const struct rfx_cells *cells, struct rfx_err *err);
 
 #endif
