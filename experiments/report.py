@@ -1136,7 +1136,9 @@ def beyond_blocks(res, args):
                        "directions depend on the norms); Monte Carlo of simplex and simplex+ "
                        "side by side (`beyond_simrf.h5.mc.tsv`, M = d, w = 0.5 and 2 where the "
                        "tails let Monte Carlo resolve a few per cent), z = difference over the "
-                       "combined standard error: " + v2 + ". The simplex closed form against "
+                       "combined standard error (conservative: one seed gives both kinds the same "
+                       "R and norms, so their estimates are positively correlated): " + v2 +
+                       ". The simplex closed form against "
                        "its own Monte Carlo is in the same table: at w = 2 PosRF's Monte Carlo "
                        "falls below the closed form, the heavy tail that Monte Carlo "
                        "under-reports."))
