@@ -137,6 +137,7 @@ LIB_OBJS += lib/est/dirf.o
 LIB_OBJS += lib/est/estimator.o
 LIB_OBJS += lib/est/draw.o
 LIB_OBJS += lib/est/featmap.o
+LIB_OBJS += lib/est/featmap32.o
 LIB_OBJS += lib/est/geom.o
 LIB_OBJS += lib/est/gerf.o
 LIB_OBJS += lib/est/hyb.o

@@ -11,14 +11,21 @@
 #
 # Every item runs in a process of its own, so that its peak resident set
 # is its own; the items take turns in rounds (load from elsewhere hits
-# them alike) and each reports the best of 2 runs after a warm-up, so a
-# time is the best of 2 x rounds runs. The exit status is non-zero only
-# when a program fails; a missed target prints SLOW.
+# them alike) and each reports the best of 2 runs after a warm-up. The
+# table gives medians over the rounds: of the times, and of each ratio
+# taken within a round (issue 23: a best-of would flatter the thinnest
+# margin). The float32 maps (trig32, pos32, oprf32, sderf32) are compared
+# with their float64 maps, in wall time and, since a loaded machine moves
+# that much more, in CPU time (all threads, bench_featmap's last field). With RFX_BENCH_RECORD set, the medians are
+# also appended there as "item value unit better" lines (bench/run.sh's
+# history, bench/history.sh). The exit status is non-zero only when a
+# program fails; a missed target prints SLOW.
 
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 cd "$top" || exit 1
+. bench/median.sh
 
 rounds=5
 mode=table
@@ -32,8 +39,11 @@ while [ $# -gt 0 ]; do
 done
 
 L=65536 d=64 M=256
-MAP_TARGET=1.5   # largest map time / dgemm time
-PEER_TARGET=3    # smallest peer time / rfx time
+MAP_TARGET=0.75  # largest map time / dgemm time (issue 23): trig pos oprf sderf
+ANG_TARGET=1.5   # the same for ang (216 complex features)
+F32_TARGET=0.5   # largest float32 map time / float64 map time (issue 23)
+PEER_TARGET=3    # smallest peer time / rfx time (NumPy, fit_transform)
+RBF_TARGET=3.5   # the same for RBFSampler.transform (issue 23)
 PY=${PYTHON:-/usr/bin/python3}
 bin=bench/bin/bench_featmap
 out=$(mktemp) || exit 1
@@ -45,7 +55,7 @@ item() {
 	i_name=$1
 	shift
 	if line=$("$@" 2>/dev/null); then
-		echo "$line" | awk -v n="$i_name" '{ print n, $2, $3, $4 }' >>"$out"
+		echo "$line" | awk -v n="$i_name" -v r="${round:-0}" '{ print n, $2, $3, $4, r, $5 }' >>"$out"
 	else
 		echo "# $i_name failed: $*" >&2
 		status=1
@@ -89,12 +99,15 @@ peers=1
 if ! "$PY" -c 'import numpy, sklearn' 2>/dev/null; then
 	peers=0
 fi
-echo "# L = $L, d = $d, M = $M; best of $rounds rounds x 2 runs, one process per item and round"
+echo "# L = $L, d = $d, M = $M; $rounds rounds, one process per item and round, each the best of 2 runs;"
+echo "# times and ratios are medians over the rounds (a ratio is taken within each round: load hits both alike)"
 echo "# threads: $threads"
 r=0
 while [ "$r" -lt "$rounds" ]; do
+	round=$r
 	item dgemm "$bin" --item dgemm $L $d $M 2
 	item trig "$bin" --item trig $L $d $M 2
+	item trig32 "$bin" --item trig32 $L $d $M 2
 	item trig-half "$bin" --item trig $L $d $((M / 2)) 2
 	if [ "$peers" -eq 1 ]; then
 		item numpy-trig "$PY" bench/peers/featmaps.py numpy-trig $L $d $M 2
@@ -102,25 +115,37 @@ while [ "$r" -lt "$rounds" ]; do
 		item sklearn-rbf-fit "$PY" bench/peers/featmaps.py sklearn-rbf-fit $L $d $M 2
 	fi
 	item pos "$bin" --item pos $L $d $M 2
+	item pos32 "$bin" --item pos32 $L $d $M 2
 	if [ "$peers" -eq 1 ]; then
 		item numpy-pos "$PY" bench/peers/featmaps.py numpy-pos $L $d $M 2
 	fi
 	item oprf "$bin" --item oprf $L $d $M 2
+	item oprf32 "$bin" --item oprf32 $L $d $M 2
 	item ang "$bin" --item ang $L $d $M 2
 	item sderf "$bin" --item sderf $L $d $M 2
+	item sderf32 "$bin" --item sderf32 $L $d $M 2
 	r=$((r + 1))
 done
-awk -v mt="$MAP_TARGET" -v pt="$PEER_TARGET" -v peers="$peers" '
-function row(op, who, name, feat,    t, s) {
-	if (!(name in best)) {
+awk -v mt="$MAP_TARGET" -v at="$ANG_TARGET" -v ft="$F32_TARGET" \
+    -v pt="$PEER_TARGET" -v rt="$RBF_TARGET" -v peers="$peers" \
+    -v rec="${RFX_BENCH_RECORD:-}" "$MEDIAN_AWK"'
+function record(name, value, unit, better) {
+	if (rec != "" && value >= 0)
+		printf "%s\t%.4g\t%s\t%s\n", name, value, unit, better >> rec
+}
+function row(op, who, name, feat,    q) {
+	q = med(name, "")
+	if (q < 0) {
 		printf "%-10s %-30s %-13s %9s\n", op, who, feat, "-"
 		return
 	}
-	t = best[name]
-	printf "%-10s %-30s %-13s %9.1f %8.2f %9.0f", op, who, feat, t,
-	       t / best["dgemm"], kib[name] / 1024
+	printf "%-10s %-30s %-13s %9.1f %8.2f %9.0f", op, who, feat, q,
+	       med(name, "dgemm"), kib[name] / 1024
+	record("featmaps." name ".ms", q, "ms", "lower")
 }
-{ if (!($1 in best) || $2 < best[$1]) { best[$1] = $2; kib[$1] = $3 }
+{ t[$1, $5] = $2; if ($5 + 1 > nr) nr = $5 + 1
+  if ($6 != "") t[$1 "@cpu", $5] = $6
+  if ($3 > kib[$1]) kib[$1] = $3
   nf[$1] = $4 }
 END {
 	printf "%-10s %-30s %-13s %9s %8s %9s  %s\n", "# op", "implementation",
@@ -129,10 +154,24 @@ END {
 	for (i = 1; i <= 5; i++) {
 		m = (i == 1 ? "trig" : (i == 2 ? "pos" : (i == 3 ? "oprf" : (i == 4 ? "ang" : "sderf"))))
 		feat = nf[m] ((m == "trig" || m == "ang") ? " complex" : " real")
+		tg = m == "ang" ? at : mt
 		row(m " map", "rfx " m, m, feat)
-		if (m in best && "dgemm" in best) {
-			q = best[m] / best["dgemm"]
-			printf "  x dgemm <= %.1f %s\n", mt, (q <= mt ? "ok" : "SLOW")
+		q = med(m, "dgemm")
+		if (q >= 0) {
+			printf "  x dgemm <= %.2f %s\n", tg, (q <= tg ? "ok" : "SLOW")
+			record("featmaps." m ".x_dgemm", q, "ratio", "lower")
+		}
+		if ((m "32") in nf) {
+			row("", "rfx " m ", float32", m "32", feat)
+			q = med(m "32", m)
+			c = med(m "32@cpu", m "@cpu")
+			if (q >= 0) {
+				printf "  x float64 map %.2f (CPU time %.2f), <= %.1f %s\n",
+				       q, c, ft, (q <= ft ? "ok" : "SLOW")
+				record("featmaps." m "32.x_f64", q, "ratio", "lower")
+				record("featmaps." m "32.x_f64_cpu", c, "ratio", "lower")
+			} else
+				printf "\n"
 		}
 		if (m != "trig" && m != "pos")
 			continue
@@ -152,9 +191,11 @@ END {
 				continue
 			}
 			row("", who, p, nf[p] " real")
-			if (p in best && m in best) {
-				q = best[p] / best[m]
-				printf "  rfx %.2fx faster, >= %d %s\n", q, pt, (q >= pt ? "ok" : "SLOW")
+			q = med(p, m)
+			tg = p == "sklearn-rbf" ? rt : pt
+			if (q >= 0) {
+				printf "  rfx %.2fx faster, >= %.1f %s\n", q, tg, (q >= tg ? "ok" : "SLOW")
+				record("featmaps." p ".over_rfx", q, "ratio", "higher")
 			} else
 				printf "\n"
 		}
@@ -163,10 +204,11 @@ END {
 		# lower-variance form): the same output width.
 		if (m == "trig" && peers) {
 			row("", "rfx trig, M/2 (same width)", "trig-half", nf["trig-half"] " complex")
-			if ("trig-half" in best && "sklearn-rbf" in best)
-				printf "  RBFSampler.transform / this: %.2f\n",
-				       best["sklearn-rbf"] / best["trig-half"]
-			else
+			q = med("sklearn-rbf", "trig-half")
+			if (q >= 0) {
+				printf "  RBFSampler.transform / this: %.2f\n", q
+				record("featmaps.sklearn-rbf.over_trig_half", q, "ratio", "higher")
+			} else
 				printf "\n"
 		}
 	}

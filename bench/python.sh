@@ -11,7 +11,8 @@
 #
 # Every item runs in a process of its own and the items take turns in
 # rounds, each reporting the best of 2 runs after a warm-up, as in
-# bench/featmaps.sh. Without NumPy and scikit-learn the section is
+# bench/featmaps.sh; times and ratios are medians over the rounds (each
+# ratio taken within a round), recorded to $RFX_BENCH_RECORD when set. Without NumPy and scikit-learn the section is
 # skipped; without PyTorch (Debian's python3-torch, in the bench section
 # of tools/debian-packages) its lines say skipped. The exit status is
 # non-zero only when a program fails; a missed target prints SLOW.
@@ -20,8 +21,9 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 cd "$top" || exit 1
+. bench/median.sh
 
-rounds=3
+rounds=5
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift ;;
@@ -54,7 +56,7 @@ item() {
 	i_name=$1
 	shift
 	if line=$("$@" 2>/dev/null); then
-		echo "$line" | awk -v n="$i_name" '{ print n, $2, $3, $4 }' >>"$out"
+		echo "$line" | awk -v n="$i_name" -v r="$r" '{ print n, $2, $3, $4, r }' >>"$out"
 	else
 		echo "# $i_name failed: $*" >&2
 		status=1
@@ -62,7 +64,7 @@ item() {
 }
 
 tv=$([ "$torch" -eq 1 ] && "$PY" -c 'import torch; print(torch.__version__, "on as many threads as rfx")' 2>/dev/null)
-echo "# L = $L, d = $d, M = $M projections; best of $rounds rounds x 2 runs, one process per item and round"
+echo "# L = $L, d = $d, M = $M projections; medians of $rounds rounds (each the best of 2 runs), one process per item and round"
 echo "# rfx: OpenMP ${OMP_NUM_THREADS:-$(getconf _NPROCESSORS_ONLN)} threads; RBFSampler: NumPy's X @ W on OpenBLAS's threads, np.cos on one; PyTorch ${tv:-absent}"
 r=0
 while [ "$r" -lt "$rounds" ]; do
@@ -78,21 +80,26 @@ while [ "$r" -lt "$rounds" ]; do
 	fi
 	r=$((r + 1))
 done
-awk -v rt="$RBF_TARGET" -v tt="$TORCH_TARGET" -v torch="$torch" '
-{ if (!($1 in best) || $2 < best[$1]) { best[$1] = $2; kib[$1] = $3 }
+awk -v rt="$RBF_TARGET" -v tt="$TORCH_TARGET" -v torch="$torch" \
+    -v rec="${RFX_BENCH_RECORD:-}" "$MEDIAN_AWK"'
+{ t[$1, $5] = $2; if ($5 + 1 > nr) nr = $5 + 1
+  if ($3 > kib[$1]) kib[$1] = $3
   nf[$1] = $4 }
-function row(who, name) {
-	if (!(name in best)) {
+function row(who, name,    q) {
+	q = med(name, "")
+	if (q < 0) {
 		printf "%-44s %9s\n", who, "-"
 		return 0
 	}
-	printf "%-44s %9d %9.1f %9.0f\n", who, nf[name], best[name], kib[name] / 1024
+	printf "%-44s %9d %9.1f %9.0f\n", who, nf[name], q, kib[name] / 1024
 	return 1
 }
 function ratio(slow, fast, target, what,    q) {
-	if (!(slow in best) || !(fast in best))
+	q = med(slow, fast)
+	if (q < 0)
 		return
-	q = best[slow] / best[fast]
+	if (rec != "")
+		printf "python.%s.over_%s\t%.4g\tratio\thigher\n", slow, fast, q >> rec
 	if (target > 0)
 		printf "  %s: rfx %.2fx faster, >= %d %s\n", what, q, target,
 		       (q >= target ? "ok" : "SLOW")
@@ -115,6 +122,7 @@ END {
 	ratio("sklearn-rbf", "py-trig", rt, "RBFSampler.transform / RandomFeatures(trig), 256 projections")
 	ratio("sklearn-rbf", "py-oprf", rt, "RBFSampler.transform / RandomFeatures(oprf), same width")
 	ratio("sklearn-rbf", "py-trig-half", 0, "RBFSampler.transform / RandomFeatures(trig, M/2), same width")
+	ratio("py-trig", "py-trig-f32", 0, "RandomFeatures(trig) float64 / float32 input")
 	if (torch) {
 		ratio("torch-trig", "py-trig", tt, "PyTorch trig / RandomFeatures(trig)")
 		ratio("torch-pos", "py-pos", tt, "PyTorch pos / RandomFeatures(pos)")

@@ -7,9 +7,14 @@
 #
 #   bench/run.sh            everything
 #   bench/run.sh --quick    the small programs once, no scaling, none of the experiment runs (about 30 s)
+#   bench/run.sh --no-history   either, without touching bench/history.tsv
 #
-# A missed target is reported, not an error: the exit status is non-zero
-# only when a benchmark itself fails.
+# Every run appends its numbers (the medians of the feature maps and the
+# Python items, the experiments' wall and CPU times) to bench/history.tsv
+# with the commit, date and machine model, and ends with each number's
+# change against the previous run of its kind on the same machine model
+# (bench/history.sh). A missed target is reported, not an error: the exit
+# status is non-zero only when a benchmark itself fails.
 
 set -u
 
@@ -17,11 +22,18 @@ top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 cd "$top" || exit 1
 
 quick=0
-case "${1-}" in
---quick) quick=1 ;;
-"") ;;
-*) echo "usage: bench/run.sh [--quick]" >&2; exit 2 ;;
-esac
+history=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 ;;
+	--no-history) history=0 ;;
+	*) echo "usage: bench/run.sh [--quick] [--no-history]" >&2; exit 2 ;;
+	esac
+	shift
+done
+RFX_BENCH_RECORD=$(mktemp) || exit 1
+export RFX_BENCH_RECORD
+trap 'rm -f "$RFX_BENCH_RECORD"' EXIT
 
 # Wall-time targets in seconds on 2 cores for the experiment runs below.
 FIG64_TARGET=30  # thesis Fig 6.4, analytic
@@ -75,14 +87,14 @@ echo "## Projection samplers at d = 1024 (bench/bench_proj)"
 bench/bin/bench_proj || status=1
 echo
 
-# timed TITLE TARGET NOTE CMD...: prints TITLE, then runs CMD once (unless
-# --quick) under bench/bin/runstat and prints its wall time against TARGET
-# seconds, its CPU time (user + system, all threads) over the cores, its
-# peak resident set and the load average around it, or why it failed; then
-# NOTE.
+# timed TITLE TARGET NOTE ITEM CMD...: prints TITLE, then runs CMD once
+# (unless --quick) under bench/bin/runstat and prints its wall time against
+# TARGET seconds, its CPU time (user + system, all threads) over the cores,
+# its peak resident set and the load average around it, or why it failed;
+# then NOTE. The times go to the history as run.ITEM.wall_s and .cpu_s.
 timed() {
-	t_title=$1 t_target=$2 t_note=$3
-	shift 3
+	t_title=$1 t_target=$2 t_note=$3 t_item=$4
+	shift 4
 	echo "## $t_title"
 	if [ "$quick" -eq 1 ]; then
 		echo "skipped (--quick)"
@@ -101,7 +113,8 @@ timed() {
 		status=1
 	else
 		sed 's/[a-z_]*=//g' "$rep" | awk -v target="$t_target" -v note="$t_note" \
-			-v cores="$cores" -v l0="$l0" -v l1="$l1" '{
+			-v cores="$cores" -v l0="$l0" -v l1="$l1" \
+			-v item="$t_item" -v rec="$RFX_BENCH_RECORD" '{
 			s = $3; cpu = $4 + $5
 			printf "%-26s %10.1f s %8s %6d s %s\n", "wall time", s, "target <",
 			       target, s < target ? "ok" : "SLOW"
@@ -109,6 +122,8 @@ timed() {
 			       "(user + sys over " cores " cores: the wall time on an idle machine, at best)"
 			printf "%-26s %10.0f MiB\n", "peak resident set", $6 / 1024
 			printf "# load average %s before, %s after; %s\n", l0, l1, note
+			printf "run.%s.wall_s\t%.1f\ts\tlower\n", item, s >> rec
+			printf "run.%s.cpu_s\t%.1f\ts\tlower\n", item, cpu / cores >> rec
 		}'
 	fi
 	rm -f "$err" "$rep"
@@ -130,23 +145,33 @@ script() {
 timed "Fig 6.4: ./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0 (defaults, analytic)" \
 	"$FIG64_TARGET" \
 	"4 regimes x 10 gammas x 5 samples x L = 1024 (1024^2 pairs each) x 9 methods, $cores threads" \
-	./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0
+	fig6_4 ./rfx variance --method trig,hyb,gerf,pois,geom,pos,oprf,pois+,geom+ --regime all --mc 0
 
 script "Your own sets: rfx variance --x-file X --y-file Y against Fig 6.4 (bench/userdata.sh)" \
 	bench/userdata.sh
 
 timed "HRF Figs 2 and 5: ./rfx pointwise (defaults)" "$HRF25_TARGET" \
 	"3 lengths x 33 angles x 6 methods x s = 10000 estimates at d = 64, m = 128 or FLOP-matched; $cores threads" \
-	./rfx pointwise
+	hrf_fig2_5 ./rfx pointwise
 
 timed "HRF Fig 6: ./rfx clustered (defaults)" "$FIG6_TARGET" \
 	"4 sets x 3 methods x 7 m x 20 repetitions, MSE over 2000 x 2000 pairs each, and the closed forms; $cores threads" \
-	./rfx clustered
+	hrf_fig6 ./rfx clustered
 
 timed "Tables 6.2-6.3: ./rfx uci-classify --method all --projection both --seeds 50" "$UCI_TARGET" \
 	"8 datasets x 15 method variants x 10 gammas x 50 seeds, $cores threads" \
-	./rfx uci-classify --method all --projection both --seeds 50
+	table6_2 ./rfx uci-classify --method all --projection both --seeds 50
 
 script "MPI: mpirun -n 2 against the serial run (bench/mpi.sh)" bench/mpi.sh
+
+if [ "$history" -eq 1 ]; then
+	kind=full
+	[ "$quick" -eq 1 ] && kind=quick
+	echo "## History: this run against the previous $kind run on this machine model (bench/history.tsv)"
+	bench/history.sh --file bench/history.tsv --commit "$commit" \
+		--machine "${cpu:-unknown CPU}, $cores cores" --kind "$kind" \
+		<"$RFX_BENCH_RECORD" || status=1
+	echo
+fi
 
 exit $status

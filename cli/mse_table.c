@@ -6,8 +6,11 @@
  *   table (default)  HRF Table 1 by default (the softmax kernel on wine
  *                    and Boston); with --kernel gauss --ratio LIST the ORF
  *                    paper's Figs 4 and 5c
- *   --vs-z           ORF Figs 2 and 3: bias and variance ratio to RFF
- *                    against z = |x - y|/sigma
+ *   --vs-z           ORF Figs 2(a)(b) and 3: bias and variance ratio to
+ *                    RFF against z = |x - y|/sigma
+ *   --z-hist         ORF Fig 2(c): the distribution of z over the pairs
+ *                    of datasets (letter, USPS, MNIST by default), at the
+ *                    table mode's bandwidth (lib/exp/msetable.h)
  *
  * --check REF.tsv compares the table with a reference made by the same
  * command (make regress): stdout gets the comparison, and the exit status
@@ -47,7 +50,9 @@ static const char usage_line[] =
 	"[--features LIST | --ratio LIST] [--pairs P] [--draws S] [--reps R] "
 	"[--check REF.tsv] [--seed S] [-o FILE.h5]\n"
 	"   or: rfx mse-table --vs-z [--projection LIST] [--d LIST] [--z-max Z] "
-	"[--z-steps N] [--mc R] [--seed S] [-o FILE.h5]";
+	"[--z-steps N] [--mc R] [--seed S] [-o FILE.h5]\n"
+	"   or: rfx mse-table --z-hist [--dataset LIST] [--norm LIST] [--sigma S] "
+	"[--pad P] [--pairs P] [--z-max Z] [--z-steps N] [--seed S] [-o FILE.h5]";
 
 static const char summary[] =
 	"Mean squared error of kernel estimators on pairs of dataset inputs. By\n"
@@ -60,7 +65,9 @@ static const char summary[] =
 	"A method is [LABEL=]ESTIMATOR[:PROJECTION]. With --kernel gauss and\n"
 	"--ratio LIST, the Gaussian kernel at bandwidth sigma (the mean distance\n"
 	"to the 50th nearest neighbour, ORF paper sec. 5) against D/d (ORF Figs\n"
-	"4, 5c). --vs-z gives ORF Figs 2 and 3 (lib/exp/zcurve.h). Datasets: "
+	"4, 5c). --vs-z gives ORF Figs 2(a)(b) and 3 (lib/exp/zcurve.h); --z-hist\n"
+	"ORF Fig 2(c), the distribution of z = |x - y|/sigma over random pairs of\n"
+	"each dataset at that bandwidth, as a density. Datasets: "
 	RFX_DATASET_NAMES ".";
 
 /* --kernel, --match, --pad: the choices, indexed by the enums. */
@@ -76,7 +83,7 @@ struct mt_opts {
 	int kernel, match, pad; /* KERNEL_*, MATCH_*, PAD_* */
 	const char *baseline, *sigma, *sigma_scale, *data, *check, *output;
 	const char *projection, *dlist;
-	int vs_z, nn_k, z_steps, threads, header;
+	int vs_z, z_hist, nn_k, z_steps, threads, header;
 	long pairs, draws, reps, nn_sample, mc;
 	double z_max;
 	uint64_t seed;
@@ -85,23 +92,27 @@ struct mt_opts {
 
 #define MODE_TABLE 1u
 #define MODE_Z 2u
+#define MODE_HIST 4u
+/* The data options: the table's datasets, with its bandwidth. */
+#define MODE_DATA (MODE_TABLE | MODE_HIST)
 
-/* Options of one mode only: in the other they are a usage error. */
+/* Options of some modes only: in the others they are a usage error. */
 static const struct rfx_opt_mode option_modes[] = {
-	{ "dataset", MODE_TABLE }, { "method", MODE_TABLE },
-	{ "kernel", MODE_TABLE },  { "norm", MODE_TABLE },
+	{ "dataset", MODE_DATA },  { "method", MODE_TABLE },
+	{ "kernel", MODE_TABLE },  { "norm", MODE_DATA },
 	{ "features", MODE_TABLE }, { "ratio", MODE_TABLE },
 	{ "match", MODE_TABLE },   { "baseline", MODE_TABLE },
-	{ "sigma", MODE_TABLE },   { "sigma-scale", MODE_TABLE },
-	{ "nn-k", MODE_TABLE },
-	{ "nn-sample", MODE_TABLE }, { "pad", MODE_TABLE },
-	{ "pairs", MODE_TABLE },   { "draws", MODE_TABLE },
+	{ "sigma", MODE_DATA },    { "sigma-scale", MODE_DATA },
+	{ "nn-k", MODE_DATA },
+	{ "nn-sample", MODE_DATA }, { "pad", MODE_DATA },
+	{ "pairs", MODE_DATA },    { "draws", MODE_TABLE },
 	{ "reps", MODE_TABLE },    { "param", MODE_TABLE },
-	{ "data", MODE_TABLE },    { "check", MODE_TABLE },
-	{ "header", MODE_TABLE },
+	{ "data", MODE_DATA },     { "check", MODE_TABLE },
+	{ "header", MODE_DATA },
 	{ "projection", MODE_Z },  { "d", MODE_Z },
-	{ "z-max", MODE_Z },	   { "z-steps", MODE_Z },
-	{ "mc", MODE_Z },
+	{ "z-max", MODE_Z | MODE_HIST }, { "z-steps", MODE_Z | MODE_HIST },
+	{ "mc", MODE_Z },	   { "z-hist", MODE_HIST },
+	{ "vs-z", MODE_Z },
 };
 
 static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
@@ -144,7 +155,8 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		  "none, or pow2: zero-pad inputs to a power-of-2 dimension (default none)", 0,
 		  .choices = pads },
 		{ "pairs", 0, RFX_OPT_LONG, &o->pairs, "P",
-		  "random pairs per repetition (default 100)", 0, RFX_RANGE(1, 1000000) },
+		  "random pairs per repetition; --z-hist: pairs per dataset (default 100; --z-hist 100000)", 0,
+		  RFX_RANGE(1, 100000000) },
 		{ "draws", 0, RFX_OPT_LONG, &o->draws, "S",
 		  "estimators drawn per repetition (default 10)", 0,
 		  RFX_RANGE(1, 1000000) },
@@ -158,14 +170,16 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		  "compare with a reference table (make regress); exit 1 if a cell differs (default none)", 0 },
 		{ "vs-z", 0, RFX_OPT_FLAG, &o->vs_z, NULL,
 		  "ORF Figs 2, 3: bias and variance ratio against z (default off)", 0 },
+		{ "z-hist", 0, RFX_OPT_FLAG, &o->z_hist, NULL,
+		  "ORF Fig 2(c): the distribution of z = |x - y|/sigma over dataset pairs (default off)", 0 },
 		{ "projection", 0, RFX_OPT_STRING, &o->projection, "LIST",
 		  "--vs-z: projections, of " RFX_PROJ_NAMES " (default iid,ort,orf-prime,sorf)", 0 },
 		{ "d", 0, RFX_OPT_STRING, &o->dlist, "LIST",
 		  "--vs-z: dimensions, D = d features (default 4,8,16,32)", 0 },
 		{ "z-max", 0, RFX_OPT_DOUBLE, &o->z_max, "Z",
-		  "--vs-z: largest z, at most 6 (default 4)", 0, RFX_RANGE_ABOVE(0, 6) },
+		  "--vs-z, --z-hist: largest z, at most 6 (default 4)", 0, RFX_RANGE_ABOVE(0, 6) },
 		{ "z-steps", 0, RFX_OPT_INT, &o->z_steps, "N",
-		  "--vs-z: z = z-max k/N, k = 1..N (default 40)", 0,
+		  "--vs-z: z = z-max k/N, k = 1..N; --z-hist: N bins of width z-max/N (default 40)", 0,
 		  RFX_RANGE(1, 10000) },
 		{ "mc", 0, RFX_OPT_LONG, &o->mc, "R",
 		  "--vs-z: draws per projection and d (default 20000)", 0,
@@ -182,12 +196,27 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 			    pos, 0, &npos, help);
 	if (ret || *help)
 		return ret;
+	if (o->vs_z && o->z_hist)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--vs-z and --z-hist are two modes: give one");
 	ret = rfx_cli_check_modes(opts, option_modes,
 				  sizeof(option_modes) / sizeof(option_modes[0]),
-				  o->vs_z ? MODE_Z : MODE_TABLE,
-				  o->vs_z ? "--vs-z" : "the table mode");
+				  o->vs_z ? MODE_Z : o->z_hist ? MODE_HIST : MODE_TABLE,
+				  o->vs_z ? "--vs-z" : o->z_hist ? "--z-hist" : "the table mode");
 	if (ret)
 		return ret;
+	if (o->z_hist) {
+		/* ORF Fig 2(c): the ORF paper's datasets that data/ has, raw */
+		if (!rfx_opt_seen(opts, "dataset"))
+			o->dataset = "letter,usps,mnist";
+		if (!rfx_opt_seen(opts, "pairs"))
+			o->pairs = 100000;
+		o->kernel = KERNEL_GAUSS;
+	}
+	if (!o->z_hist && o->pairs > 1000000)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--pairs must be at most 1000000 in the table mode, got %ld",
+				    o->pairs);
 	if (rfx_opt_seen(opts, "features") && rfx_opt_seen(opts, "ratio"))
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "--features and --ratio are two ways to give budgets: "
@@ -621,6 +650,63 @@ out:
 	return ret;
 }
 
+/* ------------------------------------------------------------------------ */
+/* --z-hist */
+
+static int run_z_hist(const struct mt_opts *o, const struct rfx_cli *cli)
+{
+	struct mt_state *s = calloc(1, sizeof(*s));
+	struct rfx_mse_zhist_config c;
+	struct rfx_mse_zhist_row *rows = NULL;
+	struct rfx_out out = { NULL };
+	struct rfx_err err;
+	int ret = RFX_EXIT_FAIL, code;
+	size_t n;
+
+	rfx_err_clear(&err);
+	if (!s)
+		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
+	if (load_data(o, cli, s, &code, &err)) {
+		/* code < 0: the loader of a user's file printed its line */
+		ret = code < 0 ? -code : fail(code, &err);
+		goto out;
+	}
+	memset(&c, 0, sizeof(c));
+	c.ndata = s->in.ndata;
+	c.data = s->in.data;
+	c.pairs = o->pairs;
+	c.nbins = o->z_steps;
+	c.z_max = o->z_max;
+	c.seed = o->seed;
+	c.progress = rfx_progress;
+	c.progress_ctx = "mse-table --z-hist";
+	n = rfx_mse_zhist_nrows(&c);
+	rows = calloc(n, sizeof(*rows));
+	if (!rows) {
+		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory for %zu rows", n);
+		goto out;
+	}
+	if (rfx_out_open(&out, o->output, &err)) {
+		fail(RFX_EXIT_FAIL, &err);
+		goto out;
+	}
+	rfx_seed_note(o->seed);
+	if (rfx_mse_zhist_run(&c, rows, &err) ||
+	    rfx_out_provenance(&out, cli, o->seed, &err) ||
+	    rfx_out_table(&out, &rfx_mse_zhist_schema, rows, n, stdout, &err) ||
+	    rfx_out_commit(&out, &err)) {
+		ret = rfx_cli_error(&err);
+		goto out;
+	}
+	ret = RFX_EXIT_OK;
+out:
+	rfx_out_abort(&out);
+	free(rows);
+	state_release(s);
+	free(s);
+	return ret;
+}
+
 int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli)
 {
 	struct mt_opts o;
@@ -646,5 +732,6 @@ int cmd_mse_table(int argc, char **argv, const struct rfx_cli *cli)
 	ret = parse_opts(argc, argv, &o, &help);
 	if (ret || help)
 		return ret;
-	return o.vs_z ? run_vs_z(&o, cli) : run_table(&o, cli);
+	return o.vs_z ? run_vs_z(&o, cli) : o.z_hist ? run_z_hist(&o, cli)
+				      : run_table(&o, cli);
 }

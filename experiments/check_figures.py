@@ -31,9 +31,19 @@ sys.path.insert(0, HERE)
 import manifest  # noqa: E402  (the one list of figures)
 import report  # noqa: E402  (the verdicts and the TSV reader)
 
-# PNG sizes, from the terminal of plots/common.gp (png_term).
-DEFAULT_SIZE = (1400, 1000)
-SIZES = {}
+# PNG sizes, from the terminals of plots/common.gp: png_term, and
+# png_term1 for the figures of one panel (their scripts use it; Fig 5(c)'s
+# shared script when the run has one dataset, as make figures' has).
+def _terms():
+    with open(os.path.join(TOP, "plots", "common.gp")) as fh:
+        text = fh.read()
+    size = lambda name: tuple(int(x) for x in re.search(
+        r'^%s = "set terminal pngcairo size (\d+),(\d+)' % name, text, re.M).groups())
+    return size("png_term"), size("png_term1")
+
+
+DEFAULT_SIZE, ONE_PANEL_SIZE = _terms()
+SIZES = {p: ONE_PANEL_SIZE for p in ("fig6_2", "fig_orf2c", "fig_orf5c")}
 problems = []
 
 

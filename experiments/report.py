@@ -1299,9 +1299,7 @@ def build(args):
                         "(ORF Table 2's Exact column), datasets not in `data/` (forest, CIFAR, "
                         "gisette of ORF Figs 1, 4 and Table 2), or are diagrams (thesis Figs 4.2, "
                         "6.3). Thesis Figs 3.3 and 3.6 are not trained-model experiments: they "
-                        "are computed on attention matrices (`rfx attention`, issue 17), not yet "
-                        "in this report. ORF Fig 2(c), the distribution of z = |x - y|/sigma on "
-                        "the datasets, is not drawn yet."))
+                        "are computed on attention matrices (`rfx attention`), in the rows above."))
 
     md = render_md(blocks, md_dir)
     page = render_html(blocks, "rfx reproduction report")

@@ -194,6 +194,29 @@ int rfx_model_features_f32(const struct rfx_model *m, int side,
 			   struct rfx_err *err);
 
 /*
+ * The float32 path: float inputs X (n x d, finite), float features out
+ * (n x rfx_model_dim), side as above. For the estimators with a float32
+ * map (rfx_model_float_native: trig, pos, oprf, sderf, aderf, saderf)
+ * everything runs in single precision, as attention code uses it: the
+ * projections are the draw's (same seed, same draw) rounded to float
+ * once, the product and the cos, sin and exp are float, each row keeps a
+ * double scale, and out = feature x scale rounded to float (0 or +-inf
+ * beyond float range). About twice as fast as rfx_model_features; each
+ * feature is within about (d + 2) 2^-24 sum_l |w_l x_l| (relative, for
+ * the positive maps, plus the same for |x|^2) of the float64 map's
+ * (docs/ATTENTION.md, "float32 feature maps"). For the other estimators
+ * the inputs are widened to double and the float64 features rounded once
+ * (rfx_model_features_f32). The values do not depend on the number of
+ * threads.
+ */
+int rfx_model_features_float(const struct rfx_model *m, int side,
+			     const float *X, size_t n, float *out,
+			     struct rfx_err *err);
+
+/* 1 when m's estimator has a float32 map (see above), else 0. */
+int rfx_model_float_native(const struct rfx_model *m);
+
+/*
  * The same without overflow: out gets the features divided by e^{lscale_i}
  * (entries of modulus at most 1) and lscale (n entries) the per-row log
  * scales, so the feature is out[i, j] e^{lscale[i]}.

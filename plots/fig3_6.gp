@@ -8,8 +8,9 @@ load "plots/common.gp"
 
 sel(m, p, g) = sprintf("--where method=%s --where proj=%s --where gamma=%s", m, p, g)
 set logscale xy
+set format y "10^{%L}"
 set xlabel "M (random features)"
-set key top right font ",9"
+set key top right
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
@@ -19,9 +20,9 @@ do for [t in "png pdf"] {
 		set title (c eq "att_mse" ? "(a) attention matrix D^{-1}A: MSE" : "(b) output D^{-1}AV: MSE")
 		set ylabel "MSE"
 		plot for [m in "trig pos"] where("attention", sel(m, "ort", "0.5")) using "M":c."_mean":c."_sd" \
-			with yerrorlines lw 2 pt 7 lc rgb color(m) title m." ort", \
+			with yerrorlines lw 2 pt mpt(m) lc rgb color(m) title m." ort", \
 		     for [m in "trig pos"] where("attention", sel(m, "iid", "0.5")) using "M":c."_mean":c."_sd" \
-			with yerrorlines lw 2 dt 2 pt 6 lc rgb color(m) title m." iid"
+			with yerrorlines lw 2 dt 2 pt mpt(m) lc rgb color(m) title m." iid"
 	}
 	unset multiplot
 	set output
@@ -35,9 +36,9 @@ do for [t in "png pdf"] {
 		set title "Q, K entries N(0, ".g."^2)"
 		set ylabel "relative error"
 		plot for [m in "trig pos"] where("attention", sel(m, "ort", g)) using "M":"out_rel_fro_q50" \
-			with linespoints lw 2 pt 7 lc rgb color(m) title m." ort", \
+			with linespoints lw 2 pt mpt(m) lc rgb color(m) title m." ort", \
 		     for [m in "trig pos"] where("attention", sel(m, "iid", g)) using "M":"out_rel_fro_q50" \
-			with linespoints lw 2 dt 2 pt 6 lc rgb color(m) title m." iid"
+			with linespoints lw 2 dt 2 pt mpt(m) lc rgb color(m) title m." iid"
 	}
 	unset multiplot
 	set output

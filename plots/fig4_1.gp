@@ -3,7 +3,8 @@
 load "plots/common.gp"
 
 # Solid at r = 1, dashed and dotted elsewhere (a function: gnuplot reads
-# "dt (" as a dash pattern).
+# "dt (" as a dash pattern); each method its point type (common.gp), so
+# that the methods differ in grey print too.
 dash(rr) = rr eq "1" ? 1 : rr eq "1.5" ? 2 : 3
 
 do for [t in "png pdf"] {
@@ -14,19 +15,23 @@ do for [t in "png pdf"] {
 	set xlabel "theta"
 	set ylabel "r = |x| = |y|"
 	set cblabel "log Var"
-	set xrange [0:pi]
+	# the grid's own ends (cell midpoints, not 0 and pi): no white margin
+	set autoscale xfix
+	set autoscale yfix
 	do for [m in "trig pos"] {
 		set title sprintf("%s", m)
 		splot where("map", "--where method=".m." --blank-on r") using "theta":"r":"log_variance" with pm3d notitle
 	}
 	unset view
+	set xrange [0:pi]
 	set title "slices"
 	set xlabel "theta"
 	set ylabel "log Var"
 	set key bottom center
 	set autoscale y
 	plot for [m in "trig pos"] for [rr in "0.5 1 1.5"] where("map", "--where method=".m." --where r=".rr) \
-		using "theta":"log_variance" with lines lw 2 lc rgb color(m) dt dash(rr) title m." r=".rr
+		using "theta":"log_variance" with linespoints lw 2 lc rgb color(m) dt dash(rr) \
+		pt mpt(m) pi 6 title m." r=".rr
 	unset multiplot
 	set output
 }

@@ -22,12 +22,18 @@ do for [g in groups] {
 			set title sprintf("%s", r)
 			set xlabel "gamma"
 			set ylabel "log Var"
-			set key left top Left reverse
-			plot for [m in ms] where("variance", "--where method=".m." --where regime=".r) \
+			# outside the panel: inside, it covered the curves' start
+			set key outside right top vertical Left reverse
+			# the i-th method in layers (common.gp's mlw, mps): where
+			# two coincide (TrigRF and GERF on the sphere and MNIST)
+			# the earlier shows around the later
+			n = words(ms)
+			plot for [i = 1:n] where("variance", "--where method=".word(ms, i)." --where regime=".r) \
 				using "gamma":(column("logvar_mean")-column("logvar_std")):(column("logvar_mean")+column("logvar_std")) \
-				with filledcurves lc rgb color(m) notitle, \
-			     for [m in ms] where("variance", "--where method=".m." --where regime=".r) \
-				using "gamma":"logvar_mean" with linespoints lw 2 dt mdash(m) pt mpt(m) ps 1.1 lc rgb color(m) title m
+				with filledcurves lc rgb color(word(ms, i)) notitle, \
+			     for [i = 1:n] where("variance", "--where method=".word(ms, i)." --where regime=".r) \
+				using "gamma":"logvar_mean" with linespoints lw mlw(i, n) dt mdash(word(ms, i)) \
+				pt mpt(word(ms, i)) ps mps(i, n) lc rgb color(word(ms, i)) title word(ms, i)
 		}
 		unset multiplot
 		set output
@@ -48,11 +54,17 @@ if (mc_panel) do for [t in "png pdf"] {
 		set title sprintf("%s", r)
 		set xlabel "gamma"
 		set ylabel "mean log Var"
-		set key left bottom Left reverse
-		plot for [m in mc_methods] where("variance", "--where method=".m." --where regime=".r) \
-			using "gamma":"sub_logvar_mean" with lines lw 2 dt mdash(m) lc rgb color(m) title m, \
-		     for [m in mc_methods] where("variance", "--where method=".m." --where regime=".r) \
-			using "gamma":"mc_logvar_mean" with points pt mpt(m) ps 1.2 lc rgb color(m) notitle
+		set key outside right top vertical Left reverse
+		n = words(mc_methods)
+		plot for [i = 1:n] where("variance", "--where method=".word(mc_methods, i)." --where regime=".r) \
+			using "gamma":"sub_logvar_mean" with lines lw mlw(i, n) dt mdash(word(mc_methods, i)) \
+			lc rgb color(word(mc_methods, i)) notitle, \
+		     for [i = 1:n] where("variance", "--where method=".word(mc_methods, i)." --where regime=".r) \
+			using "gamma":"mc_logvar_mean" with points pt mpt(word(mc_methods, i)) ps mps(i, n) \
+			lc rgb color(word(mc_methods, i)) notitle, \
+		     for [i = 1:n] keyentry with linespoints lw mlw(i, n) dt mdash(word(mc_methods, i)) \
+			pt mpt(word(mc_methods, i)) ps mps(i, n) lc rgb color(word(mc_methods, i)) \
+			title word(mc_methods, i)
 	}
 	unset multiplot
 	set output

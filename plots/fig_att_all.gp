@@ -4,9 +4,11 @@
 load "plots/common.gp"
 
 methods = system(rfx." dump ".in." attention | awk -F'\t' 'NR > 1 && !s[$1]++ {printf \"%s \", $1}'")
+n = words(methods)
 set logscale xy
+set format y "10^{%L}"
 set xlabel "budget M (real features: a complex or paired feature counts as two)"
-set key outside right font ",9"
+set key outside right font ",10"
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
@@ -14,12 +16,14 @@ do for [t in "png pdf"] {
 	set multiplot layout 1,2 title "Random-feature attention for every estimator, L = 4096, d = 16, gamma = 0.5, orthogonal projections"
 	set title "(a) relative output error (median)"
 	set ylabel "|O^ - O|_F / |O|_F"
-	plot for [m in methods] where("attention", "--where method=".m) using "budget":"out_rel_fro_q50" \
-		with linespoints lw 2 pt 7 lc rgb color(m) title m
+	plot for [i = 1:n] where("attention", "--where method=".word(methods, i)) using "budget":"out_rel_fro_q50" \
+		with linespoints lw mlw(i, n) dt mdash(word(methods, i)) pt mpt(word(methods, i)) \
+		ps mps(i, n) lc rgb color(word(methods, i)) title word(methods, i)
 	set title "(b) attention matrix MSE (median)"
 	set ylabel "MSE of D^{-1}A"
-	plot for [m in methods] where("attention", "--where method=".m) using "budget":"att_mse_q50" \
-		with linespoints lw 2 pt 7 lc rgb color(m) title m
+	plot for [i = 1:n] where("attention", "--where method=".word(methods, i)) using "budget":"att_mse_q50" \
+		with linespoints lw mlw(i, n) dt mdash(word(methods, i)) pt mpt(word(methods, i)) \
+		ps mps(i, n) lc rgb color(word(methods, i)) title word(methods, i)
 	unset multiplot
 	set output
 }

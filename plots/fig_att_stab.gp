@@ -9,7 +9,7 @@ set style data histogram
 set style histogram cluster gap 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
-set key top left font ",9"
+set key top left
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)

@@ -17,7 +17,7 @@ panel(m, r) = sprintf("--where method=%s --where r=%s", m, r)
 do_panel = 'set title sprintf("%s, r = %s", m, r); \
 	plot where("estimates", panel(m, r)) using "theta":"p05":"p95" with filledcurves lc rgb color(m) fs transparent solid 0.2 noborder title "5-95%", \
 	     where("estimates", panel(m, r)) using "theta":"sm" with lines lw 2 lc rgb "#000000" title "SM", \
-	     where("estimates", panel(m, r)) using "theta":"emp_rel_err" axes x1y2 with points pt 7 ps 0.5 lc rgb "#d62728" title "emp. rel. err", \
+	     where("estimates", panel(m, r)) using "theta":"emp_rel_err" axes x1y2 with points pt 7 ps 0.8 lc rgb "#d62728" title "emp. rel. err", \
 	     where("estimates", panel(m, r)) using "theta":"ana_rel_err" axes x1y2 with lines lw 1 dt 2 lc rgb "#d62728" title "rel. err", \
 	     0 axes x1y2 with lines lc rgb "#d62728" dt 3 notitle'
 
@@ -27,14 +27,21 @@ set y2label "relative error"
 set ytics nomirror
 set y2tics
 set xrange [0:pi]
-set key top right font ",8"
+# One key, at the figure's font size (the same in every panel, it was
+# unreadably small when repeated in each), in the second panel (posh at
+# the smallest r), whose top right no curve reaches.
+set key top right
+keyed(i) = i == 2 ? "set key" : "unset key"
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
 	set output out.".".t
 	set multiplot layout words(lengths),words(methods) title "pointwise estimation of SM(x, y), d = 64, FLOP-matched to trig with m = 128 (HRF Fig 5)"
+	k = 0
 	do for [r in lengths] {
 		do for [m in methods] {
+			k = k + 1
+			eval(keyed(k))
 			eval(do_panel)
 		}
 	}
@@ -47,8 +54,11 @@ if (exists("out2")) {
 		eval(t eq "png" ? png_term : pdf_term)
 		set output out2.".".t
 		set multiplot layout 2,3 title "pointwise estimation of SM(x, y), d = 64 (HRF Fig 2)"
+		k = 0
 		do for [r in "1 1.5"] {
 			do for [m in "trig posh ang"] {
+				k = k + 1
+				eval(keyed(k))
 				eval(do_panel)
 			}
 		}

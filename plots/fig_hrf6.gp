@@ -17,7 +17,7 @@ set logscale y
 set format y "10^{%L}"
 set xlabel "number of random features m"
 set ylabel "empirical MSE"
-set key top right font ",9"
+set key top right
 set xrange [0:220]
 
 do for [t in "png pdf"] {
@@ -26,9 +26,13 @@ do for [t in "png pdf"] {
 	set multiplot layout 2,2 title "HRF Fig 6: clustered data, mean (lines) and min-max (bars) over repetitions"
 	do for [s in sets] {
 		set title "set ".s.": ".label(s)
+		# bars solid and thin, lines in the methods' dashes and layers
 		plot for [i = 1:nmeth] where("table3", "--where set=".s." --where method=".word(methods, i)) \
-			using (column("m") + off(i)):"mse_mean":"mse_min":"mse_max" with yerrorlines \
-			lw 2 dt mdash(word(methods, i)) pt mpt(word(methods, i)) ps 1 \
+			using (column("m") + off(i)):"mse_mean":"mse_min":"mse_max" with yerrorbars \
+			lw 1.2 dt 1 pt 0 lc rgb color(word(methods, i)) notitle, \
+		     for [i = 1:nmeth] where("table3", "--where set=".s." --where method=".word(methods, i)) \
+			using (column("m") + off(i)):"mse_mean" with linespoints \
+			lw mlw(i, nmeth) dt mdash(word(methods, i)) pt mpt(word(methods, i)) ps mps(i, nmeth) \
 			lc rgb color(word(methods, i)) title word(methods, i)
 	}
 	unset multiplot
@@ -46,14 +50,18 @@ if (exists("out2") && exists("paper")) {
 	do for [t in "png pdf"] {
 		eval(t eq "png" ? png_term : pdf_term)
 		set output out2.".".t
+		# the key at the bottom, in room made for it below the data:
+		# at the top it covered the intervals
+		set key inside bottom right horizontal maxrows 4
+		set offsets 0, 0, 0, graph 0.35
 		set multiplot layout 2,2 title "HRF Table 3: [min, max] of the empirical MSE over repetitions, rfx (solid) and the paper (dashed)"
 		do for [s in sets] {
 			set title "set ".s.": ".label(s)
 			plot for [i = 1:nmeth] where("table3", "--where set=".s." --where method=".word(methods, i)) \
 				using (column("m") + off(i) - 0.8):"mse_min":"mse_min":"mse_max" with yerrorbars \
-				lw 2 pt 0 lc rgb color(word(methods, i)) title word(methods, i), \
+				lw 3 pt 0 lc rgb color(word(methods, i)) title word(methods, i), \
 			     for [j in pidx] ppaper(s, word(methods, j + 0)) \
-				using ($2 + off(j + 0) + 0.8):4:4:5 with yerrorbars lw 1 dt 2 pt 0 \
+				using ($2 + off(j + 0) + 0.8):4:4:5 with yerrorbars lw 2 dt "- " pt 0 \
 				lc rgb color(word(methods, j + 0)) title "paper ".pmeth(word(methods, j + 0))
 		}
 		unset multiplot

@@ -1,7 +1,7 @@
 # HRF Table 1 as bars: the softmax kernel's MSE (1e-3 units, log scale) per
 # method on wine and Boston, ours for each input normalisation (error bars:
 # the standard deviation over repetitions, as the paper's +-) beside the
-# paper's values.
+# paper's values (hatched black, apart from ours in grey print too).
 load "plots/common.gp"
 
 # HRF Table 1 as printed (sec. 4.1): experiments/reference/hrf_table1.tsv,
@@ -25,7 +25,7 @@ set boxwidth bw
 set xrange [0.4:words(methods) + 0.6]
 set xtics () font ",9"
 set for [k = 1:words(methods)] xtics add (word(methods, k) k)
-set key outside right top font ",9"
+set key outside right top
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
@@ -37,7 +37,7 @@ do for [t in "png pdf"] {
 			using (xpos(strcol("method")) - 0.4 + (j - 0.5) * bw):(1e3 * column("mse")):(1e3 * column("mse_sd")) \
 			with boxerrorbars lc rgb ncolor(j) title "ours, ".word(norms, j), \
 		     paper using (strcol(1) eq ds ? xpos(strcol(2)) - 0.4 + (nn - 0.5) * bw : NaN):3:4 \
-			with boxerrorbars lc rgb ncolor(nn) title "HRF paper"
+			with boxerrorbars fs pattern 2 border lc rgb "#000000" lc rgb "#000000" title "HRF paper"
 	}
 	unset multiplot
 	set output

@@ -7,12 +7,14 @@
 load "plots/common.gp"
 
 dims = system(rfx." dump ".in." zcurve --where curve=mc | awk -F'\t' 'NR > 1 && !s[$3]++ {printf \"%s \", $3}'")
-dcolor(d) = d eq "4" ? "#d62728" : d eq "8" ? "#ff7f0e" : d eq "16" ? "#2ca02c" : \
-	d eq "32" ? "#1f77b4" : d eq "64" ? "#9467bd" : "#000000"
+nd = words(dims)
+# The k-th d in common.gp's series styles: its colour, its point type on
+# the simulations and its dash pattern on the exact curves, so that the
+# curves of nearby d, which coincide at large d, stay apart in grey print.
 sel(p, c, d) = sprintf("--where projection=%s --where curve=%s --where d=%s", p, c, d)
 
 set xlabel "z = |x - y| / sigma"
-set key top left font ",9"
+set key top left
 
 do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
@@ -23,10 +25,10 @@ do for [t in "png pdf"] {
 	set yrange [0:1.1]
 	plot where("zcurve", sel("ort", "limit", "0")) using "z":"ratio" with lines lw 2 lc rgb "#000000" title "eq. 3"
 	set title "(b) simulation (points) and exact finite-d form (lines)"
-	plot for [d in dims] where("zcurve", sel("ort", "mc", d)) using "z":"ratio":(2 * column("ratio_se")) \
-		with yerrorbars pt 7 ps 0.4 lc rgb dcolor(d) title "d = ".d, \
-	     for [d in dims] where("zcurve", sel("ort", "exact", d)) using "z":"ratio" \
-		with lines lw 1 lc rgb dcolor(d) notitle, \
+	plot for [k = 1:nd] where("zcurve", sel("ort", "mc", word(dims, k))) using "z":"ratio":(2 * column("ratio_se")) \
+		with yerrorbars pt spt(k) ps 0.8 lc rgb scolor(k) title "d = ".word(dims, k), \
+	     for [k = 1:nd] where("zcurve", sel("ort", "exact", word(dims, k))) using "z":"ratio" \
+		with lines lw 1.5 dt sdash(k) lc rgb scolor(k) notitle, \
 	     where("zcurve", sel("ort", "limit", "0")) using "z":"ratio" with lines lw 2 dt 2 lc rgb "#000000" title "d -> infinity"
 	unset multiplot
 	set output
@@ -39,23 +41,23 @@ do for [t in "png pdf"] {
 	set autoscale y
 	set ylabel "E K^ - e^{-z^2/2}"
 	set title "(a) ORF' bias"
-	plot for [d in dims] where("zcurve", sel("orf-prime", "mc", d)) using "z":"bias":(2 * column("bias_se")) \
-		with yerrorbars pt 7 ps 0.4 lc rgb dcolor(d) title "d = ".d, \
-	     for [d in dims] where("zcurve", sel("orf-prime", "exact", d)) using "z":"bias" \
-		with lines lw 1 lc rgb dcolor(d) notitle, 0 with lines lc rgb "#888888" dt 3 notitle
+	plot for [k = 1:nd] where("zcurve", sel("orf-prime", "mc", word(dims, k))) using "z":"bias":(2 * column("bias_se")) \
+		with yerrorbars pt spt(k) ps 0.8 lc rgb scolor(k) title "d = ".word(dims, k), \
+	     for [k = 1:nd] where("zcurve", sel("orf-prime", "exact", word(dims, k))) using "z":"bias" \
+		with lines lw 1.5 dt sdash(k) lc rgb scolor(k) notitle, 0 with lines lc rgb "#888888" dt 3 notitle
 	set title "(b) SORF bias"
-	plot for [d in dims] where("zcurve", sel("sorf", "mc", d)) using "z":"bias":(2 * column("bias_se")) \
-		with yerrorlines pt 7 ps 0.4 lc rgb dcolor(d) title "d = ".d, 0 with lines lc rgb "#888888" dt 3 notitle
+	plot for [k = 1:nd] where("zcurve", sel("sorf", "mc", word(dims, k))) using "z":"bias":(2 * column("bias_se")) \
+		with yerrorlines lw 1.5 dt sdash(k) pt spt(k) ps 0.8 lc rgb scolor(k) title "d = ".word(dims, k), 0 with lines lc rgb "#888888" dt 3 notitle
 	set ylabel "Var / Var_{RFF}"
 	set title "(c) ORF' variance ratio"
-	plot for [d in dims] where("zcurve", sel("orf-prime", "mc", d)) using "z":"ratio":(2 * column("ratio_se")) \
-		with yerrorbars pt 7 ps 0.4 lc rgb dcolor(d) title "d = ".d, \
-	     for [d in dims] where("zcurve", sel("orf-prime", "exact", d)) using "z":"ratio" \
-		with lines lw 1 lc rgb dcolor(d) notitle, \
+	plot for [k = 1:nd] where("zcurve", sel("orf-prime", "mc", word(dims, k))) using "z":"ratio":(2 * column("ratio_se")) \
+		with yerrorbars pt spt(k) ps 0.8 lc rgb scolor(k) title "d = ".word(dims, k), \
+	     for [k = 1:nd] where("zcurve", sel("orf-prime", "exact", word(dims, k))) using "z":"ratio" \
+		with lines lw 1.5 dt sdash(k) lc rgb scolor(k) notitle, \
 	     where("zcurve", sel("ort", "limit", "0")) using "z":"ratio" with lines lw 2 dt 2 lc rgb "#000000" title "ORF, d -> infinity"
 	set title "(d) SORF variance ratio"
-	plot for [d in dims] where("zcurve", sel("sorf", "mc", d)) using "z":"ratio":(2 * column("ratio_se")) \
-		with yerrorlines pt 7 ps 0.4 lc rgb dcolor(d) title "d = ".d, \
+	plot for [k = 1:nd] where("zcurve", sel("sorf", "mc", word(dims, k))) using "z":"ratio":(2 * column("ratio_se")) \
+		with yerrorlines lw 1.5 dt sdash(k) pt spt(k) ps 0.8 lc rgb scolor(k) title "d = ".word(dims, k), \
 	     where("zcurve", sel("ort", "limit", "0")) using "z":"ratio" with lines lw 2 dt 2 lc rgb "#000000" title "ORF, d -> infinity"
 	unset multiplot
 	set output

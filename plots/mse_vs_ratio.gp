@@ -9,12 +9,19 @@ if (!exists("panel")) panel = "dataset"
 pcol = panel eq "sigma" ? 13 : 1
 datasets = system(rfx." dump ".in." mse | awk -F'\t' -v c=".pcol." 'NR > 1 && !s[$c]++ {printf \"%s \", $c}'")
 methods = system(rfx." dump ".in." mse | awk -F'\t' 'NR > 1 && !s[$3]++ {printf \"%s \", $3}'")
-if (!exists("layout")) layout = sprintf("1,%d", words(datasets))
-
-# Method colours: the ORF paper's names and the HD ablation.
-mcolor(m) = m eq "RFF" ? "#d62728" : m eq "ORF" ? "#1f77b4" : m eq "SORF" ? "#2ca02c" : \
-	m eq "QMC" ? "#ff7f0e" : m eq "HD" ? "#9467bd" : m eq "HDHD" ? "#8c564b" : \
-	m eq "HDHDHD" ? "#2ca02c" : "#000000"
+nm = words(methods)
+nd = words(datasets)
+# One row of up to three panels, else two rows.
+if (!exists("layout")) layout = nd <= 3 ? sprintf("1,%d", nd) : sprintf("2,%d", (nd + 1) / 2)
+# The i-th method a little to the side of the budget, so that the error
+# bars of methods that agree (ORF and SORF) do not cover one another.
+dx(i) = 0.05 * (i - (nm + 1) / 2.0)
+# Ticks at the budgets the run has (D/d = 1, 2, 4, ...).
+ratios = system(rfx." dump ".in." mse | awk -F'\t' 'NR > 1 && !s[$8]++ {printf \"%s \", $8}'")
+set xtics ()
+do for [r in ratios] {
+	set xtics add (r real(r))
+}
 
 set logscale y
 # The data's own y range (a log axis otherwise widens to whole decades,
@@ -30,10 +37,11 @@ do for [k = -12:2] {
 }
 set xlabel "D / d"
 set ylabel "MSE of the Gaussian kernel"
-set key top right font ",9"
+set key top right
 
 do for [t in "png pdf"] {
-	eval(t eq "png" ? png_term : pdf_term)
+	# one panel (Fig 5(c)): a smaller canvas, its text larger in proportion
+	eval(t eq "png" ? (nd == 1 ? png_term1 : png_term) : (nd == 1 ? pdf_term1 : pdf_term))
 	set output out.".".t
 	eval(sprintf("set multiplot layout %s title title", layout))
 	do for [ds in datasets] {
@@ -43,8 +51,15 @@ do for [t in "png pdf"] {
 		} else {
 			set title sprintf("%s (d = %s)", ds, word(dd, 2))
 		}
-		plot for [m in methods] where("mse", "--where ".panel."=".ds." --where method=".m) \
-			using "ratio":"mse":"mse_se" with yerrorlines lw 2 dt mdash(m) pt mpt(m) ps 0.9 lc rgb mcolor(m) title m
+		# the i-th method in layers (common.gp's mlw, mps): SORF and
+		# ORF overlap (the paper's Fig 4 caption), as do HDHD and
+		# HDHDHD; the error bars solid and thin, the lines dashed
+		plot for [i = 1:nm] where("mse", "--where ".panel."=".ds." --where method=".word(methods, i)) \
+			using (column("ratio") + dx(i)):"mse":"mse_se" with yerrorbars lw 1 dt 1 pt 0 \
+			lc rgb color(word(methods, i)) notitle, \
+		     for [i = 1:nm] where("mse", "--where ".panel."=".ds." --where method=".word(methods, i)) \
+			using (column("ratio") + dx(i)):"mse" with linespoints lw mlw(i, nm) dt mdash(word(methods, i)) \
+			pt mpt(word(methods, i)) ps mps(i, nm) lc rgb color(word(methods, i)) title word(methods, i)
 	}
 	unset multiplot
 	set output

@@ -15,19 +15,21 @@ set key noautotitle
 unset key
 
 # One line per random-feature row of a dataset: x, method, label, accuracy,
-# standard error, thesis (NaN if none), colour (0xRRGGBB in decimal; the palette of common.gp), exact accuracy.
+# standard error, thesis (NaN if none), exact accuracy; each bar in its
+# method's colour (common.gp).
 src(d) = "< ".rfx." dump ".in." uci --where dataset=".d." | awk -F'\t' -v t2=".ref."/thesis_table6_2.tsv -v t3=".ref."/thesis_table6_3.tsv '" . \
 	"BEGIN { while ((getline l < t2) > 0) if (l !~ /^(#|dataset)/) { split(l, f, \"\\t\"); a[f[1], f[2], f[3]] = f[4]; two[f[2]] = 1 }" . \
-	"        while ((getline l < t3) > 0) if (l !~ /^(#|dataset)/) { split(l, f, \"\\t\"); b[f[1], f[2]] = f[3] }" . \
-	"        split(\"trig 14034728 pos 2062260 hyb 2924588 gerf 9725885 oprf 16744206 pois 9197131 geom 14907330 pois+ 8355711 geom+ 1556175\", c, \" \");" . \
-	"        for (i = 1; i < 18; i += 2) col[c[i]] = c[i + 1] }" . \
+	"        while ((getline l < t3) > 0) if (l !~ /^(#|dataset)/) { split(l, f, \"\\t\"); b[f[1], f[2]] = f[3] } }" . \
 	"NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }" . \
 	"$h[\"method\"] == \"exact\" { ex = $h[\"test_pct\"]; next }" . \
 	"{ m = $h[\"method\"]; p = $h[\"projection\"]; d = $h[\"dataset\"]; x++;" . \
 	"  t = (m in two) ? a[d, m, p] : (m == \"hyb\" && p != \"iid\") ? \"\" : b[d, m];" . \
 	"  lab = (p == \"iid\" || p == \"ort\") ? m \"-\" p : m;" . \
-	"  line[x] = x \" \" m \" \" lab \" \" $h[\"test_pct\"] \" \" $h[\"test_pct_se\"] \" \" (t == \"\" ? \"NaN\" : t) \" \" col[m] }" . \
+	"  line[x] = x \" \" m \" \" lab \" \" $h[\"test_pct\"] \" \" $h[\"test_pct_se\"] \" \" (t == \"\" ? \"NaN\" : t) }" . \
 	"END { for (i = 1; i <= x; i++) print line[i], (ex == \"\" ? \"NaN\" : ex) }'"
+
+# A method's colour as the number lc rgb variable takes.
+rgbnum(m) = ("0x".color(m)[2:]) + 0
 
 datasets = "abalone banknote car yeast cmc nursery wifi chess"
 
@@ -40,13 +42,13 @@ do for [t in "png pdf"] {
 		set ylabel "test accuracy (%)"
 		set yrange [0:105]
 		set xrange [0.3:14.7]
-		set xtics rotate by 45 right font ",7"
+		set xtics rotate by 45 right font ",9"
 		set style fill solid 0.75 border rgb "#404040"
 		set boxwidth 0.8
-		plot src(d) using 1:4:7:xtic(3) with boxes lc rgb variable, \
+		plot src(d) using 1:4:(rgbnum(strcol(2))):xtic(3) with boxes lc rgb variable, \
 		     src(d) using 1:($4 - $5):(0):(2 * $5) with vectors nohead lw 1.2 lc rgb "#202020", \
 		     src(d) using 1:6 with points pt 13 ps 1.1 lc rgb "#000000", \
-		     src(d) using 1:8 with lines dt 2 lw 1.5 lc rgb "#000000"
+		     src(d) using 1:7 with lines dt 2 lw 1.5 lc rgb "#000000"
 	}
 	unset multiplot
 	set output

@@ -14,6 +14,7 @@ pointwise-map	pointwise --map --steps 4 --thetas 6
 pointwise-max	pointwise --max-error --steps 3 --thetas 31
 mse-table	mse-table --reps 3 --draws 2 --pairs 20
 mse-table-vs-z	mse-table --vs-z --d 4,8 --projection ort,sorf --z-steps 3 --mc 200
+mse-table-z-hist	mse-table --z-hist --dataset letter,usps --nn-sample 100 --pairs 1000 --z-steps 5
 clustered	clustered --points 20 --reps 2 --m 10,20
 optis	optis --L 16
 uci-classify	uci-classify --dataset banknote,wifi --method exact,trig,oprf --seeds 2 --gamma 0.5,2

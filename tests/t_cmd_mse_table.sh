@@ -1,7 +1,8 @@
 #!/bin/sh
 #
 # Tests of 'rfx mse-table' through the command line: the table mode (HRF
-# Table 1 by default, the Gaussian kernel against D/d), --vs-z, --check
+# Table 1 by default, the Gaussian kernel against D/d), --vs-z, --z-hist
+# against Python's all-pairs computation, --check
 # against a reference (passing, and failing for a tampered one), TSV
 # against HDF5, reproducibility across thread counts, bad inputs (one line
 # on stderr, exit 2 for usage errors and 1 for run-time failures, no output
@@ -126,6 +127,65 @@ finite "$tmp/out" 3 13
 ok $? "--vs-z: every number finite"
 
 # ---------------------------------------------------------------------------
+# --z-hist (ORF Fig 2(c)), against an independent computation: Python over
+# every pair of a small file's 40 inputs gives the 5th-neighbour bandwidth
+# (every input a query: --nn-sample above n) exactly, and each bin's share
+# of the unordered pairs, which rfx's 200000 sampled pairs estimate: each
+# count within 4 binomial standard deviations.
+
+HHEADER=$(printf 'dataset\tnorm\td\tsigma\tpairs\tz_lo\tz_hi\tcount\tdensity\tcdf')
+python3 -c '
+import random
+random.seed(7)
+for i in range(40):
+    print(" ".join("%.6f" % random.gauss(0, 1 + (i % 3)) for _ in range(3)))
+' > pts.txt
+run mse-table --z-hist --dataset pts.txt --nn-k 5 --nn-sample 1000 --pairs 200000 \
+	--z-max 3 --z-steps 10
+cp "$tmp/out" zh.tsv
+is "$rc" 0 "--z-hist: exits 0"
+is "$(head -n 1 zh.tsv)" "$HHEADER" "--z-hist: documented header"
+is "$(rows zh.tsv)" 10 "--z-hist: one row per bin"
+finite zh.tsv 3 10
+ok $? "--z-hist: every number finite"
+python3 - zh.tsv pts.txt > zcheck.txt <<'PY'
+import math, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+head, rows = rows[0], rows[1:]
+c = {n: i for i, n in enumerate(head)}
+X = [[float(v) for v in l.split()] for l in open(sys.argv[2])]
+n = len(X)
+dist = lambda a, b: math.sqrt(sum((p - q) ** 2 for p, q in zip(a, b)))
+sigma = sum(sorted(dist(X[i], X[j]) for j in range(n) if j != i)[4] for i in range(n)) / n
+got = float(rows[0][c["sigma"]])
+print("sigma %s" % ("ok" if abs(got - sigma) <= 1e-12 * sigma else "got %r want %r" % (got, sigma)))
+zs = [dist(X[i], X[j]) / sigma for i in range(n) for j in range(i + 1, n)]
+P = int(rows[0][c["pairs"]])
+bad = []
+for r in rows:
+    lo, hi, cnt = float(r[c["z_lo"]]), float(r[c["z_hi"]]), int(r[c["count"]])
+    p = sum(1 for z in zs if lo <= z < hi) / len(zs)
+    sd = math.sqrt(P * p * (1 - p))
+    if abs(cnt - P * p) > 4 * sd + 1e-9:
+        bad.append("[%g, %g) count %d want %.1f +- %.1f" % (lo, hi, cnt, P * p, sd))
+    if abs(float(r[c["density"]]) - cnt / (P * (hi - lo))) > 1e-12 * (1 + cnt):
+        bad.append("[%g, %g) density" % (lo, hi))
+print("bins %s" % ("ok" if not bad else "; ".join(bad)))
+below = sum(1 for z in zs if z < 3) / len(zs)
+print("cdf %s" % ("ok" if abs(float(rows[-1][c["cdf"]]) - below) <= 4 * math.sqrt(below * (1 - below) / P) + 1e-12 else "got %s want %g" % (rows[-1][c["cdf"]], below)))
+PY
+is "$(sed -n 1p zcheck.txt)" "sigma ok" "--z-hist: sigma is the mean 5th-neighbour distance, as Python computes it"
+is "$(sed -n 2p zcheck.txt)" "bins ok" "--z-hist: each bin's count within 4 sd of the all-pairs share, density count/(P width)"
+is "$(sed -n 3p zcheck.txt)" "cdf ok" "--z-hist: the last cdf is the share of pairs below z-max"
+run mse-table --z-hist --dataset pts.txt --nn-k 5 --nn-sample 1000 --pairs 200000 \
+	--z-max 3 --z-steps 10 --threads 1
+cmp -s "$tmp/out" zh.tsv
+ok $? "--z-hist: the same bytes on one thread"
+run mse-table --z-hist --dataset letter --nn-sample 100 --pairs 1000 --z-steps 5
+is "$(col "$tmp/out" dataset | sort -u)" "letter" "--z-hist: a catalogue dataset"
+is "$(col "$tmp/out" norm | sort -u)" "none" "--z-hist: raw inputs by default"
+
+# ---------------------------------------------------------------------------
 # Bad inputs
 
 fails 2 "unknown dataset" mse-table --dataset iris -o out.h5
@@ -162,6 +222,11 @@ fails 2 "--vs-z d = 1" mse-table --vs-z --d 1 -o out.h5
 fails 2 "--vs-z z-max 7" mse-table --vs-z --z-max 7 -o out.h5
 fails 2 "--vs-z --mc 1" mse-table --vs-z --mc 1 -o out.h5
 fails 2 "--vs-z halton at d = 2048" mse-table --vs-z --projection halton --d 2048 -o out.h5
+fails 2 "--z-hist with --vs-z" mse-table --z-hist --vs-z -o out.h5
+fails 2 "--method with --z-hist" mse-table --z-hist --method trig -o out.h5
+fails 2 "--mc with --z-hist" mse-table --z-hist --mc 10 -o out.h5
+fails 2 "--z-hist --z-steps 0" mse-table --z-hist --z-steps 0 -o out.h5
+fails 2 "--pairs above a million in the table mode" mse-table --pairs 2000000 -o out.h5
 fails 2 "an unknown option" mse-table --frobnicate
 fails 1 "a missing reference" mse-table --check nope.tsv -o out.h5
 fails 1 "a missing data directory" mse-table --data /nonexistent -o out.h5

@@ -4,7 +4,8 @@
  * m not a multiple of 8 or of the packing pass, n with 24-, 16- and
  * masked 8-column edges, k from 1 to 1100, row strides wider than the
  * rows, alpha != 1, and the products of
- * the feature maps and pair blocks (k = 64, n = 256). Each entry must be
+ * the feature maps and pair blocks (k = 64, n = 256); rfx_sgemm likewise
+ * in float eps. Each entry must be
  * within a few ulps of the sum of |terms|; entries outside C's m x n
  * window stay untouched.
  */
@@ -80,6 +81,52 @@ static int check(size_t m, size_t n, size_t k, double alpha, int nt,
 	return pass;
 }
 
+/*
+ * rfx_sgemm on one shape against the double sum of the same float
+ * entries: within (2 + k) float eps (2^-24 each rounding: k FMAs and the
+ * scaling by alpha) of the sum of |terms|; padding untouched.
+ */
+static int check_s(size_t m, size_t n, size_t k, float alpha, double *worst)
+{
+	size_t lda = k + 3, ldb = n + 5, ldc = n + 2, i, j, p;
+	float *A = malloc((m * lda + 1) * sizeof(float));
+	float *B = malloc((k * ldb + 1) * sizeof(float));
+	float *C = malloc((m * ldc + 1) * sizeof(float));
+	int pass = A && B && C;
+
+	for (i = 0; pass && i < m * lda; i++)
+		A[i] = (float)entry(i, m + 3 * k);
+	for (i = 0; pass && i < k * ldb; i++)
+		B[i] = (float)entry(i, n + 5 * k);
+	for (i = 0; pass && i < m * ldc; i++)
+		C[i] = 12345.0f;
+	if (pass)
+		rfx_sgemm(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+	for (i = 0; pass && i < m; i++) {
+		for (j = 0; j < n; j++) {
+			double s = 0.0, abs = 0.0, e;
+
+			for (p = 0; p < k; p++) {
+				double t = (double)A[i * lda + p] * B[p * ldb + j];
+
+				s += t;
+				abs += fabs(t);
+			}
+			s *= alpha;
+			abs *= fabs(alpha);
+			e = fabs(C[i * ldc + j] - s) / (0x1p-24 * (abs > 0 ? abs : 1.0));
+			*worst = e > *worst ? e : *worst;
+			pass &= e <= 2.0 + k;
+		}
+		for (j = n; j < ldc; j++)
+			pass &= C[i * ldc + j] == 12345.0f;
+	}
+	free(A);
+	free(B);
+	free(C);
+	return pass;
+}
+
 int main(void)
 {
 	static const size_t ms[] = { 1, 3, 8, 13, 32, 37, 128 };
@@ -107,6 +154,32 @@ int main(void)
 	ok(check(128, 256, 64, 1.0, 0, &worst) &&
 	   check(256, 256, 64, 1.0, 1, &worst),
 	   "the feature maps' and pair blocks' shapes (k = 64)");
+	{
+		static const size_t sns[] = { 1, 15, 16, 17, 32, 47, 48, 49, 80, 256 };
+
+		worst = 0.0;
+		pass = 1;
+		for (a = 0; a < sizeof ms / sizeof ms[0]; a++)
+			for (b = 0; b < sizeof sns / sizeof sns[0]; b++)
+				for (c = 0; c < sizeof ks / sizeof ks[0]; c++) {
+					if (ks[c] > 100 && ms[a] * sns[b] > 400)
+						continue;
+					pass &= check_s(ms[a], sns[b], ks[c], 0.83f,
+							&worst);
+				}
+		pass &= check_s(128, 256, 64, 1.0f, &worst);
+		diag("rfx_sgemm: worst error %.3g float eps times the sum of |terms|",
+		     worst);
+		ok(pass, "rfx_sgemm: every shape (48-, 32- and masked 16-column "
+		   "edges) within (2 + k) float eps of the sum, padding untouched");
+	}
+	{
+		float A[2] = { 1.0f, 2.0f }, B[2] = { 3.0f, 4.0f }, C[1] = { 9.0f };
+
+		rfx_sgemm(0, 1, 2, 1.0f, A, 2, B, 1, C, 1);
+		rfx_sgemm(1, 1, 0, 1.0f, A, 2, B, 1, C, 1);
+		ok(C[0] == 0.0f, "rfx_sgemm: m = 0 leaves C, k = 0 gives C = 0");
+	}
 	{
 		double A[2] = { 1.0, 2.0 }, B[2] = { 3.0, 4.0 }, C[1] = { 9.0 };
 

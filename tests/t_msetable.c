@@ -18,7 +18,14 @@
  *      recognise, draws from the same streams), the largest budget's row
  *      agrees to rounding for both kernels, with a truncated block and
  *      several draws; two bandwidths in one run give the rows each gives
- *      alone.
+ *      alone;
+ *   6. the z histogram (ORF Fig 2(c)) on inputs whose distances are known
+ *      by construction: a regular simplex (every pair at z = 3 sqrt 2 / 2,
+ *      all in one bin: density 1/width, cdf a step) and two clusters of
+ *      n1 = 3 and n2 = 5 coincident inputs 1.7 apart (z = 0 or 1.7, the
+ *      cross pairs a binomial count with p = n1 n2 / C(8, 2) = 15/28,
+ *      within 3 binomial standard deviations); the same counts on 1 and 2
+ *      threads; the errors.
  */
 #include <math.h>
 #include <stdio.h>
@@ -424,6 +431,88 @@ static void test_inputs(void)
 	   "a missing directory fails with nothing allocated: %s", err.msg);
 }
 
+/* The z histogram of ds at bandwidth sigma into rows (nbins of them). */
+static int zhist(const struct rfx_dataset *ds, double sigma, long P, int nbins,
+		 double z_max, struct rfx_mse_zhist_row *rows, struct rfx_err *err)
+{
+	struct rfx_mse_data data = { ds, "none", sigma, 94, "" };
+	struct rfx_mse_zhist_config c = { 1, &data, P, nbins, z_max, 4242, NULL, NULL };
+
+	return rfx_mse_zhist_run(&c, rows, err);
+}
+
+static void test_zhist(void)
+{
+	double S[25] = { 0 }, T[24] = { 0 };
+	struct rfx_dataset *simplex, *two, *one;
+	struct rfx_mse_zhist_row rows[8], again[8];
+	struct rfx_err err;
+	double p = 15.0 / 28.0, mean, sd;
+	long P = 20000;
+	int k, good;
+
+	for (k = 0; k < 5; k++)
+		S[k * 5 + k] = 3.0; /* 3 e_k: every pair sqrt(18) apart */
+	simplex = rfx_dataset_from("simplex", S, 5, 5, NULL);
+	for (k = 3; k < 8; k++)
+		T[k * 3] = 1.7;     /* inputs 0-2 at 0, 3-7 at (1.7, 0, 0) */
+	two = rfx_dataset_from("two", T, 8, 3, NULL);
+	one = rfx_dataset_from("one", T, 1, 3, NULL);
+
+	/* sigma 2: z = sqrt(18)/2 = 2.12 for every pair, bin [2, 2.5) of 8 */
+	ok(zhist(simplex, 2.0, 1000, 8, 4.0, rows, NULL) == RFX_OK,
+	   "zhist: runs on a simplex");
+	good = 1;
+	for (k = 0; k < 8; k++)
+		good &= rows[k].count == (k == 4 ? 1000 : 0) &&
+			rows[k].cdf == (k >= 4 ? 1.0 : 0.0) &&
+			rows[k].density == (k == 4 ? 2.0 : 0.0) &&
+			rows[k].z_lo == 0.5 * k && rows[k].z_hi == 0.5 * (k + 1) &&
+			rows[k].pairs == 1000 && rows[k].d == 5 && rows[k].sigma == 2.0;
+	ok(good, "zhist: every simplex pair in [2, 2.5), density 1/0.5, cdf a step");
+	ok(zhist(simplex, 2.0, 1000, 4, 2.0, rows, NULL) == RFX_OK &&
+		   rows[3].cdf == 0.0 && rows[0].count + rows[1].count +
+		   rows[2].count + rows[3].count == 0,
+	   "zhist: pairs beyond z_max count in P only");
+
+	ok(zhist(two, 1.0, P, 8, 4.0, rows, NULL) == RFX_OK,
+	   "zhist: runs on two clusters");
+	mean = (double)P * p;
+	sd = sqrt((double)P * p * (1.0 - p));
+	/* z = 1.7 is in bin [1.5, 2), z = 0 in [0, 0.5) */
+	ok(fabs((double)rows[3].count - mean) <= 3.0 * sd &&
+		   rows[0].count + rows[3].count == P,
+	   "zhist: cross-cluster pairs %ld, binomial mean %.1f +- %.1f",
+	   rows[3].count, mean, sd);
+	is_approx(rows[3].cdf, 1.0, TEST_TOL0, "zhist: cdf 1 past the last distance");
+	is_approx(rows[0].density * 0.5 + rows[3].density * 0.5, 1.0, TEST_TOL1,
+		  "zhist: the area under the density is 1");
+#ifdef _OPENMP
+	{
+		int nt = omp_get_max_threads();
+
+		omp_set_num_threads(1);
+		zhist(two, 1.0, P, 8, 4.0, again, NULL);
+		omp_set_num_threads(nt > 1 ? nt : 2);
+		zhist(two, 1.0, P, 8, 4.0, rows, NULL);
+		omp_set_num_threads(nt);
+		ok(!memcmp(rows, again, sizeof(rows)), "zhist: the same on 1 and 2 threads");
+	}
+#else
+	skip("zhist: no OpenMP");
+#endif
+
+	rfx_err_clear(&err);
+	ok(zhist(two, 1.0, P, 0, 4.0, rows, &err) == RFX_EINVAL && err.msg[0],
+	   "zhist: no bins is an error: %s", err.msg);
+	ok(zhist(one, 1.0, P, 8, 4.0, rows, &err) == RFX_EINVAL &&
+		   strstr(err.msg, "2 inputs"),
+	   "zhist: one input is an error: %s", err.msg);
+	rfx_dataset_free(simplex);
+	rfx_dataset_free(two);
+	rfx_dataset_free(one);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -434,5 +523,6 @@ int main(void)
 	test_reproducible();
 	test_family();
 	test_inputs();
+	test_zhist();
 	return done_testing();
 }

@@ -3,9 +3,10 @@
 # The README's headline figures (docs/img/*.png, make readme-figures) are
 # current: for each image docs/img/inputs.sha256 records the SHA-256 of
 # what it was drawn from (the rfx dump of its experiment's results at full
-# scale, its gnuplot script and plots/common.gp); this recomputes them
-# with the binary under test (the experiments are closed forms, under a
-# second each) and fails when one differs, naming 'make readme-figures'.
+# scale, its gnuplot script, plots/common.gp and plots/styles.gp); this
+# recomputes them with the binary under test (the experiments are closed
+# forms, under a second each) and fails when one differs, naming 'make
+# readme-figures'.
 # Also: every recorded image exists, is a PNG, and README.md shows it.
 # Prints TAP.
 #
@@ -33,7 +34,8 @@ while read -r want png; do
 		continue
 	fi
 	(cd "$RFX_TOP" && SCALE=full RFX=$RFX "experiments/$f.sh" "$tmp/$f.h5" 2> /dev/null)
-	got=$( { "$RFX" dump "$tmp/$f.h5"; cat "$RFX_TOP/plots/$f.gp" "$RFX_TOP/plots/common.gp"; } |
+	got=$( { "$RFX" dump "$tmp/$f.h5"; cat "$RFX_TOP/plots/$f.gp" "$RFX_TOP/plots/common.gp" \
+		"$RFX_TOP/plots/styles.gp"; } |
 		sha256sum | cut -d' ' -f1)
 	is "$got" "$want" "docs/img/$png is current (else: make readme-figures)"
 done < "$img/inputs.sha256"

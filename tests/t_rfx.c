@@ -297,6 +297,95 @@ out:
 }
 
 /*
+ * The float32 path (rfx_model_features_float). Where the estimator has a
+ * float32 map, each feature is within the bound of lib/est/featmap32.h
+ * of the float64 one: with u = 2^-24, |w.x| off by (d + 2) u sum|w_l x_l|
+ * <= (d + 2) u 6 |x|_1 (|w_l| < 6 for all 60 Gaussian entries of these
+ * draws: each exceeds it with probability 2e-9), an absolute error for
+ * trig's cos and sin (plus 2u, then the 1/sqrt(M) scale and the output's
+ * rounding u), a relative one for the positive maps (plus the same for
+ * |x|^2, and 3u for expf, the scale and the output). Elsewhere (ang) the
+ * float64 features of the widened inputs, rounded once. Errors: NaN
+ * input, NULL, before the draw.
+ */
+static void test_float_path(void)
+{
+	enum { M = 12 };
+	const double u = 0x1p-24;
+	struct rfx_err err;
+	struct rfx_model *t = model("trig", M, "iid", NULL, 5);
+	struct rfx_model *o = model("oprf", M, "ort", "softmax", 5);
+	struct rfx_model *a = model("ang", M, "iid", NULL, 5);
+	struct rfx_model *nd = rfx_model_alloc("pos", DIM, M, NULL, NULL, &err);
+	static float X32[N * DIM], F32[N * 4 * M], nanx[DIM];
+	static double Xw[N * DIM], F64[N * 4 * M];
+	double wt = 0.0, wo = 0.0;
+	int i, j, good;
+
+	if (!t || !o || !a || !nd)
+		goto out;
+	for (i = 0; i < N * DIM; i++) {
+		X32[i] = (float)X[i];
+		Xw[i] = X32[i];
+	}
+	ok(rfx_model_float_native(t) && rfx_model_float_native(o) &&
+	   !rfx_model_float_native(a) && !rfx_model_float_native(NULL),
+	   "float32 maps: trig and oprf have one, ang not");
+	good = !rfx_model_features_float(t, 2, X32, N, F32, &err) &&
+	       !rfx_model_features(t, 2, X, N, F64, &err);
+	for (i = 0; good && i < N; i++) {
+		double l1 = 0.0;
+
+		for (j = 0; j < DIM; j++)
+			l1 += fabs(X[i * DIM + j]);
+		for (j = 0; j < 2 * M; j++) {
+			double e = fabs(F32[i * 2 * M + j] - F64[i * 2 * M + j]);
+			double b = ((DIM + 2) * u * 6.0 * l1 + 2.0 * u) / sqrt(M) + u;
+
+			wt = fmax(wt, e / b);
+		}
+	}
+	ok(good && wt <= 1.0, "trig float32 path (side 2) within its bound of "
+	   "float64 (worst %.2g of it)", wt);
+	good = !rfx_model_features_float(o, 1, X32, N, F32, &err) &&
+	       !rfx_model_features(o, 1, X, N, F64, &err);
+	for (i = 0; good && i < N; i++) {
+		double l1 = 0.0, xx = 0.0;
+
+		for (j = 0; j < DIM; j++) {
+			l1 += fabs(X[i * DIM + j]);
+			xx += X[i * DIM + j] * X[i * DIM + j];
+		}
+		for (j = 0; j < M; j++) {
+			double f = F64[i * M + j];
+			double b = (DIM + 2) * u * (6.0 * l1 + 2.0 * xx) + 4.0 * u;
+
+			wo = fmax(wo, fabs(F32[i * M + j] - f) / (b * f));
+		}
+	}
+	ok(good && wo <= 1.0, "oprf softmax float32 path within its relative "
+	   "bound of float64 (worst %.2g of it)", wo);
+	good = !rfx_model_features_float(a, 1, X32, N, F32, &err) &&
+	       !rfx_model_features(a, 1, Xw, N, F64, &err);
+	for (i = 0; good && i < N * rfx_model_dim(a); i++)
+		good &= F32[i] == (float)F64[i];
+	ok(good, "ang (no float32 map): the float64 features of the widened "
+	   "inputs, rounded once");
+	nanx[2] = NAN;
+	ok(rfx_model_features_float(t, 1, nanx, 1, F32, &err) == RFX_EINVAL &&
+	   has(err.msg, "not finite"), "float32 path: NaN input is RFX_EINVAL");
+	ok(rfx_model_features_float(t, 1, NULL, 3, F32, &err) == RFX_EINVAL,
+	   "float32 path: NULL input is RFX_EINVAL");
+	ok(rfx_model_features_float(nd, 1, X32, N, F32, &err) == RFX_EINVAL &&
+	   has(err.msg, "before fit"), "float32 path before the fit: RFX_EINVAL");
+out:
+	rfx_model_free(t);
+	rfx_model_free(o);
+	rfx_model_free(a);
+	rfx_model_free(nd);
+}
+
+/*
  * The draws of a seed are keyed by the estimator's name, not by what the
  * caller typed: an alias ("favor+", Performers' name for PosRF) draws
  * what "pos" draws.
@@ -410,6 +499,7 @@ int main(void)
 	test_trig();
 	test_kernel();
 	test_outputs();
+	test_float_path();
 	test_alias_stream();
 	test_threads();
 	return done_testing();

@@ -5,7 +5,9 @@
  * against their long double forms, in absolute error over max(1, |y|);
  * special values; the array tails (lengths not a multiple of 8) and in
  * place use; the shortcut for large arguments against the full
- * evaluation, bit for bit; the error path of rfx_vmath_kernel_find.
+ * evaluation, bit for bit; the single-precision sin, cos and exp against
+ * sinl, cosl and expl in float ulps; the error path of
+ * rfx_vmath_kernel_find.
  */
 #include "num/vmath.h"
 #include "tap.h"
@@ -376,6 +378,200 @@ static void test_exp_shift(const struct rfx_vmath_kernel *k)
 	ok(specials, "%s: exp every tail length, nothing written past n", k->name);
 }
 
+/* |got - want| in units of the last place of want as a float. */
+static double ulpsf(float got, long double want)
+{
+	float w = (float)want;
+	double u = (double)(nextafterf(fabsf(w), INFINITY) - fabsf(w));
+
+	if (got == w)
+		return 0.0;
+	return (double)(fabsl((long double)got - want) / u);
+}
+
+/*
+ * The single-precision sin and cos against sinl and cosl, in float ulps,
+ * on the same kinds of arguments as test_sincos (up to the fast path's
+ * 2^16 and beyond it, next to multiples of pi/2, tiny). Bounds: generic,
+ * libmvec's 4 ulp; avx512, 2: r is within about an ulp of itself (two
+ * roundings after the exact first step), the polynomials' own errors are
+ * below 0.25 ulp and the last operations round, as in the double kernel.
+ */
+static void test_sincosf(const struct rfx_vmath_kernel *k)
+{
+	static float x[N], s[N], c[N];
+	const long double pio2 = 1.5707963267948966192313216916397514L;
+	double ws = 0.0, wc = 0.0, wxs = 0.0, wxc = 0.0;
+	double bound = strcmp(k->name, "generic") ? 2.0 : 4.0;
+	int pass, i, spec;
+	float z[5] = { 0.0f, -0.0f, INFINITY, -INFINITY, NAN }, zs[5], zc[5];
+
+	for (pass = 0; pass < 8; pass++) {
+		for (i = 0; i < N; i++) {
+			double u = uniform(), v = 2.0 * uniform() - 1.0;
+			long double m = floorl(ldexpl(u, 16 - (i % 17)));
+
+			switch (pass) {
+			case 0: x[i] = (float)(0.79 * v); break;
+			case 1: x[i] = (float)(10.0 * v); break;
+			case 2: x[i] = (float)(1e4 * v); break;
+			case 3: x[i] = (float)ldexp(v, 16); break;
+			case 4: x[i] = (float)(m * pio2); break;
+			case 5: x[i] = nextafterf((float)(m * pio2),
+						  i % 2 ? INFINITY : -INFINITY);
+				break;
+			case 6: x[i] = (float)(i % 3 ? 3.0 * v
+					       : ldexp(v, 16 + (int)(100 * uniform())));
+				break;
+			default: x[i] = (float)ldexp(v, -(int)(140 * uniform())); break;
+			}
+		}
+		k->sincosf(s, c, x, N);
+		for (i = 0; i < N; i++) {
+			double es = ulpsf(s[i], sinl((long double)x[i]));
+			double ec = ulpsf(c[i], cosl((long double)x[i]));
+
+			if (!(es <= ws)) {
+				ws = es;
+				wxs = x[i];
+			}
+			if (!(ec <= wc)) {
+				wc = ec;
+				wxc = x[i];
+			}
+		}
+	}
+	diag("%s: sinf within %.3g ulp (worst at x = %.9g), cosf within %.3g "
+	     "(at %.9g)", k->name, ws, wxs, wc, wxc);
+	ok(ws <= bound && wc <= bound, "%s: sinf and cosf within %g ulp of "
+	   "sinl and cosl", k->name, bound);
+	k->sincosf(zs, zc, z, 5);
+	spec = zs[0] == 0.0f && !signbit(zs[0]) && zs[1] == 0.0f &&
+	       signbit(zs[1]) && zc[0] == 1.0f && zc[1] == 1.0f;
+	for (i = 2; i < 5; i++)
+		spec &= isnan(zs[i]) && isnan(zc[i]);
+	ok(spec, "%s: sinf and cosf of 0, -0, inf, -inf, NaN", k->name);
+	/*
+	 * every tail of 33, in place (c = x), nothing written past n; equal
+	 * to the long call within 1e-6 (the generic kernel's tails are
+	 * scalar calls)
+	 */
+	for (i = 0; i < 40; i++)
+		x[i] = (float)(40.0 * uniform() - 20.0);
+	k->sincosf(s + 100, c + 100, x, 33);
+	spec = 1;
+	for (pass = 0; pass <= 33; pass++) {
+		float y[40];
+
+		for (i = 0; i < 40; i++)
+			s[i] = 12345.0f;
+		memcpy(y, x, sizeof y);
+		k->sincosf(s, y, y, (size_t)pass);
+		for (i = 0; i < pass; i++)
+			spec &= fabsf(s[i] - s[100 + i]) <= 1e-6f &&
+				fabsf(y[i] - c[100 + i]) <= 1e-6f;
+		for (i = pass; i < 40; i++)
+			spec &= s[i] == 12345.0f && y[i] == x[i];
+	}
+	ok(spec, "%s: sincosf in place, every tail length, nothing written "
+	   "past n", k->name);
+	/* streaming stores: the same values, on lines or not, every tail */
+	{
+		static float a[N + 16] __attribute__((aligned(64)));
+		static float s1[N + 16] __attribute__((aligned(64)));
+		static float c1[N + 16] __attribute__((aligned(64)));
+		static float s2[N + 16] __attribute__((aligned(64)));
+		static float c2[N + 16] __attribute__((aligned(64)));
+		int off;
+
+		spec = 1;
+		for (i = 0; i < N + 16; i++)
+			a[i] = (float)(60.0 * uniform() - 30.0);
+		for (off = 0; off < 2; off++)
+			for (pass = N - 40; pass <= N; pass += 13) {
+				size_t nb = (size_t)pass * sizeof(float);
+
+				k->sincosf(s1 + off, c1 + off, a, (size_t)pass);
+				k->sincosf_nt(s2 + off, c2 + off, a, (size_t)pass);
+				rfx_vmath_nt_fence();
+				spec &= !memcmp(s1 + off, s2 + off, nb) &&
+					!memcmp(c1 + off, c2 + off, nb);
+				k->expf_shift(s1 + off, a, 2.5f, (size_t)pass);
+				k->expf_shift_nt(s2 + off, a, 2.5f, (size_t)pass);
+				rfx_vmath_nt_fence();
+				spec &= !memcmp(s1 + off, s2 + off, nb);
+			}
+		ok(spec, "%s: sincosf_nt and expf_shift_nt give the plain "
+		   "functions' values, aligned or not", k->name);
+	}
+}
+
+/*
+ * expf(x - m) against expl in float ulps over the normal range, with m
+ * not a power of 2; 0 below -87.33 (the flushed subnormals), +inf above
+ * 88.73, specials, tails. Bounds: avx512 1.5 ulp (the two FMAs make r
+ * within an ulp of r, q's error is 0.18 ulp, the + 1 rounds; 2^k exact);
+ * generic, libmvec's 4. Note x - m itself is rounded to float first: the
+ * reference is expl of the float difference.
+ */
+static void test_expf_shift(const struct rfx_vmath_kernel *k)
+{
+	static float x[N], y[N], z[N];
+	const float m = 3.25f;
+	double worst = 0.0, wx = 0.0;
+	double bound = strcmp(k->name, "generic") ? 1.5 : 4.0;
+	int pass, i, spec;
+
+	for (pass = 0; pass < 4; pass++) {
+		for (i = 0; i < N; i++) {
+			double u = uniform();
+
+			x[i] = m + (float)(pass == 0 ? 2.0 * u - 1.0
+					   : pass == 1 ? 100.0 * u - 50.0
+					   : pass == 2 ? 176.0 * u - 87.3
+					   : -30.0 * u);
+		}
+		k->expf_shift(y, x, m, N);
+		for (i = 0; i < N; i++) {
+			float d = x[i] - m;
+			double e;
+
+			if (d < -87.33f)
+				continue;
+			e = ulpsf(y[i], expl((long double)d));
+			if (!(e <= worst)) {
+				worst = e;
+				wx = d;
+			}
+		}
+	}
+	diag("%s: expf within %.3g ulp (worst at x - m = %.9g)", k->name, worst, wx);
+	ok(worst <= bound, "%s: expf(x - m) within %g ulp of expl", k->name, bound);
+
+	x[0] = -INFINITY; x[1] = INFINITY; x[2] = NAN; x[3] = 88.73f + m;
+	x[4] = -87.34f + m; x[5] = m; x[6] = -1e30f; x[7] = 1e30f; x[8] = -100.0f + m;
+	k->expf_shift(y, x, m, 9);
+	spec = y[0] == 0.0f && y[1] == HUGE_VALF && isnan(y[2]) &&
+	       y[3] == HUGE_VALF && y[4] == 0.0f && y[5] == 1.0f && y[6] == 0.0f &&
+	       y[7] == HUGE_VALF && y[8] == 0.0f;
+	ok(spec, "%s: expf of -inf, inf, NaN, 88.73, -87.34, 0, -1e30, 1e30, "
+	   "-100 (shifted)", k->name);
+	for (i = 0; i < 40; i++)
+		x[i] = (float)(40.0 * uniform() - 35.0);
+	k->expf_shift(z, x, m, 33);
+	spec = 1;
+	for (pass = 0; pass <= 33; pass++) {
+		for (i = 0; i < 40; i++)
+			y[i] = 12345.0f;
+		k->expf_shift(y, x, m, (size_t)pass);
+		for (i = 0; i < pass; i++)
+			spec &= fabsf(y[i] - z[i]) <= 1e-6f * z[i];
+		for (i = pass; i < 40; i++)
+			spec &= y[i] == 12345.0f;
+	}
+	ok(spec, "%s: expf every tail length, nothing written past n", k->name);
+}
+
 int main(void)
 {
 	struct rfx_vmath_kernel k;
@@ -398,6 +594,8 @@ int main(void)
 		test_sincos(&k);
 		test_sincos_edges(&k);
 		test_exp_shift(&k);
+		test_sincosf(&k);
+		test_expf_shift(&k);
 	}
 	ok(found >= 1, "the generic kernel always runs");
 	rfx_err_clear(&err);

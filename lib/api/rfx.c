@@ -11,6 +11,7 @@
  * This is the top layer (docs/HACKING.md): nothing in lib/ includes it.
  * Its function names are those of the public header, not rfx_rfx_*.
  */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -57,6 +58,7 @@ struct rfx_model {
 	int D;                 /* feature columns of the estimator (complex or real) */
 	int Dr;                /* real output columns */
 	struct rfx_draw *w;    /* the draw, NULL until rfx_model_draw */
+	struct rfx_draw32 *w32; /* w rounded to float, for the float32 path */
 };
 
 const char *rfx_version(void)
@@ -178,6 +180,23 @@ static int check_inputs(const double *X, size_t n, int d, const char *what,
 	return RFX_OK;
 }
 
+/* The same for float inputs: finite (every float is within RFX_INPUT_MAX). */
+static int check_inputs32(const float *X, size_t n, int d, struct rfx_err *err)
+{
+	size_t i;
+	int l;
+
+	if (n && !X)
+		return rfx_error(err, RFX_EINVAL, "X is NULL");
+	for (i = 0; i < n; i++)
+		for (l = 0; l < d; l++)
+			if (!isfinite(X[i * (size_t)d + (size_t)l]))
+				return rfx_error(err, RFX_EINVAL,
+						 "X row %zu column %d is not finite (%g)",
+						 i, l, (double)X[i * (size_t)d + (size_t)l]);
+	return RFX_OK;
+}
+
 /* Which kernel: "gauss" (or NULL) gives 0, "softmax" 1, else -1. */
 static int kernel_parse(const char *kernel)
 {
@@ -248,6 +267,7 @@ void rfx_model_free(struct rfx_model *m)
 	if (!m)
 		return;
 	rfx_draw_free(m->w);
+	rfx_draw32_free(m->w32);
 	rfx_params_release(&m->p);
 	free(m);
 }
@@ -256,7 +276,9 @@ void rfx_model_free(struct rfx_model *m)
 static void model_reset(struct rfx_model *m)
 {
 	rfx_draw_free(m->w);
+	rfx_draw32_free(m->w32);
 	m->w = NULL;
+	m->w32 = NULL;
 	m->fitted = 0;
 	m->D = m->Dr = 0;
 }
@@ -369,6 +391,11 @@ int rfx_model_draw(struct rfx_model *m, unsigned long long seed,
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	ret = m->e->draw(r, m->proj, &m->p, m->M, m->w, err);
 	gsl_rng_free(r);
+	/* the float32 path's projections: this draw, rounded once */
+	rfx_draw32_free(m->w32);
+	m->w32 = NULL;
+	if (!ret && m->e->features32 && !(m->w32 = rfx_draw32_alloc(m->w)))
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory for the float32 draw");
 	if (ret) {
 		rfx_draw_free(m->w);
 		m->w = NULL;
@@ -437,19 +464,61 @@ static void write_row(const struct rfx_model *m, const struct rfx_featmat *F,
 }
 
 /*
+ * Row i of the float32 map G as real float features into o: as write_row,
+ * in float where the scale e^{ls} is a normal float (one rounding of the
+ * scale, one of the product), else each entry through the log in double
+ * (a scale beyond float range: features that overflow to inf or are
+ * below FLT_MIN, rounded once).
+ */
+static void write_row32(const struct rfx_model *m,
+			const struct rfx_featmat32 *G, size_t i, double ls,
+			double sg, float *o)
+{
+	const float *re = G->re + i * (size_t)G->D;
+	const float *im = G->im + i * (size_t)G->D;
+	double s = exp(ls);
+	int D = G->D, j;
+
+	if (s >= FLT_MIN && s <= FLT_MAX) {
+		float sf = (float)s, si = (float)(sg * s);
+
+		for (j = 0; j < D; j++)
+			o[j] = re[j] * sf;
+		if (G->is_complex)
+			for (j = 0; j < D; j++)
+				o[D + j] = im[j] * si;
+		else
+			for (j = D; j < m->Dr; j++)
+				o[j] = 0.0f;
+		return;
+	}
+	for (j = 0; j < m->Dr; j++) {
+		double v = j < D ? re[j] : G->is_complex ? sg * im[j - D] : 0.0;
+
+		if (v != 0.0)
+			v = copysign(exp(log(fabs(v)) + ls), v);
+		o[j] = (float)v;
+	}
+}
+
+/*
  * The feature matrix of rfx_model_features and its variants. The rows go
  * in chunks of rfx_featmat_block_rows(D) over the OpenMP threads, each
  * chunk computed by the estimator's map into a per-thread feature matrix
  * that stays in cache and then written out scaled: one pass over the
  * output. The chunks are fixed by row index and each runs on one BLAS
  * thread, so the bytes do not depend on the thread count.
+ *
+ * X32 (instead of X) gives float inputs: the estimator's float32 map when
+ * it has one (then out is float), else each chunk widened to double and
+ * the float64 map (kind OUT_F32).
  */
 static int features_run(const struct rfx_model *m, int side, const double *X,
-			size_t n, void *out, double *lscale,
+			const float *X32, size_t n, void *out, double *lscale,
 			enum out_kind kind, struct rfx_err *err)
 {
 	size_t C, nchunks, k;
-	int ret = RFX_OK, d, cap;
+	int ret = RFX_OK, d, cap, native;
 	double sg = side == 2 ? -1.0 : 1.0;
 	size_t esz = kind == OUT_F32 ? sizeof(float) : sizeof(double);
 
@@ -461,9 +530,11 @@ static int features_run(const struct rfx_model *m, int side, const double *X,
 	if (n && (!out || (kind == OUT_LOG && !lscale)))
 		return rfx_error(err, RFX_EINVAL, "no output array");
 	d = m->d;
-	ret = check_inputs(X, n, d, "X", err);
+	ret = X32 ? check_inputs32(X32, n, d, err)
+		  : check_inputs(X, n, d, "X", err);
 	if (ret || n == 0)
 		return ret;
+	native = X32 && m->e->features32 && m->w32;
 	C = rfx_featmat_block_rows(m->D > m->M ? m->D : m->M);
 	nchunks = (n + C - 1) / C;
 	cap = m->D > m->M ? m->D : m->M;
@@ -471,23 +542,32 @@ static int features_run(const struct rfx_model *m, int side, const double *X,
 	/* one chunk runs on the calling thread: no team to wake for it */
 #pragma omp parallel if (nchunks > 1)
 	{
-		struct rfx_featmat *F = rfx_featmat_alloc(C, cap);
+		struct rfx_featmat *F = native ? NULL : rfx_featmat_alloc(C, cap);
+		struct rfx_featmat32 *G = native ? rfx_featmat32_alloc(C, cap) : NULL;
+		int widen = X32 && (!native || m->softmax);
+		double *Xd = widen ? malloc(C * (size_t)d * sizeof(double)) : NULL;
 		struct rfx_err terr;
-		int tret = F ? RFX_OK : RFX_ENOMEM;
+		int tret = (native ? !G : !F) || (widen && !Xd) ? RFX_ENOMEM : RFX_OK;
 
 		rfx_err_clear(&terr);
-		if (!F)
+		if (tret)
 			rfx_error(&terr, RFX_ENOMEM,
 				  "out of memory for %zu x %d features", C, cap);
 #pragma omp for schedule(dynamic)
 		for (k = 0; k < nchunks; k++) {
 			size_t i0 = k * C, rows = n - i0 < C ? n - i0 : C, i;
+			const double *Xc = X ? X + i0 * (size_t)d : Xd;
 
 			if (tret)
 				continue;
-			tret = m->e->features(&m->p, m->w, side,
-					      X + i0 * (size_t)d, rows, m->M,
-					      F, &terr);
+			if (widen) /* the float64 map or softmax's |x|^2 */
+				for (i = 0; i < rows * (size_t)d; i++)
+					Xd[i] = X32[i0 * (size_t)d + i];
+			tret = native ? m->e->features32(&m->p, m->w32, side,
+							 X32 + i0 * (size_t)d,
+							 rows, m->M, G, &terr)
+				      : m->e->features(&m->p, m->w, side, Xc,
+						       rows, m->M, F, &terr);
 			if (tret)
 				continue;
 			/*
@@ -496,16 +576,19 @@ static int features_run(const struct rfx_model *m, int side, const double *X,
 			 * imaginary columns are then zeros, so that the width
 			 * is the estimator's whatever the fit.
 			 */
-			if (F->D != m->D || F->n != rows ||
-			    (F->is_complex && !(m->e->flags & RFX_EST_COMPLEX)))
-				RFX_BUG("%s: map of %zu x %d (complex %d), expected %zu x %d",
-					m->e->name, F->n, F->D, F->is_complex,
-					rows, m->D);
+			if (native ? G->D != m->D || G->n != rows
+				   : F->D != m->D || F->n != rows ||
+					     (F->is_complex &&
+					      !(m->e->flags & RFX_EST_COMPLEX)))
+				RFX_BUG("%s: map of %zu rows, expected %zu x %d",
+					m->e->name, native ? G->n : F->n, rows,
+					m->D);
 			for (i = 0; i < rows; i++) {
-				double ls = F->lscale[i];
+				double ls = native ? G->lscale[i] : F->lscale[i];
+				char *o = (char *)out + (i0 + i) * (size_t)m->Dr * esz;
 
 				if (m->softmax) {
-					const double *x = X + (i0 + i) * (size_t)d;
+					const double *x = Xc + i * (size_t)d;
 					double xx = 0.0;
 					int l;
 
@@ -515,11 +598,15 @@ static int features_run(const struct rfx_model *m, int side, const double *X,
 				}
 				if (kind == OUT_LOG)
 					lscale[i0 + i] = ls;
-				write_row(m, F, i, ls, sg, kind,
-					  (char *)out + (i0 + i) * (size_t)m->Dr * esz);
+				if (native)
+					write_row32(m, G, i, ls, sg, (float *)o);
+				else
+					write_row(m, F, i, ls, sg, kind, o);
 			}
 		}
 		rfx_featmat_free(F);
+		rfx_featmat32_free(G);
+		free(Xd);
 		if (tret) {
 #pragma omp critical(rfx_api_err)
 			if (!ret) {
@@ -536,21 +623,35 @@ static int features_run(const struct rfx_model *m, int side, const double *X,
 int rfx_model_features(const struct rfx_model *m, int side, const double *X,
 		       size_t n, double *out, struct rfx_err *err)
 {
-	return features_run(m, side, X, n, out, NULL, OUT_F64, err);
+	return features_run(m, side, X, NULL, n, out, NULL, OUT_F64, err);
 }
 
 int rfx_model_features_f32(const struct rfx_model *m, int side,
 			   const double *X, size_t n, float *out,
 			   struct rfx_err *err)
 {
-	return features_run(m, side, X, n, out, NULL, OUT_F32, err);
+	return features_run(m, side, X, NULL, n, out, NULL, OUT_F32, err);
+}
+
+int rfx_model_features_float(const struct rfx_model *m, int side,
+			     const float *X, size_t n, float *out,
+			     struct rfx_err *err)
+{
+	if (!X && n)
+		return rfx_error(err, RFX_EINVAL, "X is NULL");
+	return features_run(m, side, NULL, X, n, out, NULL, OUT_F32, err);
+}
+
+int rfx_model_float_native(const struct rfx_model *m)
+{
+	return m && m->e->features32 ? 1 : 0;
 }
 
 int rfx_model_features_log(const struct rfx_model *m, int side,
 			   const double *X, size_t n, double *out,
 			   double *lscale, struct rfx_err *err)
 {
-	return features_run(m, side, X, n, out, lscale, OUT_LOG, err);
+	return features_run(m, side, X, NULL, n, out, lscale, OUT_LOG, err);
 }
 
 int rfx_model_log_variance(const struct rfx_model *m, const double *X,

@@ -251,6 +251,85 @@ out:
 	return ret;
 }
 
+/*
+ * The same in float32 (lib/est/featmap32.c): T = X B_k^T by rfx_sgemm
+ * from B_k rounded to float, the column constants sum_l a_l w_l^2 of the
+ * float projections (summed in double, rounded once), the float exp map,
+ * then the per-row terms, summed in double from the float T and X.
+ */
+int rfx_derf_features32(const struct rfx_params *p,
+			const struct rfx_draw32 *w, int side, const float *X,
+			size_t n, int M, struct rfx_featmat32 *F,
+			struct rfx_err *err)
+{
+	size_t d = (size_t)p->d, l, k, nblk = (n + ROWS - 1) / ROWS;
+	const double *a, *B;
+	float *T = NULL, *Bt = NULL;
+	double *s4 = NULL, logd = 0.0;
+	long blk;
+	int m, outer = 1, saved = 0, ret = rfx_derf_check(p, "derf", err);
+
+	if (ret)
+		return ret;
+	a = rfx_derf_a(p);
+	B = rfx_derf_b(p, side == 1 ? 1 : 2);
+	T = malloc(n * d * sizeof(float));
+	Bt = malloc(d * d * sizeof(float));
+	s4 = malloc(d * sizeof(double));
+	if (!T || !Bt || !s4) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (l = 0; l < d; l++)
+		for (k = 0; k < d; k++)
+			Bt[k * d + l] = (float)B[l * d + k];
+#ifdef _OPENMP
+	outer = !omp_in_parallel();
+#endif
+	if (outer)
+		saved = rfx_blas_single_begin();
+#pragma omp parallel for schedule(static) if (outer && nblk > 1)
+	for (blk = 0; blk < (long)nblk; blk++) {
+		size_t i0 = (size_t)blk * ROWS, nb = n - i0 < ROWS ? n - i0 : ROWS;
+
+		rfx_sgemm(nb, d, d, 1.0f, X + i0 * d, d, Bt, d, T + i0 * d, d);
+	}
+	if (outer)
+		rfx_blas_single_end(saved);
+	for (l = 0; l < d; l++) {
+		logd += 0.25 * log1p(-4.0 * a[l]);
+		s4[l] = 1.0 / (1.0 - 4.0 * a[l]);
+	}
+	for (m = 0; m < M; m++) {
+		double c = 0.0;
+
+		for (l = 0; l < d; l++) {
+			double om = w->omega[l * (size_t)w->cap + (size_t)m];
+
+			c += a[l] * om * om;
+		}
+		F->cwork[m] = (float)c;
+	}
+	rfx_featmat32_exp(F, w, T, n, M, 1.0f, F->cwork, 0.0,
+			  logd - 0.5 * log((double)M));
+#pragma omp parallel for schedule(static) if (outer && nblk > 1)
+	for (blk = 0; blk < (long)n; blk++) {
+		const float *t = T + (size_t)blk * d, *x = X + (size_t)blk * d;
+		double r = 0.0;
+		size_t j;
+
+#pragma omp simd reduction(+ : r)
+		for (j = 0; j < d; j++)
+			r += (double)t[j] * t[j] * s4[j] + (double)x[j] * x[j];
+		F->lscale[blk] -= 0.5 * r;
+	}
+out:
+	free(T);
+	free(Bt);
+	free(s4);
+	return ret;
+}
+
 void rfx_derf_moments_release(struct rfx_derf_moments *m)
 {
 	free(m->Mx);

@@ -71,6 +71,10 @@ int rfx_derf_log_variance(const struct rfx_params *p,
 int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
 		      int side, const double *X, size_t n, int M,
 		      struct rfx_featmat *F, struct rfx_err *err);
+int rfx_derf_features32(const struct rfx_params *p,
+			const struct rfx_draw32 *w, int side, const float *X,
+			size_t n, int M, struct rfx_featmat32 *F,
+			struct rfx_err *err);
 
 /*
  * The statistics the fits use: second-moment matrices Mx = mean x x^T,

@@ -23,6 +23,7 @@
 #include "num/block.h"
 #include "base/err.h"
 #include "est/featmap.h"
+#include "est/featmap32.h"
 #include "proj/proj.h"
 
 /* Estimator properties (struct rfx_estimator_type.flags). */
@@ -142,6 +143,17 @@ struct rfx_estimator_type {
 	int (*features)(const struct rfx_params *p, const struct rfx_draw *w,
 			int side, const double *X, size_t n, int M,
 			struct rfx_featmat *F, struct rfx_err *err);
+
+	/*
+	 * Optional float32 path (lib/est/featmap32.h; NULL: none, and the
+	 * library rounds the float64 features instead): the same features
+	 * in single precision, of the float inputs X (n x d) for the draw
+	 * rounded to float w (the draw of the same seed), into F.
+	 */
+	int (*features32)(const struct rfx_params *p,
+			  const struct rfx_draw32 *w, int side, const float *X,
+			  size_t n, int M, struct rfx_featmat32 *F,
+			  struct rfx_err *err);
 };
 
 /* The estimators, one per file lib/est/<name>.c. */

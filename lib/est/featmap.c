@@ -408,53 +408,70 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt,
 }
 
 /*
- * Runs f over the n rows in blocks, each block's dgemm on one BLAS thread
- * (see featmap.h). OpenBLAS on pthreads has a thread count of its own,
- * set to 1 here for the duration. OpenBLAS on OpenMP runs single-threaded
- * inside a parallel region by itself (and its openblas_set_num_threads
- * would set OpenMP's count instead), so there every block runs in one,
- * even a lone block.
+ * Runs block over the n rows in blocks of B, each block's product on one
+ * BLAS thread (see featmap.h). OpenBLAS on pthreads has a thread count of
+ * its own, set to 1 here for the duration. OpenBLAS on OpenMP runs
+ * single-threaded inside a parallel region by itself (and its
+ * openblas_set_num_threads would set OpenMP's count instead), so there
+ * every block runs in one, even a lone block.
  */
-static void fused_run(const struct fused *f, size_t n)
+void rfx_featmat_run_blocks(size_t n, size_t B, size_t scr_bytes,
+			    void (*block)(const void *ctx, size_t i0,
+					  size_t cnt, void *scr),
+			    const void *ctx)
 {
-	size_t B = rfx_featmat_block_rows(f->M), nb = (n + B - 1) / B, k;
-	size_t per = B * (size_t)f->M; /* scratch elements per thread */
+	size_t nb = (n + B - 1) / B, k;
+	size_t per = (scr_bytes + 63) & ~(size_t)63; /* bytes per thread */
 	int omp_blas = openblas_get_parallel() == OPENBLAS_OPENMP;
 	int saved; /* OpenBLAS's thread count to restore */
-	double *scr = NULL;
+	char *scr = NULL;
 	int nt = 1;
 
 #ifdef _OPENMP
 	nt = omp_in_parallel() ? 1 : omp_get_max_threads();
 #endif
-	/*
-	 * When the output is far larger than the caches, the product goes to
-	 * a block of scratch per thread that stays in L2: written straight
-	 * into the output it would wait on memory for every line it touches
-	 * first. (Below the threshold the output itself stays cached.)
-	 * Without the memory the product goes to the output, as below it.
-	 */
-	if (!f->h && n * (size_t)f->M >= SCRATCH_MIN_ELEMS)
-		scr = alloc_lines((size_t)nt * per);
+	/* without the memory the product goes to the output */
+	if (per)
+		scr = aligned_alloc(64, (size_t)nt * per);
 #ifdef _OPENMP
 	if (omp_in_parallel()) {
 		for (k = 0; k < nb; k++)
-			fused_block(f, k * B, n - k * B < B ? n - k * B : B, scr);
+			block(ctx, k * B, n - k * B < B ? n - k * B : B, scr);
 		free(scr);
 		return;
 	}
 #endif
 	saved = rfx_blas_single_begin();
 	if (nb == 1 && !omp_blas)
-		fused_block(f, 0, n, scr);
+		block(ctx, 0, n, scr);
 	else {
 #pragma omp parallel for schedule(dynamic)
 		for (k = 0; k < nb; k++)
-			fused_block(f, k * B, n - k * B < B ? n - k * B : B,
-				    scr ? scr + per * (size_t)thread_num() : NULL);
+			block(ctx, k * B, n - k * B < B ? n - k * B : B,
+			      scr ? scr + per * (size_t)thread_num() : NULL);
 	}
 	rfx_blas_single_end(saved);
 	free(scr);
+}
+
+static void fused_block_cb(const void *ctx, size_t i0, size_t cnt, void *scr)
+{
+	fused_block(ctx, i0, cnt, scr);
+}
+
+/*
+ * When the output is far larger than the caches, the product goes to a
+ * block of scratch per thread that stays in L2: written straight into
+ * the output it would wait on memory for every line it touches first.
+ * (Below the threshold the output itself stays cached.)
+ */
+static void fused_run(const struct fused *f, size_t n)
+{
+	size_t B = rfx_featmat_block_rows(f->M);
+	size_t scr = !f->h && n * (size_t)f->M >= SCRATCH_MIN_ELEMS
+			     ? B * (size_t)f->M * sizeof(double) : 0;
+
+	rfx_featmat_run_blocks(n, B, scr, fused_block_cb, f);
 }
 
 void rfx_featmat_trig(struct rfx_featmat *F, const struct rfx_draw *w,

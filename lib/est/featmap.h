@@ -96,6 +96,20 @@ void rfx_featmat_from_log_signed(struct rfx_featmat *F, size_t n, int D,
 size_t rfx_featmat_block_rows(int M);
 
 /*
+ * The threading of the fused maps, for the maps of featmap32.h too:
+ * calls block(ctx, i0, cnt, scr) for the blocks of B rows of n, each
+ * block once, with scr a per-thread scratch of scr_bytes bytes on a
+ * cache line (NULL for scr_bytes = 0 or when it cannot be had: block must
+ * then do without). Outside an OpenMP region the blocks are spread over
+ * the threads with OpenBLAS at one thread, inside one they run in order
+ * on the calling thread, as described above.
+ */
+void rfx_featmat_run_blocks(size_t n, size_t B, size_t scr_bytes,
+			    void (*block)(const void *ctx, size_t i0,
+					  size_t cnt, void *scr),
+			    const void *ctx);
+
+/*
  * TrigRF-type features exp(i sgn omega_m . x_i) e^{ls} (sgn = +1 or -1):
  * re = cos(omega_m . x_i), im = sgn sin(omega_m . x_i), lscale = ls for
  * every row, is_complex = 1. Sine and cosine come from glibc's vector

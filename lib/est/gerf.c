@@ -573,6 +573,29 @@ static int gerf_features(const struct rfx_params *p, const struct rfx_draw *w,
 	return RFX_OK;
 }
 
+/*
+ * OPRF's map in float32 (lib/est/featmap32.c): b = B and e = log D -
+ * log(M)/2 as above, c = C, the column constants A |w_m|^2 of the float
+ * projections.
+ */
+static int oprf_features32(const struct rfx_params *p,
+			   const struct rfx_draw32 *w, int side,
+			   const float *X, size_t n, int M,
+			   struct rfx_featmat32 *F, struct rfx_err *err)
+{
+	struct gerf_consts k;
+	int ret = gerf_check_a("oprf", p->A_re, 0.0, err);
+
+	(void)side; /* t = +1: both sides alike */
+	if (ret)
+		return ret;
+	gerf_consts_init(&k, p->A_re, 0.0, 1, p->d);
+	rfx_draw32_colnorms(w, M, p->A_re, F->cwork);
+	rfx_featmat32_exp(F, w, X, n, M, (float)creal(k.b), F->cwork, k.c,
+			  creal(k.log_d) - 0.5 * log((double)M));
+	return RFX_OK;
+}
+
 const struct rfx_estimator_type rfx_est_gerf = {
 	.name = "gerf",
 	.title = "GERF (thesis sec. 6.3)",
@@ -599,4 +622,5 @@ const struct rfx_estimator_type rfx_est_oprf = {
 	.log_variance = gerf_log_variance,
 	.draw = rfx_draw_gaussian,
 	.features = gerf_features,
+	.features32 = oprf_features32,
 };

@@ -53,6 +53,19 @@ static int pos_features(const struct rfx_params *p, const struct rfx_draw *w,
 	return RFX_OK;
 }
 
+/* The same in float32 (lib/est/featmap32.c). */
+static int pos_features32(const struct rfx_params *p,
+			  const struct rfx_draw32 *w, int side, const float *X,
+			  size_t n, int M, struct rfx_featmat32 *F,
+			  struct rfx_err *err)
+{
+	(void)p;
+	(void)side;
+	(void)err;
+	rfx_featmat32_exp(F, w, X, n, M, 1.0f, NULL, -1.0, -0.5 * log((double)M));
+	return RFX_OK;
+}
+
 const struct rfx_estimator_type rfx_est_pos = {
 	.name = "pos",
 	.title = "PosRF, FAVOR+ (thesis sec. 4.2)",
@@ -66,4 +79,5 @@ const struct rfx_estimator_type rfx_est_pos = {
 	.log_variance = pos_log_variance,
 	.draw = rfx_draw_gaussian,
 	.features = pos_features,
+	.features32 = pos_features32,
 };

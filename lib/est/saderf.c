@@ -81,4 +81,5 @@ const struct rfx_estimator_type rfx_est_saderf = {
 	.log_variance = rfx_derf_log_variance,
 	.draw = rfx_draw_gaussian,
 	.features = rfx_derf_features,
+	.features32 = rfx_derf_features32,
 };

@@ -52,6 +52,19 @@ static int trig_features(const struct rfx_params *p, const struct rfx_draw *w,
 	return RFX_OK;
 }
 
+/* The same in float32 (lib/est/featmap32.c). */
+static int trig_features32(const struct rfx_params *p,
+			   const struct rfx_draw32 *w, int side, const float *X,
+			   size_t n, int M, struct rfx_featmat32 *F,
+			   struct rfx_err *err)
+{
+	(void)p;
+	(void)err;
+	rfx_featmat32_trig(F, w, X, n, M, side == 1 ? 1.0f : -1.0f,
+			   -0.5 * log((double)M));
+	return RFX_OK;
+}
+
 const struct rfx_estimator_type rfx_est_trig = {
 	.name = "trig",
 	.title = "TrigRF, Rahimi & Recht's random Fourier features (thesis sec. 2.1.3)",
@@ -65,4 +78,5 @@ const struct rfx_estimator_type rfx_est_trig = {
 	.log_variance = trig_log_variance,
 	.draw = rfx_draw_gaussian,
 	.features = trig_features,
+	.features32 = trig_features32,
 };

@@ -941,3 +941,135 @@ out:
 	free(units);
 	return ret;
 }
+
+/* ------------------------------------------------------------------------ */
+/* ORF Fig 2(c): the distribution of z over a dataset's pairs (msetable.h) */
+
+static const struct rfx_column zhist_cols[] = {
+	RFX_COL(rfx_mse_zhist_row, dataset, RFX_COL_STRING),
+	RFX_COL(rfx_mse_zhist_row, norm, RFX_COL_STRING),
+	RFX_COL(rfx_mse_zhist_row, d, RFX_COL_INT),
+	RFX_COL(rfx_mse_zhist_row, sigma, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_zhist_row, pairs, RFX_COL_LONG),
+	RFX_COL(rfx_mse_zhist_row, z_lo, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_zhist_row, z_hi, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_zhist_row, count, RFX_COL_LONG),
+	RFX_COL(rfx_mse_zhist_row, density, RFX_COL_DOUBLE),
+	RFX_COL(rfx_mse_zhist_row, cdf, RFX_COL_DOUBLE),
+};
+
+const struct rfx_schema rfx_mse_zhist_schema = {
+	"zhist", "distribution of z = |x - y| / sigma over dataset pairs",
+	sizeof(struct rfx_mse_zhist_row), RFX_NCOLS(zhist_cols), zhist_cols
+};
+
+/* Pairs per chunk: their indices and z, drawn and binned in order. */
+#define ZHIST_CHUNK 65536
+
+size_t rfx_mse_zhist_nrows(const struct rfx_mse_zhist_config *c)
+{
+	return (size_t)c->ndata * (size_t)c->nbins;
+}
+
+/* Bins the P pairs of one entry into cnt[0 .. nbins). */
+static int zhist_entry(const struct rfx_mse_zhist_config *c,
+		       const struct rfx_mse_data *dd, long *cnt, size_t *I,
+		       size_t *J, double *z, struct rfx_err *err)
+{
+	const struct rfx_dataset *ds = dd->ds;
+	size_t P = (size_t)c->pairs, d = (size_t)ds->d, done;
+	double inv = 1.0 / dd->sigma, scale = (double)c->nbins / c->z_max;
+	gsl_rng *r = rfx_rng_alloc_key(c->seed, &(struct rfx_rng_key){
+		.exp = "mse-table", .what = "zhist", .name = { data_key(dd) } });
+
+	if (!r)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	for (done = 0; done < P; done += ZHIST_CHUNK) {
+		long q, n = (long)(P - done < ZHIST_CHUNK ? P - done : ZHIST_CHUNK);
+
+		if (rfx_cancel_requested()) {
+			gsl_rng_free(r);
+			return rfx_error(err, RFX_EINTR, "interrupted");
+		}
+		pair_indices(ds, (size_t)n, r, I, J);
+#pragma omp parallel for schedule(static)
+		for (q = 0; q < n; q++) {
+			const double *x = ds->X + I[q] * d, *y = ds->X + J[q] * d;
+			double s = 0.0;
+			size_t l;
+
+			for (l = 0; l < d; l++)
+				s += (x[l] - y[l]) * (x[l] - y[l]);
+			z[q] = sqrt(s) * inv;
+		}
+		for (q = 0; q < n; q++) {
+			double b = floor(z[q] * scale); /* the bin of z */
+
+			if (b < (double)c->nbins)
+				cnt[(int)b]++;
+		}
+	}
+	gsl_rng_free(r);
+	return RFX_OK;
+}
+
+int rfx_mse_zhist_run(const struct rfx_mse_zhist_config *c,
+		      struct rfx_mse_zhist_row *rows, struct rfx_err *err)
+{
+	size_t *I = NULL, *J = NULL;
+	double *z = NULL;
+	long *cnt = NULL;
+	int k, b, ret = RFX_OK;
+
+	if (c->ndata < 1 || c->pairs < 1 || c->nbins < 1 ||
+	    !(c->z_max > 0.0 && isfinite(c->z_max)))
+		return rfx_error(err, RFX_EINVAL, "a z histogram needs datasets, "
+				 "pairs >= 1, bins >= 1 and z_max > 0");
+	for (k = 0; k < c->ndata; k++)
+		if (c->data[k].ds->n < 2 || !(c->data[k].sigma > 0.0))
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: pairs need at least 2 inputs and a "
+					 "positive bandwidth", c->data[k].ds->name);
+	I = malloc(ZHIST_CHUNK * sizeof(*I));
+	J = malloc(ZHIST_CHUNK * sizeof(*J));
+	z = malloc(ZHIST_CHUNK * sizeof(*z));
+	cnt = malloc((size_t)c->nbins * sizeof(*cnt));
+	if (!I || !J || !z || !cnt) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory for a z histogram");
+		goto out;
+	}
+	for (k = 0; k < c->ndata; k++) {
+		const struct rfx_mse_data *dd = &c->data[k];
+		double width = c->z_max / c->nbins;
+		long below = 0; /* pairs in the bins so far */
+
+		memset(cnt, 0, (size_t)c->nbins * sizeof(*cnt));
+		ret = zhist_entry(c, dd, cnt, I, J, z, err);
+		if (ret)
+			goto out;
+		for (b = 0; b < c->nbins; b++) {
+			struct rfx_mse_zhist_row *row = &rows[(size_t)k * c->nbins + b];
+
+			memset(row, 0, sizeof(*row));
+			snprintf(row->dataset, sizeof(row->dataset), "%s", dd->ds->name);
+			snprintf(row->norm, sizeof(row->norm), "%s", dd->norm);
+			row->d = dd->ds->d;
+			row->sigma = dd->sigma;
+			row->pairs = c->pairs;
+			row->z_lo = c->z_max * b / c->nbins;
+			row->z_hi = c->z_max * (b + 1) / c->nbins;
+			row->count = cnt[b];
+			row->density = (double)cnt[b] / ((double)c->pairs * width);
+			below += cnt[b];
+			row->cdf = (double)below / (double)c->pairs;
+		}
+		if (c->progress)
+			c->progress(c->progress_ctx, k + 1, c->ndata);
+	}
+out:
+	free(I);
+	free(J);
+	free(z);
+	free(cnt);
+	return ret;
+}

@@ -2,7 +2,9 @@
  * MSE tables: the mean squared error of kernel estimators on pairs of
  * dataset inputs, for HRF Table 1 (the softmax kernel on wine and Boston)
  * and the ORF paper's Figs 4 and 5c (the Gaussian kernel against D/d on
- * letter, USPS, MNIST and the UCI sets).
+ * letter, USPS, MNIST and the UCI sets); and the distribution of
+ * z = |x - y| / sigma over the same datasets' pairs (ORF Fig 2(c), at the
+ * end).
  *
  * A run has datasets (normalised and padded by the caller, lib/data/dataset.h),
  * methods (an estimator of the registry on a projection kind of
@@ -217,5 +219,61 @@ int rfx_mse_run(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 /* The second half of rfx_mse_run, for rows rfx_mse_plan has filled. */
 int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 		    struct rfx_err *err);
+
+/*
+ * ORF Fig 2(c): the distribution of z = |x - y| / sigma over pairs of a
+ * dataset's inputs, at the bandwidth of the MSE tables' entries (data, as
+ * rfx_mse_inputs_load prepares them; by default ORF sec. 5's rule, the
+ * mean distance to the 50th nearest neighbour). Per entry, P pairs
+ * (x_i, x_j) drawn as the tables draw theirs, i uniform and j uniform
+ * among the others (so uniform over the unordered pairs of distinct
+ * inputs), from the stream keyed ("mse-table", "zhist", the data's key),
+ * and z counted into nbins bins of width z_max / nbins covering
+ * [0, z_max); a z >= z_max counts in P only. One row per bin:
+ *   count    pairs with z_lo <= z < z_hi
+ *   density  count / (P (z_hi - z_lo)): "the count is normalized such
+ *            that the area under curve for each dataset is 1" (Fig 2(c)'s
+ *            caption); the bins' area is the fraction of pairs below z_max
+ *   cdf      the fraction of the P pairs with z < z_hi
+ * Distances are computed directly (sum of squared differences), in
+ * parallel over the pairs of a chunk; counts do not depend on the thread
+ * count.
+ */
+struct rfx_mse_zhist_config {
+	int ndata;
+	const struct rfx_mse_data *data;
+	long pairs;          /* P, >= 1 */
+	int nbins;           /* >= 1 */
+	double z_max;        /* > 0 */
+	uint64_t seed;
+	/* Called after each finished entry, serialised; may be NULL. */
+	void (*progress)(void *ctx, int done, int total);
+	void *progress_ctx;
+};
+
+struct rfx_mse_zhist_row {
+	char dataset[16];
+	char norm[16];
+	int d;             /* input dimension (after padding) */
+	double sigma;
+	long pairs;        /* P */
+	double z_lo, z_hi; /* the bin [z_lo, z_hi) */
+	long count;
+	double density;
+	double cdf;
+};
+
+extern const struct rfx_schema rfx_mse_zhist_schema;
+
+/* Rows of a run: ndata x nbins, bins within each entry. */
+size_t rfx_mse_zhist_nrows(const struct rfx_mse_zhist_config *c);
+
+/*
+ * Fills rows (rfx_mse_zhist_nrows of them). RFX_EINVAL for a bad
+ * configuration or an entry with fewer than 2 inputs (before any work),
+ * RFX_ENOMEM, RFX_EINTR when cancelled.
+ */
+int rfx_mse_zhist_run(const struct rfx_mse_zhist_config *c,
+		      struct rfx_mse_zhist_row *rows, struct rfx_err *err);
 
 #endif

@@ -6,7 +6,9 @@
  * pointers: packing A first measured no faster) and does 24 FMAs, so the
  * FMA units, not the loads, set the pace. The tiles of a 24-column panel
  * run top to bottom, reading that panel of B from L1. Narrower panels at
- * the right edge use 16- and masked 8-column tiles.
+ * the right edge use 16- and masked 8-column tiles. rfx_sgemm is the same
+ * kernel in single precision (one template, DEFINE_GEMM): 8 x 48 tiles,
+ * 16 floats a vector.
  */
 #include "num/gemm.h"
 
@@ -19,143 +21,176 @@
 #endif
 
 #ifdef RFX_GEMM_X86
+/*
+ * The kernel once for both precisions: S is the intrinsics' suffix, pd
+ * (double, 8 a vector) or ps (float, 16), and the types and widths follow
+ * from it.
+ */
+#define TY_pd double
+#define TY_ps float
+#define VEC_pd __m512d
+#define VEC_ps __m512
+#define MASK_pd __mmask8
+#define MASK_ps __mmask16
+#define W_pd 8
+#define W_ps 16
+#define TY(S) TY_##S
+#define VEC(S) VEC_##S
+#define MASK(S) MASK_##S
+#define W(S) W_##S
+
 /* The accumulators of row r: three, two or one vectors. */
-#define ACC3(r) __m512d c##r##0 = z, c##r##1 = z, c##r##2 = z
-#define ACC2(r) __m512d c##r##0 = z, c##r##1 = z
-#define ACC1(r) __m512d c##r##0 = z
+#define ACC3(S, r) VEC(S) c##r##0 = z, c##r##1 = z, c##r##2 = z
+#define ACC2(S, r) VEC(S) c##r##0 = z, c##r##1 = z
+#define ACC1(S, r) VEC(S) c##r##0 = z
 
 /* One FMA step for row r with the broadcast of A[r, p]. */
-#define STEP3(r)                                                       \
-	a = _mm512_set1_pd(a##r[p]);                                   \
-	c##r##0 = _mm512_fmadd_pd(a, b0, c##r##0);                     \
-	c##r##1 = _mm512_fmadd_pd(a, b1, c##r##1);                     \
-	c##r##2 = _mm512_fmadd_pd(a, b2, c##r##2)
-#define STEP2(r)                                                       \
-	a = _mm512_set1_pd(a##r[p]);                                   \
-	c##r##0 = _mm512_fmadd_pd(a, b0, c##r##0);                     \
-	c##r##1 = _mm512_fmadd_pd(a, b1, c##r##1)
-#define STEP1(r)                                                       \
-	a = _mm512_set1_pd(a##r[p]);                                   \
-	c##r##0 = _mm512_fmadd_pd(a, b0, c##r##0)
+#define STEP3(S, r)                                                    \
+	a = _mm512_set1_##S(a##r[p]);                                  \
+	c##r##0 = _mm512_fmadd_##S(a, b0, c##r##0);                    \
+	c##r##1 = _mm512_fmadd_##S(a, b1, c##r##1);                    \
+	c##r##2 = _mm512_fmadd_##S(a, b2, c##r##2)
+#define STEP2(S, r)                                                    \
+	a = _mm512_set1_##S(a##r[p]);                                  \
+	c##r##0 = _mm512_fmadd_##S(a, b0, c##r##0);                    \
+	c##r##1 = _mm512_fmadd_##S(a, b1, c##r##1)
+#define STEP1(S, r)                                                    \
+	a = _mm512_set1_##S(a##r[p]);                                  \
+	c##r##0 = _mm512_fmadd_##S(a, b0, c##r##0)
 
-#define OUT3(r)                                                        \
+#define OUT3(S, r)                                                     \
 	if (r < rows) {                                                \
-		double *cr = C + r * ldc;                              \
-		_mm512_storeu_pd(cr, _mm512_mul_pd(al, c##r##0));      \
-		_mm512_storeu_pd(cr + 8, _mm512_mul_pd(al, c##r##1));  \
-		_mm512_storeu_pd(cr + 16, _mm512_mul_pd(al, c##r##2)); \
+		TY(S) *cr = C + r * ldc;                               \
+		_mm512_storeu_##S(cr, _mm512_mul_##S(al, c##r##0));    \
+		_mm512_storeu_##S(cr + W(S), _mm512_mul_##S(al, c##r##1)); \
+		_mm512_storeu_##S(cr + 2 * W(S), _mm512_mul_##S(al, c##r##2)); \
 	}
-#define OUT2(r)                                                        \
+#define OUT2(S, r)                                                     \
 	if (r < rows) {                                                \
-		double *cr = C + r * ldc;                              \
-		_mm512_storeu_pd(cr, _mm512_mul_pd(al, c##r##0));      \
-		_mm512_storeu_pd(cr + 8, _mm512_mul_pd(al, c##r##1));  \
+		TY(S) *cr = C + r * ldc;                               \
+		_mm512_storeu_##S(cr, _mm512_mul_##S(al, c##r##0));    \
+		_mm512_storeu_##S(cr + W(S), _mm512_mul_##S(al, c##r##1)); \
 	}
-#define OUT1(r)                                                        \
+#define OUT1(S, r)                                                     \
 	if (r < rows)                                                  \
-		_mm512_mask_storeu_pd(C + r * ldc, mk,                 \
-				      _mm512_mul_pd(al, c##r##0))
+		_mm512_mask_storeu_##S(C + r * ldc, mk,                \
+				       _mm512_mul_##S(al, c##r##0))
 
-#define ROWS8(X) X(0); X(1); X(2); X(3); X(4); X(5); X(6); X(7)
+#define ROWS8(X, S) X(S, 0); X(S, 1); X(S, 2); X(S, 3); X(S, 4); X(S, 5); \
+	X(S, 6); X(S, 7)
 
 /*
  * The 8 row pointers of a tile: rows past the last (rows < 8) repeat row
  * 0, are computed and not stored.
  */
-#define ROWPTRS                                                        \
-	const double *a0 = A, *a1 = A + (rows > 1) * lda;              \
-	const double *a2 = A + (rows > 2) * 2 * lda;                   \
-	const double *a3 = A + (rows > 3) * 3 * lda;                   \
-	const double *a4 = A + (rows > 4) * 4 * lda;                   \
-	const double *a5 = A + (rows > 5) * 5 * lda;                   \
-	const double *a6 = A + (rows > 6) * 6 * lda;                   \
-	const double *a7 = A + (rows > 7) * 7 * lda
+#define ROWPTRS(S)                                                     \
+	const TY(S) *a0 = A, *a1 = A + (rows > 1) * lda;               \
+	const TY(S) *a2 = A + (rows > 2) * 2 * lda;                    \
+	const TY(S) *a3 = A + (rows > 3) * 3 * lda;                    \
+	const TY(S) *a4 = A + (rows > 4) * 4 * lda;                    \
+	const TY(S) *a5 = A + (rows > 5) * 5 * lda;                    \
+	const TY(S) *a6 = A + (rows > 6) * 6 * lda;                    \
+	const TY(S) *a7 = A + (rows > 7) * 7 * lda
 
-/* The 8 x 24 tile at C (rows of them stored): rows of A times B. */
-__attribute__((target("avx512f")))
-static void tile24(const double *A, size_t lda, const double *B, size_t ldb,
-		   double *C, size_t ldc, size_t k, double alpha, size_t rows)
-{
-	__m512d z = _mm512_setzero_pd(), a, al = _mm512_set1_pd(alpha);
-	size_t p;
-	ROWPTRS;
-
-	ROWS8(ACC3);
-	for (p = 0; p < k; p++) {
-		const double *bp = B + p * ldb;
-		__m512d b0 = _mm512_loadu_pd(bp), b1 = _mm512_loadu_pd(bp + 8);
-		__m512d b2 = _mm512_loadu_pd(bp + 16);
-
-		ROWS8(STEP3);
-	}
-	ROWS8(OUT3);
-}
-
-/* The same, 8 x 16. */
-__attribute__((target("avx512f")))
-static void tile16(const double *A, size_t lda, const double *B, size_t ldb,
-		   double *C, size_t ldc, size_t k, double alpha, size_t rows)
-{
-	__m512d z = _mm512_setzero_pd(), a, al = _mm512_set1_pd(alpha);
-	size_t p;
-	ROWPTRS;
-
-	ROWS8(ACC2);
-	for (p = 0; p < k; p++) {
-		const double *bp = B + p * ldb;
-		__m512d b0 = _mm512_loadu_pd(bp), b1 = _mm512_loadu_pd(bp + 8);
-
-		ROWS8(STEP2);
-	}
-	ROWS8(OUT2);
-}
-
-/* The same, 8 x cols for cols in 1..8 (masked loads and stores). */
-__attribute__((target("avx512f")))
-static void tile8(const double *A, size_t lda, const double *B, size_t ldb,
-		  double *C, size_t ldc, size_t k, double alpha, size_t rows,
-		  size_t cols)
-{
-	__m512d z = _mm512_setzero_pd(), a, al = _mm512_set1_pd(alpha);
-	__mmask8 mk = (__mmask8)((1u << cols) - 1u);
-	size_t p;
-	ROWPTRS;
-
-	ROWS8(ACC1);
-	for (p = 0; p < k; p++) {
-		__m512d b0 = _mm512_maskz_loadu_pd(mk, B + p * ldb);
-
-		ROWS8(STEP1);
-	}
-	ROWS8(OUT1);
-}
+#define TILE_ARGS(S)                                                   \
+	const TY(S) *A, size_t lda, const TY(S) *B, size_t ldb,        \
+	TY(S) *C, size_t ldc, size_t k, TY(S) alpha, size_t rows
 
 /*
- * Panels of 24 columns (then 16, then at most 8) left to right; in each,
- * the tiles top to bottom, so that the panel of B stays in L1 for all.
+ * The tiles of one precision: 8 x 3W (rows of A times B, rows of them
+ * stored), 8 x 2W, and 8 x cols for cols in 1..W (masked loads and
+ * stores); then the product, panels of 3W columns (then 2W, then at most
+ * W) left to right, in each the tiles top to bottom so that the panel of
+ * B stays in L1 for all.
  */
-static void gemm_avx512(size_t m, size_t n, size_t k, double alpha,
-			const double *A, size_t lda, const double *B,
-			size_t ldb, double *C, size_t ldc)
-{
-	size_t i0, j0, w;
-
-	for (j0 = 0; j0 < n; j0 += w) {
-		w = n - j0 >= 24 ? 24 : n - j0 >= 16 ? 16 : n - j0 < 8 ? n - j0 : 8;
-		for (i0 = 0; i0 < m; i0 += 8) {
-			const double *ai = A + i0 * lda;
-			double *ci = C + i0 * ldc + j0;
-			size_t r = m - i0 < 8 ? m - i0 : 8;
-
-			if (w == 24)
-				tile24(ai, lda, B + j0, ldb, ci, ldc, k, alpha, r);
-			else if (w == 16)
-				tile16(ai, lda, B + j0, ldb, ci, ldc, k, alpha, r);
-			else
-				tile8(ai, lda, B + j0, ldb, ci, ldc, k, alpha, r, w);
-		}
+#define DEFINE_GEMM(S, NAME)                                           \
+	__attribute__((target("avx512f")))                             \
+	static void NAME##_tile3(TILE_ARGS(S))                         \
+	{                                                              \
+		VEC(S) z = _mm512_setzero_##S(), a;                    \
+		VEC(S) al = _mm512_set1_##S(alpha);                    \
+		size_t p;                                              \
+		ROWPTRS(S);                                            \
+									\
+		ROWS8(ACC3, S);                                        \
+		for (p = 0; p < k; p++) {                              \
+			const TY(S) *bp = B + p * ldb;                 \
+			VEC(S) b0 = _mm512_loadu_##S(bp);              \
+			VEC(S) b1 = _mm512_loadu_##S(bp + W(S));       \
+			VEC(S) b2 = _mm512_loadu_##S(bp + 2 * W(S));   \
+									\
+			ROWS8(STEP3, S);                               \
+		}                                                      \
+		ROWS8(OUT3, S);                                        \
+	}                                                              \
+									\
+	__attribute__((target("avx512f")))                             \
+	static void NAME##_tile2(TILE_ARGS(S))                         \
+	{                                                              \
+		VEC(S) z = _mm512_setzero_##S(), a;                    \
+		VEC(S) al = _mm512_set1_##S(alpha);                    \
+		size_t p;                                              \
+		ROWPTRS(S);                                            \
+									\
+		ROWS8(ACC2, S);                                        \
+		for (p = 0; p < k; p++) {                              \
+			const TY(S) *bp = B + p * ldb;                 \
+			VEC(S) b0 = _mm512_loadu_##S(bp);              \
+			VEC(S) b1 = _mm512_loadu_##S(bp + W(S));       \
+									\
+			ROWS8(STEP2, S);                               \
+		}                                                      \
+		ROWS8(OUT2, S);                                        \
+	}                                                              \
+									\
+	__attribute__((target("avx512f")))                             \
+	static void NAME##_tile1(TILE_ARGS(S), size_t cols)            \
+	{                                                              \
+		VEC(S) z = _mm512_setzero_##S(), a;                    \
+		VEC(S) al = _mm512_set1_##S(alpha);                    \
+		MASK(S) mk = (MASK(S))((1u << cols) - 1u);             \
+		size_t p;                                              \
+		ROWPTRS(S);                                            \
+									\
+		ROWS8(ACC1, S);                                        \
+		for (p = 0; p < k; p++) {                              \
+			VEC(S) b0 = _mm512_maskz_loadu_##S(mk, B + p * ldb); \
+									\
+			ROWS8(STEP1, S);                               \
+		}                                                      \
+		ROWS8(OUT1, S);                                        \
+	}                                                              \
+									\
+	static void NAME(size_t m, size_t n, size_t k, TY(S) alpha,    \
+			 const TY(S) *A, size_t lda, const TY(S) *B,   \
+			 size_t ldb, TY(S) *C, size_t ldc)             \
+	{                                                              \
+		const size_t w1 = W(S), w2 = 2 * W(S), w3 = 3 * W(S);  \
+		size_t i0, j0, w;                                      \
+									\
+		for (j0 = 0; j0 < n; j0 += w) {                        \
+			w = n - j0 >= w3 ? w3 : n - j0 >= w2 ? w2      \
+			    : n - j0 < w1 ? n - j0 : w1;               \
+			for (i0 = 0; i0 < m; i0 += 8) {                \
+				const TY(S) *ai = A + i0 * lda;        \
+				TY(S) *ci = C + i0 * ldc + j0;         \
+				size_t r = m - i0 < 8 ? m - i0 : 8;    \
+									\
+				if (w == w3)                           \
+					NAME##_tile3(ai, lda, B + j0, ldb, ci, \
+						     ldc, k, alpha, r); \
+				else if (w == w2)                      \
+					NAME##_tile2(ai, lda, B + j0, ldb, ci, \
+						     ldc, k, alpha, r); \
+				else                                   \
+					NAME##_tile1(ai, lda, B + j0, ldb, ci, \
+						     ldc, k, alpha, r, w); \
+			}                                              \
+		}                                                      \
 	}
-}
+
+DEFINE_GEMM(pd, gemm_avx512)
+DEFINE_GEMM(ps, sgemm_avx512)
 
 static int have_avx512(void)
 {
@@ -207,6 +242,28 @@ void rfx_gemm(size_t m, size_t n, size_t k, double alpha, const double *A,
 #endif
 	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n,
 		    (int)k, alpha, A, (int)lda, B, (int)ldb, 0.0, C, (int)ldc);
+}
+
+void rfx_sgemm(size_t m, size_t n, size_t k, float alpha, const float *A,
+	       size_t lda, const float *B, size_t ldb, float *C, size_t ldc)
+{
+	size_t i;
+
+	if (m == 0 || n == 0)
+		return;
+	if (k == 0) {
+		for (i = 0; i < m; i++)
+			memset(C + i * ldc, 0, n * sizeof(float));
+		return;
+	}
+#ifdef RFX_GEMM_X86
+	if (kernel_takes(k)) {
+		sgemm_avx512(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+		return;
+	}
+#endif
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n,
+		    (int)k, alpha, A, (int)lda, B, (int)ldb, 0.0f, C, (int)ldc);
 }
 
 void rfx_gemm_nt(size_t m, size_t n, size_t k, const double *A, size_t lda,

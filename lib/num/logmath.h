@@ -37,6 +37,12 @@ double asin(double);
 double cos(double);
 #pragma omp declare simd notinbranch
 double sin(double);
+#pragma omp declare simd notinbranch
+float expf(float);
+#pragma omp declare simd notinbranch
+float cosf(float);
+#pragma omp declare simd notinbranch
+float sinf(float);
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
 	!defined(__SANITIZE_ADDRESS__)

@@ -1,5 +1,6 @@
 /*
- * Array log, log(e^a - 1) and log(1 - e^a), sin and cos, exp(x - m): see
+ * Array log, log(e^a - 1) and log(1 - e^a), sin and cos, exp(x - m), and
+ * sin, cos and exp in single precision: see
  * vmath.h. The portable kernel (the scalar functions of lib/num/logmath.h
  * in loops that GCC vectorises through libmvec) and the choice of kernel;
  * the AVX-512 kernel is lib/num/vmath_avx512.c.
@@ -85,9 +86,50 @@ static void exp_shift_generic(double *y, const double *x, double m, size_t n)
 	}
 }
 
+/* Single precision: libmvec's sinf and cosf, two loops as above. */
+RFX_SIMD_CLONES
+static void sincosf_generic(float *s, float *c, const float *x, size_t n)
+{
+	size_t k;
+
+#pragma omp simd
+	for (k = 0; k < n; k++)
+		s[k] = sinf(x[k]);
+#pragma omp simd
+	for (k = 0; k < n; k++)
+		c[k] = cosf(x[k]);
+}
+
+/*
+ * expf(x - m) with the lanes below the normal range (EXPF_ZERO_BELOW,
+ * whose results would be subnormal) set to 0, and clamped before the
+ * vector expf so that it hands no lane to the scalar expf.
+ */
+#define EXPF_ZERO_BELOW -87.33f
+
+RFX_SIMD_CLONES
+static void expf_shift_generic(float *y, const float *x, float m, size_t n)
+{
+	size_t k;
+
+#pragma omp simd
+	for (k = 0; k < n; k++) {
+		float u = x[k] - m;
+
+		y[k] = u < EXPF_ZERO_BELOW ? 0.0f : u; /* NaN passes */
+	}
+#pragma omp simd
+	for (k = 0; k < n; k++)
+		y[k] = expf(y[k]);
+#pragma omp simd
+	for (k = 0; k < n; k++)
+		y[k] = x[k] - m < EXPF_ZERO_BELOW ? 0.0f : y[k];
+}
+
 static const struct rfx_vmath_kernel generic = {
 	"generic", log_generic, logexpm1_generic, log1mexp_generic,
-	sincos_generic, exp_shift_generic
+	sincos_generic, exp_shift_generic, sincosf_generic, expf_shift_generic,
+	sincosf_generic, expf_shift_generic
 };
 
 /* The kernels, portable first; NULL-terminated. */
@@ -147,6 +189,33 @@ void rfx_vmath_sincos(double *s, double *c, const double *x, size_t n)
 void rfx_vmath_exp_shift(double *y, const double *x, double m, size_t n)
 {
 	impl()->exp_shift(y, x, m, n);
+}
+
+void rfx_vmath_sincosf(float *s, float *c, const float *x, size_t n)
+{
+	impl()->sincosf(s, c, x, n);
+}
+
+void rfx_vmath_expf_shift(float *y, const float *x, float m, size_t n)
+{
+	impl()->expf_shift(y, x, m, n);
+}
+
+void rfx_vmath_nt_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_sfence();
+#endif
+}
+
+void rfx_vmath_sincosf_nt(float *s, float *c, const float *x, size_t n)
+{
+	impl()->sincosf_nt(s, c, x, n);
+}
+
+void rfx_vmath_expf_shift_nt(float *y, const float *x, float m, size_t n)
+{
+	impl()->expf_shift_nt(y, x, m, n);
 }
 
 const char *rfx_vmath_kernel_name(void)

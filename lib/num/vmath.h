@@ -52,6 +52,40 @@ void rfx_vmath_sincos(double *s, double *c, const double *x, size_t n);
  */
 void rfx_vmath_exp_shift(double *y, const double *x, double m, size_t n);
 
+/*
+ * Single precision, for the float32 feature maps (lib/est/featmap32.h):
+ * s[k] = sinf(x[k]) and c[k] = cosf(x[k]), k < n, within 2 ulp (float)
+ * on AVX-512 (glibc's sinf and cosf beyond |x| = 2^16), libmvec's 4 ulp
+ * elsewhere; NaN for +-inf and NaN. c may be x; s must not overlap x or c.
+ */
+void rfx_vmath_sincosf(float *s, float *c, const float *x, size_t n);
+
+/*
+ * y[k] = expf(x[k] - m), k < n, within 1.5 ulp (float) on AVX-512, 4
+ * elsewhere: +inf above the float range (x[k] - m > 88.72), and 0 below
+ * its normal range (x[k] - m < -87.33, where the result would be
+ * subnormal: flushed so that no lane takes a microcode assist, see
+ * vmath_avx512.c). A row's features scaled by its largest are never
+ * above 1, so only the flush applies to them: features below 2^-126
+ * times the row's largest are 0 in float32. y must not overlap x.
+ */
+void rfx_vmath_expf_shift(float *y, const float *x, float m, size_t n);
+
+/*
+ * The same two with streaming (non-temporal) stores of the outputs that
+ * lie on 64-byte lines, for outputs far larger than the caches that are
+ * not read again soon: a line is written without first being read (the
+ * float32 maps at L = 65536 spend a fifth less time). The same values;
+ * the generic kernel's are the plain functions. Streaming stores are
+ * weakly ordered: call rfx_vmath_nt_fence after a batch of them, before
+ * the data is handed to another thread.
+ */
+void rfx_vmath_sincosf_nt(float *s, float *c, const float *x, size_t n);
+void rfx_vmath_expf_shift_nt(float *y, const float *x, float m, size_t n);
+
+/* Orders the streaming stores before every later store (sfence; no-op elsewhere). */
+void rfx_vmath_nt_fence(void);
+
 /* The functions of one kernel, for the tests and benchmarks. */
 struct rfx_vmath_kernel {
 	const char *name;
@@ -60,6 +94,10 @@ struct rfx_vmath_kernel {
 	void (*log1mexp)(double *y, const double *a, size_t n);
 	void (*sincos)(double *s, double *c, const double *x, size_t n);
 	void (*exp_shift)(double *y, const double *x, double m, size_t n);
+	void (*sincosf)(float *s, float *c, const float *x, size_t n);
+	void (*expf_shift)(float *y, const float *x, float m, size_t n);
+	void (*sincosf_nt)(float *s, float *c, const float *x, size_t n);
+	void (*expf_shift_nt)(float *y, const float *x, float m, size_t n);
 };
 
 /* The name of the kernel in use: "generic" or "avx512". */

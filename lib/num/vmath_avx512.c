@@ -502,12 +502,215 @@ static void exp_shift_avx512(double *y, const double *x, double m, size_t n)
 	}
 }
 
+
+/*
+ * Single precision, 16 lanes: the same reductions in float with FMA.
+ *
+ * sin and cos: n the integer nearest x 2/pi (the shift 1.5 2^23 leaves
+ * it in the low bits), r = x - n P1 - n P2 - n P3 with pi/2 = P1 + P2 +
+ * P3 + O(2^-73) in floats, all three positive (so that x = -0 keeps r =
+ * -0 and sin(-0) = -0). The first FMA is exact (n P1 is exact inside
+ * it and x - n P1, a multiple of 2^-24 below 1 in modulus, fits in 24
+ * bits), the next two round once each, so r is within about an ulp of
+ * itself for |x| <= 2^16; beyond, glibc's sinf and cosf. sin r = r +
+ * r^3 S(r^2) and cos r = 1 - r^2/2 + r^4 C(r^2), S and C of degree 2,
+ * Chebyshev fits in floats on r^2 in [0, 0.62] (tools/fit_sincos.py
+ * --float: 0.22 and 0.015 ulp of their own).
+ *
+ * exp(u), u = x - m: u = k log 2 + r, |r| <= log(2)/2 (k L1 exact
+ * inside the FMA), e^r = 1 + r + r^2 q(r) with q of degree 4 (Chebyshev,
+ * tools/fit_sincos.py --float: 0.18 ulp), 2^k by vscalefps. Lanes below
+ * -87.33 are 0: e^u would be subnormal, and any operation producing one
+ * costs a microcode assist (see vexp); u is clamped to [-87.33, 88.8]
+ * first, which keeps -inf from making r a NaN (a NaN passes through).
+ */
+#define X512F static inline __attribute__((always_inline, target("avx512f,fma")))
+
+static const float fpio2_1 = 0x1.921fb4p+0f;  /* pi/2 truncated to 24 bits */
+static const float fpio2_2 = 0x1.4442d0p-24f; /* the rest, truncated */
+static const float fpio2_3 = 0x1.84698ap-48f; /* and rounded: 1e-22 left */
+
+static const float fsq[3] = { -0x1.555552p-3f, 0x1.110c1cp-7f, -0x1.9ac2cap-13f };
+static const float fcq[3] = { 0x1.555554p-5f, -0x1.6c12c8p-10f, 0x1.9bd314p-16f };
+static const float feq[5] = { 0x1p-1f, 0x1.5554d8p-3f, 0x1.555516p-5f,
+			      0x1.12106cp-7f, 0x1.6d1606p-10f };
+
+/* sum_k c[k] w^k, k < n, Horner */
+X512F __m512 hornerf(const float *c, const int n, __m512 w)
+{
+	__m512 p = _mm512_set1_ps(c[n - 1]);
+	int m;
+
+#pragma GCC unroll 8
+	for (m = n - 2; m >= 0; m--)
+		p = _mm512_fmadd_ps(p, w, _mm512_set1_ps(c[m]));
+	return p;
+}
+
+X512F void vsincosf(__m512 x, __m512 *sp, __m512 *cp)
+{
+	const __m512 shift = _mm512_set1_ps(0x1.8p23f);
+	const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+	__m512 k = _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.45f306p-1f), shift);
+	__m512 n = _mm512_sub_ps(k, shift);
+	__m512i q = _mm512_castps_si512(k);
+	__m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(fpio2_1), x);
+	__m512 w, s, c, ss, cc;
+	__mmask16 swap, ns;
+
+	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(fpio2_2), r);
+	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(fpio2_3), r);
+	w = _mm512_mul_ps(r, r);
+	s = _mm512_fmadd_ps(_mm512_mul_ps(r, w), hornerf(fsq, 3, w), r);
+	c = _mm512_fmadd_ps(_mm512_mul_ps(w, w), hornerf(fcq, 3, w),
+			    _mm512_fnmadd_ps(_mm512_set1_ps(0.5f), w,
+					     _mm512_set1_ps(1.0f)));
+	/* sin r takes the sign of r (sin(-0) = -0), as in vsincos */
+	s = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+		_mm512_castps_si512(s), _mm512_castps_si512(r), sign, 0xd8));
+	swap = _mm512_test_epi32_mask(q, _mm512_set1_epi32(1));
+	ns = _mm512_test_epi32_mask(q, _mm512_set1_epi32(2));
+	ss = _mm512_mask_blend_ps(swap, s, c);
+	cc = _mm512_mask_blend_ps(swap, c, s);
+	*sp = _mm512_castsi512_ps(_mm512_mask_xor_epi32(
+		_mm512_castps_si512(ss), ns, _mm512_castps_si512(ss), sign));
+	*cp = _mm512_castsi512_ps(_mm512_mask_xor_epi32(
+		_mm512_castps_si512(cc), (__mmask16)(ns ^ swap),
+		_mm512_castps_si512(cc), sign));
+}
+
+/* Lanes far of x[0..15] through glibc (out of line: rare). */
+__attribute__((noinline)) static void sincosf_lanes(float *s, float *c,
+						    const float *x,
+						    unsigned far)
+{
+	int l;
+
+	for (l = 0; l < 16; l++)
+		if (far >> l & 1) {
+			s[l] = sinf(x[l]);
+			c[l] = cosf(x[l]);
+		}
+}
+
+/*
+ * 16 lanes under mask m; nt: whole aligned vectors go out by streaming
+ * stores (the caller checks alignment and passes nt only for m = 0xffff).
+ */
+X512F void sincosf_vec(float *s, float *c, const float *x, __mmask16 m,
+		       int nt)
+{
+	__m512 v = _mm512_maskz_loadu_ps(m, x), vs, vc;
+	__mmask16 far = _mm512_cmp_ps_mask(_mm512_abs_ps(v),
+					   _mm512_set1_ps(0x1p16f),
+					   _CMP_NLE_UQ) & m;
+
+	vsincosf(v, &vs, &vc);
+	if (far) {
+		float xs[16], ss[16], cs[16];
+
+		_mm512_storeu_ps(xs, v);
+		_mm512_storeu_ps(ss, vs);
+		_mm512_storeu_ps(cs, vc);
+		sincosf_lanes(ss, cs, xs, far);
+		vs = _mm512_loadu_ps(ss);
+		vc = _mm512_loadu_ps(cs);
+	}
+	if (nt) {
+		_mm512_stream_ps(s, vs);
+		_mm512_stream_ps(c, vc);
+		return;
+	}
+	_mm512_mask_storeu_ps(s, m, vs);
+	_mm512_mask_storeu_ps(c, m, vc);
+}
+
+/* The array loop; nt: streaming stores where s and c are on 64-byte lines. */
+X512F void sincosf_array(float *s, float *c, const float *x, size_t n, int nt)
+{
+	size_t k;
+
+	nt = nt && !(((uintptr_t)s | (uintptr_t)c) & 63);
+	for (k = 0; k + 16 <= n; k += 16)
+		sincosf_vec(s + k, c + k, x + k, (__mmask16)0xffff, nt);
+	if (k < n)
+		sincosf_vec(s + k, c + k, x + k,
+			    (__mmask16)((1u << (n - k)) - 1), 0);
+}
+
+__attribute__((target("avx512f,fma")))
+static void sincosf_avx512(float *s, float *c, const float *x, size_t n)
+{
+	sincosf_array(s, c, x, n, 0);
+}
+
+__attribute__((target("avx512f,fma")))
+static void sincosf_nt_avx512(float *s, float *c, const float *x, size_t n)
+{
+	sincosf_array(s, c, x, n, 1);
+}
+
+X512F __m512 vexpf(__m512 u)
+{
+	__mmask16 live = _mm512_cmp_ps_mask(u, _mm512_set1_ps(-87.33f),
+					    _CMP_NLT_UQ);
+	__m512 uc = _mm512_min_ps(_mm512_set1_ps(88.8f),
+				  _mm512_max_ps(_mm512_set1_ps(-87.33f), u));
+	__m512 k = _mm512_roundscale_ps(
+		_mm512_mul_ps(uc, _mm512_set1_ps(0x1.715476p+0f)),
+		_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.62e430p-1f), uc);
+	__m512 p;
+
+	r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-0x1.05c610p-29f), r);
+	p = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(r, r),
+					  hornerf(feq, 5, r), r),
+			  _mm512_set1_ps(1.0f));
+	return _mm512_maskz_mov_ps(live, _mm512_scalef_ps(p, k));
+}
+
+X512F void expf_array(float *y, const float *x, float m, size_t n, int nt)
+{
+	__m512 vm = _mm512_set1_ps(m);
+	size_t k;
+
+	if (nt && !((uintptr_t)y & 63)) {
+		for (k = 0; k + 16 <= n; k += 16)
+			_mm512_stream_ps(y + k, vexpf(_mm512_sub_ps(
+				_mm512_loadu_ps(x + k), vm)));
+	} else
+		for (k = 0; k + 16 <= n; k += 16)
+			_mm512_storeu_ps(y + k, vexpf(_mm512_sub_ps(
+				_mm512_loadu_ps(x + k), vm)));
+	if (k < n) {
+		__mmask16 t = (__mmask16)((1u << (n - k)) - 1);
+
+		_mm512_mask_storeu_ps(y + k, t, vexpf(_mm512_sub_ps(
+			_mm512_maskz_loadu_ps(t, x + k), vm)));
+	}
+}
+
+__attribute__((target("avx512f,fma")))
+static void expf_shift_avx512(float *y, const float *x, float m, size_t n)
+{
+	expf_array(y, x, m, n, 0);
+}
+
+__attribute__((target("avx512f,fma")))
+static void expf_shift_nt_avx512(float *y, const float *x, float m, size_t n)
+{
+	expf_array(y, x, m, n, 1);
+}
+
+#undef X512F
+
 #undef X512_ARRAY
 #undef X512
 
 const struct rfx_vmath_kernel rfx_vmath_avx512 = {
 	"avx512", log_avx512, logexpm1_avx512, log1mexp_avx512,
-	sincos_avx512, exp_shift_avx512
+	sincos_avx512, exp_shift_avx512, sincosf_avx512, expf_shift_avx512,
+	sincosf_nt_avx512, expf_shift_nt_avx512
 };
 
 #else

@@ -12,7 +12,11 @@ compiled at install.
     rfx.sklearn.RandomFeatures(...)          # a scikit-learn transformer
 
 Inputs are one per row (n x d) and are converted to C-contiguous float64
-(a copy only when needed); NaN, infinities, |x| > 1e75, a wrong number of
+(a copy only when needed), except that features keeps float32 inputs in
+float32: they go through the library's float32 path (single-precision
+projections and maps, about twice as fast; Model.float_native says whether
+the estimator has one) and the features come back float32, as NumPy
+functions preserve dtype; NaN, infinities, |x| > 1e75, a wrong number of
 dimensions or columns, and non-numeric data raise ValueError (the C
 library's RfxValueError for the values). An error of
 the C library raises RfxError (a ValueError for invalid arguments, a
@@ -108,6 +112,8 @@ def _load():
         "rfx_model_dim": (I, [P]),
         "rfx_model_features": (I, [P, I, D, S, D, E]),
         "rfx_model_features_f32": (I, [P, I, D, S, F, E]),
+        "rfx_model_features_float": (I, [P, I, F, S, F, E]),
+        "rfx_model_float_native": (I, [P]),
         "rfx_model_features_log": (I, [P, I, D, S, D, D, E]),
         "rfx_model_log_variance": (I, [P, D, S, D, S, D, E]),
         "rfx_kernel_log": (I, [C, D, S, D, S, I, D, E]),
@@ -151,8 +157,9 @@ def _bytes(s, what):
     return s.encode("utf-8")
 
 
-def _matrix(X, name="X", d=None):
-    """X as a C-contiguous float64 n x d array (a copy only when needed)."""
+def _matrix(X, name="X", d=None, keep_f32=False):
+    """X as a C-contiguous float64 n x d array (a copy only when needed);
+    float32 stays float32 when keep_f32."""
     a = np.asarray(X)
     if a.dtype == object:
         try:
@@ -170,6 +177,8 @@ def _matrix(X, name="X", d=None):
         raise ValueError("%s has %d columns, expected %d" % (name, a.shape[1], d))
     # NaN, infinities and |x| > 1e75 are the C library's to refuse (one
     # pass, in C): RfxValueError "X row 2 column 1 is not finite (nan)"
+    if keep_f32 and a.dtype == np.float32:
+        return np.ascontiguousarray(a)
     return np.ascontiguousarray(a, dtype=np.float64)
 
 
@@ -354,21 +363,42 @@ class Model:
         """Real feature columns (0 before the fit)."""
         return _lib.rfx_model_dim(self._h)
 
-    def features(self, X, side=1, dtype=np.float64, log_scale=False):
+    @property
+    def float_native(self):
+        """Whether float32 inputs run in single precision (trig, pos, oprf,
+        the DERFs); otherwise they are widened and the features rounded."""
+        return bool(_lib.rfx_model_float_native(self._h))
+
+    def features(self, X, side=1, dtype=None, log_scale=False):
         """The n x dim real features of X for side 1 (x's) or 2 (y's).
 
         Row i of side 1 dotted with row k of side 2 estimates K(x_i, y_k)
         (SM for kernel="softmax"); a complex feature gives [Re, Im] on
-        side 1, [Re, -Im] on side 2. dtype float32 rounds once from double.
-        log_scale=True returns (F, s) with the features F[i] * exp(s[i])
-        and no overflow.
+        side 1, [Re, -Im] on side 2. dtype None keeps X's: float32 X goes
+        through the float32 path (the draw rounded to float, the map in
+        single precision) and gives float32; other X gives float64.
+        dtype=float32 with float64 X rounds the float64 features once;
+        dtype=float64 with float32 X widens X first. log_scale=True
+        returns (F, s) in float64 with the features F[i] * exp(s[i]) and
+        no overflow.
         """
-        X = _matrix(X, "X", self.d)
+        if dtype is None:
+            dtype = np.float32 if (getattr(X, "dtype", None) == np.float32
+                                   and not log_scale) else np.float64
+        dtype = np.dtype(dtype)
+        X = _matrix(X, "X", self.d, keep_f32=dtype == np.float32)
         n, D = X.shape[0], self.dim
         err = _Err()
         if side not in (1, 2):
             raise ValueError("side must be 1 (x) or 2 (y), got %r" % (side,))
-        dtype = np.dtype(dtype)
+        if log_scale and X.dtype == np.float32:
+            X = X.astype(np.float64)
+        if X.dtype == np.float32:
+            out = np.empty((n, D), dtype=np.float32)
+            _check(_lib.rfx_model_features_float(
+                self._h, side, _ptr(X, ctypes.c_float), n,
+                _ptr(out, ctypes.c_float), ctypes.byref(err)), err)
+            return out
         if log_scale:
             out = np.empty((n, D), dtype=np.float64)
             s = np.empty(n, dtype=np.float64)
@@ -411,18 +441,19 @@ def _pairs_or_sets(x, y):
 
 
 def features(X, method, n_features, projection="iid", seed=None, side=1,
-             params=None, kernel="gauss", dtype=np.float64, fit_to=None):
+             params=None, kernel="gauss", dtype=None, fit_to=None):
     """The real feature matrix of X (n x d) for estimator method with budget
     n_features, projections of kind projection drawn from seed (rfx's
     default seed when None), side 1 or 2. Parameters not given in params
     (a dict, or rfx's "A=-0.1;t=1") are fitted to fit_to, a pair (X1, Y1)
     of sets (default: X against itself). Equals `rfx features` for the same
-    arguments byte for byte in float64."""
-    X = _matrix(X)
+    arguments byte for byte in float64. float32 X gives float32 features
+    from the float32 path (dtype None), as Model.features."""
+    X = _matrix(X, keep_f32=True)
     m = Model(method, X.shape[1], n_features, projection, kernel)
     m.set_params(params)
     if fit_to is None:
-        m.fit(X, X)
+        m.fit(X, X)  # the fit widens to float64
     else:
         m.fit(fit_to[0], fit_to[1])
     m.draw(seed)

@@ -100,9 +100,12 @@ class RandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return float(np.sqrt(2.0 * g))
 
     def _scaled(self, X):
+        """X times sqrt(2 gamma), float32 kept float32 (the float32 path)."""
         s = self._scale()
-        X = np.asarray(X, dtype=np.float64)
-        return X if s == 1.0 else X * s
+        X = np.asarray(X)
+        if X.dtype != np.float32:
+            X = np.asarray(X, dtype=np.float64)
+        return X if s == 1.0 else X * X.dtype.type(s)
 
     def fit(self, X, y=None):
         """Fits the parameters to X and draws the projections."""
@@ -115,7 +118,7 @@ class RandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         else:
             rs = check_random_state(self.random_state)
             seed = int(rs.randint(np.iinfo(np.int32).max))
-        Xs = self._scaled(X)
+        Xs = self._scaled(X).astype(np.float64, copy=False)
         m = Model(self.method, X.shape[1], self.n_components,
                   self.projection, self.kernel)
         m.set_params(self.params)
@@ -154,7 +157,8 @@ class RandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return self._get_model().features(self._scaled(X), side, dtype)
 
     def transform(self, X):
-        """Features of side `side` (float32 for float32 input)."""
+        """Features of side `side`: float32 input runs rfx's float32 path
+        (single precision throughout) and gives float32."""
         return self._transform(X, self.side)
 
     def transform_other(self, X):

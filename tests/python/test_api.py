@@ -172,8 +172,41 @@ class TestArrays(unittest.TestCase):
             rfx.features(Xi.astype(float), "trig", 4, seed=1)))
         X32 = X.astype(np.float32)
         self.assertTrue(np.array_equal(
-            rfx.features(X32, "oprf", 16, "ort", seed=3),
+            rfx.features(X32, "oprf", 16, "ort", seed=3, dtype=np.float64),
             rfx.features(X32.astype(np.float64), "oprf", 16, "ort", seed=3)))
+
+    def test_float32_path(self):
+        """float32 input keeps its dtype and runs the float32 path: each
+        feature within the bound of lib/est/featmap32.h of the float64
+        one (u = 2^-24; |w.x| off by (d + 2) u sum|w_l x_l| <= (d + 2) u
+        6 |x|_1, |w_l| < 6 for these draws; trig absolute, scaled by
+        1/sqrt(M); pos relative, plus (d + 2) u |x|^2 and 4u)."""
+        u, d, M = 2.0 ** -24, 8, 16
+        X = np.random.default_rng(3).normal(size=(50, d)) * 0.4
+        X32 = X.astype(np.float32)
+        l1 = np.abs(X).sum(1)[:, None]
+        xx = (X * X).sum(1)[:, None]
+        F32 = rfx.features(X32, "trig", M, seed=6)
+        F64 = rfx.features(X, "trig", M, seed=6)
+        self.assertEqual(F32.dtype, np.float32)
+        bound = ((d + 2) * u * 6 * l1 + 2 * u) / np.sqrt(M) + u
+        self.assertTrue(np.all(np.abs(F32 - F64) <= bound))
+        P32 = rfx.features(X32, "pos", M, seed=6)
+        P64 = rfx.features(X, "pos", M, seed=6)
+        bound = ((d + 2) * u * (6 * l1 + xx) + 4 * u) * P64
+        self.assertEqual(P32.dtype, np.float32)
+        self.assertTrue(np.all(np.abs(P32 - P64) <= bound))
+        for method, native in (("trig", True), ("pos", True), ("oprf", True),
+                               ("sderf", True), ("gerf", False), ("ang", False)):
+            m = rfx.Model(method, d, M).fit(X).draw(1)
+            self.assertEqual(m.float_native, native, method)
+            self.assertEqual(m.features(X32).dtype, np.float32)
+        # no float32 map: the float64 features of the widened input, rounded
+        m = rfx.Model("gerf", d, M).fit(X).draw(2)
+        self.assertTrue(np.array_equal(
+            m.features(X32), m.features(X32.astype(np.float64)).astype(np.float32)))
+        with self.assertRaises(ValueError):
+            rfx.features(np.full((2, d), np.nan, dtype=np.float32), "trig", M)
 
     def test_float32_output(self):
         X = np.random.default_rng(2).normal(size=(20, 5)) * 0.5

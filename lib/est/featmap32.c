@@ -1,0 +1,247 @@
+/*
+ * The float32 feature maps of featmap32.h: the fused projection and
+ * transform of lib/est/featmap.c in single precision. A block of rows is
+ * projected by one rfx_sgemm (16 floats a vector: half the time of the
+ * double product) into scratch that stays in L2, then transformed by the
+ * float vector sincos or exp (16 lanes) into the float output (half the
+ * memory traffic). Outputs that large go out by streaming stores
+ * (rfx_vmath_sincosf_nt): each line is written without being read first,
+ * which saved a fifth of the trig map's time at L = 65536. The threading is featmap.c's (rfx_featmat_run_blocks),
+ * so rows do not depend on the thread count.
+ */
+#include "est/featmap32.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "num/gemm.h"
+#include "num/logmath.h"
+#include "num/vmath.h"
+
+/* Output elements (n x M) from which the maps project into scratch. */
+#define SCRATCH_MIN_ELEMS ((size_t)1 << 19)
+
+/* Floats a row chunk of exp_row works on at once. */
+#define CHUNK 256
+
+struct rfx_draw32 *rfx_draw32_alloc(const struct rfx_draw *w)
+{
+	struct rfx_draw32 *v = calloc(1, sizeof(*v));
+	size_t i, nd = (size_t)w->d * (size_t)w->cap;
+
+	if (!v)
+		return NULL;
+	v->omega = malloc(nd * sizeof(float));
+	if (!v->omega) {
+		free(v);
+		return NULL;
+	}
+	v->d = w->d;
+	v->cap = w->cap;
+	for (i = 0; i < nd; i++)
+		v->omega[i] = (float)w->omega[i];
+	return v;
+}
+
+void rfx_draw32_free(struct rfx_draw32 *w)
+{
+	if (!w)
+		return;
+	free(w->omega);
+	free(w);
+}
+
+void rfx_draw32_colnorms(const struct rfx_draw32 *w, int M, double A,
+			 float *out)
+{
+	int m, l;
+
+	for (m = 0; m < M; m++) {
+		double s = 0.0;
+
+		for (l = 0; l < w->d; l++) {
+			double o = w->omega[(size_t)l * (size_t)w->cap + (size_t)m];
+
+			s += o * o;
+		}
+		out[m] = (float)(A * s);
+	}
+}
+
+static float *alloc_lines(size_t n)
+{
+	return aligned_alloc(64, (n * sizeof(float) + 63) & ~(size_t)63);
+}
+
+struct rfx_featmat32 *rfx_featmat32_alloc(size_t n, int D)
+{
+	struct rfx_featmat32 *F;
+	size_t nd = n * (size_t)D;
+
+	if (n == 0 || D < 1)
+		return NULL;
+	F = calloc(1, sizeof(*F));
+	if (!F)
+		return NULL;
+	F->cap_n = n;
+	F->cap_D = D;
+	F->re = alloc_lines(nd);
+	F->im = alloc_lines(nd);
+	F->lscale = malloc(n * sizeof(double));
+	F->cwork = malloc((size_t)D * sizeof(float));
+	if (!F->re || !F->im || !F->lscale || !F->cwork) {
+		rfx_featmat32_free(F);
+		return NULL;
+	}
+	return F;
+}
+
+void rfx_featmat32_free(struct rfx_featmat32 *F)
+{
+	if (!F)
+		return;
+	free(F->re);
+	free(F->im);
+	free(F->lscale);
+	free(F->cwork);
+	free(F);
+}
+
+/* What a map does to each block. */
+struct fused32 {
+	const struct rfx_draw32 *w;
+	const float *X;        /* n x d inputs */
+	int M;                 /* features */
+	int trig;              /* 1: trig, 0: exp */
+	float sgn;             /* trig: sign of the sine */
+	float b;               /* exp: factor of the projection */
+	const float *a;        /* exp: column constants or NULL */
+	double c, e;           /* exp: row constant c|x|^2 + e */
+	struct rfx_featmat32 *F;
+};
+
+/*
+ * One row of the exp map: v = b w.x (from the product) plus a, then out =
+ * expf(v - max v) (out may be v: through a chunk on the stack); returns
+ * max v (0 if every v is -inf).
+ */
+RFX_SIMD_CLONES
+static float exp_row(float *out, float *v, const float *a, int M, int nt)
+{
+	float m = -INFINITY, t[CHUNK];
+	int j, c;
+
+	if (a) {
+#pragma omp simd reduction(max : m)
+		for (j = 0; j < M; j++) {
+			float s = v[j] + a[j];
+
+			v[j] = s;
+			m = s > m ? s : m;
+		}
+	} else {
+#pragma omp simd reduction(max : m)
+		for (j = 0; j < M; j++)
+			m = v[j] > m ? v[j] : m;
+	}
+	if (m == -INFINITY)
+		m = 0.0f;
+	for (j = 0; j < M; j += CHUNK) {
+		c = M - j < CHUNK ? M - j : CHUNK;
+		if (out != v) {
+			if (nt)
+				rfx_vmath_expf_shift_nt(out + j, v + j, m, (size_t)c);
+			else
+				rfx_vmath_expf_shift(out + j, v + j, m, (size_t)c);
+			continue;
+		}
+		rfx_vmath_expf_shift(t, v + j, m, (size_t)c);
+		memcpy(v + j, t, (size_t)c * sizeof(float));
+	}
+	return m;
+}
+
+/* |x|^2 in float */
+RFX_SIMD_CLONES
+static float sumsq(const float *x, size_t d)
+{
+	float s = 0.0f;
+	size_t l;
+
+#pragma omp simd reduction(+ : s)
+	for (l = 0; l < d; l++)
+		s += x[l] * x[l];
+	return s;
+}
+
+/* Rows i0..i0+cnt-1: project into scr (or F->re), transform into F. */
+static void block32(const void *ctx, size_t i0, size_t cnt, void *scr)
+{
+	const struct fused32 *f = ctx;
+	const struct rfx_draw32 *w = f->w;
+	struct rfx_featmat32 *F = f->F;
+	size_t M = (size_t)f->M, d = (size_t)w->d, i;
+	float *re = F->re + i0 * M, *pr = scr ? scr : re;
+
+	/*
+	 * trig takes sgn as the product's factor: sin(-p) = -sin p and cos(-p)
+	 * = cos p exactly (the kernels are odd and even), so the sign costs
+	 * no pass over the output
+	 */
+	rfx_sgemm(cnt, M, d, f->trig ? f->sgn : f->b, f->X + i0 * d, d,
+		  w->omega, (size_t)w->cap, pr, M);
+	if (f->trig) {
+		float *im = F->im + i0 * M;
+
+		if (scr)
+			rfx_vmath_sincosf_nt(im, re, pr, cnt * M);
+		else
+			rfx_vmath_sincosf(im, re, pr, cnt * M);
+		if (scr)
+			rfx_vmath_nt_fence();
+		return;
+	}
+	for (i = 0; i < cnt; i++)
+		F->lscale[i0 + i] = (double)exp_row(re + i * M, pr + i * M, f->a,
+						    f->M, scr != NULL) +
+				    f->c * (double)sumsq(f->X + (i0 + i) * d, d) +
+				    f->e;
+	if (scr)
+		rfx_vmath_nt_fence();
+}
+
+static void run32(const struct fused32 *f, size_t n)
+{
+	size_t B = rfx_featmat_block_rows(f->M);
+	size_t scr = n * (size_t)f->M >= SCRATCH_MIN_ELEMS
+			     ? B * (size_t)f->M * sizeof(float) : 0;
+
+	rfx_featmat_run_blocks(n, B, scr, block32, f);
+}
+
+void rfx_featmat32_trig(struct rfx_featmat32 *F, const struct rfx_draw32 *w,
+			const float *X, size_t n, int M, float sgn, double ls)
+{
+	struct fused32 f = { w, X, M, 1, sgn, 1.0f, NULL, 0.0, 0.0, F };
+	size_t i;
+
+	run32(&f, n);
+	for (i = 0; i < n; i++)
+		F->lscale[i] = ls;
+	F->n = n;
+	F->D = M;
+	F->is_complex = 1;
+}
+
+void rfx_featmat32_exp(struct rfx_featmat32 *F, const struct rfx_draw32 *w,
+		       const float *X, size_t n, int M, float b,
+		       const float *colconst, double c, double e)
+{
+	struct fused32 f = { w, X, M, 0, 1.0f, b, colconst, c, e, F };
+
+	run32(&f, n);
+	F->n = n;
+	F->D = M;
+	F->is_complex = 0;
+}
