@@ -17,15 +17,15 @@ do for [t in "png pdf"] {
 	eval(t eq "png" ? png_term : pdf_term)
 	set output out.".".t
 	set multiplot layout 2,2 title "log-variance of the positive estimators, FAVOR#'s DERFs beside OPRF and GeomRF+ (thesis Fig 6.4's setting, d = 64)"
-	do for [r in regimes] {
-		set title r
+	do for [reg in regimes] {
+		set title reg
 		set xlabel "gamma"
 		set ylabel "log Var"
 		set key left top Left reverse font ",9"
-		plot for [m in ms] where("variance", "--where method=".m." --where regime=".r) \
+		plot for [m in ms] where("variance", "--where method=".m." --where regime=".reg) \
 			using "gamma":(column("logvar_mean")-column("logvar_std")):(column("logvar_mean")+column("logvar_std")) \
 			with filledcurves lc rgb dc(m) notitle, \
-		     for [m in ms] where("variance", "--where method=".m." --where regime=".r) \
+		     for [m in ms] where("variance", "--where method=".m." --where regime=".reg) \
 			using "gamma":"logvar_mean" with linespoints lw 2 dt ddt(m) pt dpt(m) lc rgb dc(m) title m
 	}
 	unset multiplot
