@@ -18,6 +18,7 @@
 #include "dist.h"
 #include "base/fmt.h"
 #include "base/rng.h"
+#include "num/blas.h"
 
 const char *volatile rfx_cli_tmpfile;
 
@@ -29,6 +30,21 @@ const char *volatile rfx_cli_tmpfile;
  * or removed; unlinking it once more then is harmless.
  */
 static char tmpname[PATH_MAX + sizeof(".tmp.XXXXXX")];
+
+int rfx_cli_threads(int threads)
+{
+	int t = 1, k;
+
+#ifdef _OPENMP
+	t = threads > 0 ? threads : omp_get_max_threads();
+#endif
+	k = rfx_blas_reserve(t);
+#ifdef _OPENMP
+	if (k > 0 && (k < t || threads > 0))
+		omp_set_num_threads(k);
+#endif
+	return k;
+}
 
 int rfx_cli_fail(int code, const char *fmt, ...)
 {
@@ -104,9 +120,7 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 	for (o = opts; o->name; o++)
 		if (!strcmp(o->name, "threads") && o->kind == RFX_OPT_INT &&
 		    *(const int *)o->dest > 0) {
-#ifdef _OPENMP
-			omp_set_num_threads(*(const int *)o->dest);
-#endif
+			rfx_cli_threads(*(const int *)o->dest);
 		}
 	if (*help)
 		rfx_opt_help(cmd, usage, summary, opts, stdout);

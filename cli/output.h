@@ -35,6 +35,16 @@ int rfx_cli_exit_code(int status);
  */
 int rfx_cli_error(const struct rfx_err *err);
 
+/*
+ * Sets OpenMP's thread count to threads (0: the default, every core or
+ * OMP_NUM_THREADS) and has OpenBLAS map the buffers of that many threads
+ * at once (num/blas.h), so that no product hangs for want of one under a
+ * tight `ulimit -v`: when fewer fit, as many threads as fit (the results
+ * are the same bytes whatever the count). Returns the count set; 0, with
+ * nothing set or printed, when not even one buffer fits.
+ */
+int rfx_cli_threads(int threads);
+
 /* "rfx: <msg>" on stderr; returns code. */
 int rfx_cli_fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

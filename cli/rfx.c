@@ -6,6 +6,8 @@
  * 1 run-time failure, 2 usage error, 128 + signal when interrupted).
  * Around the command, cli/dist.c sets up mpirun and --shard runs.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <hdf5.h>
 #include <limits.h>
 #include <signal.h>
@@ -31,6 +33,11 @@ struct rfx_cmd {
 	const char *summary;
 	/* Which estimators its --method takes (NULL: it takes none). */
 	int (*methods)(const struct rfx_estimator_type *e);
+	/*
+	 * 1 if it never calls the BLAS: it runs under a `ulimit -v` too
+	 * tight for OpenBLAS's buffers (rfx_cli_threads).
+	 */
+	int no_blas;
 };
 
 /* A --method that takes every estimator of the registry. */
@@ -62,7 +69,7 @@ static const struct rfx_cmd commands[] = {
 	  "error and cost of random-feature attention for every estimator (thesis Figs 3.3, 3.6)" },
 	{ "features", cmd_features,
 	  "the random feature matrix of your inputs, as librfx and Python's rfx.features give it" },
-	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV" },
+	{ "dump", cmd_dump, "print the tables of an rfx HDF5 file as TSV", NULL, 1 },
 	{ "uci-classify", cmd_uci_classify,
 	  "kernel regression classification on eight UCI datasets (thesis Tables 6.1-6.3)",
 	  every_estimator },
@@ -71,10 +78,105 @@ static const struct rfx_cmd commands[] = {
 	{ "merge", cmd_merge,
 	  "merge the shard files of a run made with --shard i/N into its output" },
 	{ "help", cmd_help,
-	  "show help for rfx or for a command; 'rfx help estimators' lists the estimators" },
-	{ "version", cmd_version, "print the version and build commit" },
-	{ NULL, NULL, NULL, NULL }
+	  "show help for rfx or for a command; 'rfx help estimators' lists the estimators",
+	  NULL, 1 },
+	{ "version", cmd_version, "print the version and build commit", NULL, 1 },
+	{ NULL, NULL, NULL, NULL, 0 }
 };
+
+/*
+ * OpenBLAS built on pthreads starts its pool of threads in its constructor,
+ * before main, and each thread at once asks for its 128 MiB buffer and
+ * retries for ever when it cannot have it: under `ulimit -v 150000` a run
+ * did its work and then hung at exit, deaf to SIGTERM, with exit() joining
+ * that spinning thread in OpenBLAS's destructor. rfx runs every BLAS call
+ * on one thread (its parallelism is OpenMP over blocks, lib/num/blas.h), so
+ * it never wants that pool.
+ *
+ * OPENBLAS_NUM_THREADS=1 would keep OpenBLAS from starting it, but nothing
+ * in the process can set the variable early enough: a function in the
+ * executable's .preinit_array runs before every library's constructor, but
+ * libc's own constructor then resets environ to the environment rfx was
+ * given (and starting rfx again with the variable doubled its start-up
+ * time). So before_libraries (below), run from there, sets what OpenBLAS's
+ * constructor would have set from the variable: its thread counts, which
+ * it exports, to 1. The constructor then skips reading the environment and
+ * starts no thread (blas_thread_init starts blas_num_threads - 1). The
+ * references are weak: with a BLAS that has no such counts (an OpenBLAS
+ * built on OpenMP starts no pool at load) they are NULL and nothing is
+ * done. tests/t_cmd_faults.sh checks the result under `ulimit -v`.
+ */
+extern int blas_cpu_number __attribute__((weak));
+extern int blas_num_threads __attribute__((weak));
+
+/*
+ * An OMP_NUM_THREADS that libgomp would refuse, taken out of the
+ * environment before libgomp's constructor read it (NULL: none). libgomp
+ * printed "libgomp: Invalid value for environment variable OMP_NUM_THREADS"
+ * after a blank line and ran on with its default; rfx refuses it in main,
+ * in one line, as it does a bad --threads.
+ */
+static const char *bad_omp_threads;
+
+/*
+ * Whether s is what libgomp accepts in OMP_NUM_THREADS: positive integers
+ * separated by commas, blanks allowed around each (its
+ * parse_unsigned_long_list, with strtoul's syntax).
+ */
+static int omp_threads_ok(const char *s)
+{
+	for (;;) {
+		unsigned long v;
+		char *end;
+
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!isdigit((unsigned char)*s) && *s != '+')
+			return 0;
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (errno || end == s || v == 0 || v > INT_MAX)
+			return 0;
+		s = end;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s == '\0')
+			return 1;
+		if (*s++ != ',')
+			return 0;
+	}
+}
+
+/*
+ * Runs before every library's constructor (the executable's
+ * .preinit_array): OpenBLAS without its pool (above), and OMP_NUM_THREADS
+ * checked before libgomp reads it. environ cannot grow here (libc's
+ * constructor resets it to this array), but an entry can be taken out.
+ */
+static void before_libraries(int argc, char **argv, char **envp)
+{
+	static const char var[] = "OMP_NUM_THREADS=";
+	size_t i, k;
+
+	(void)argc;
+	(void)argv;
+	if (&blas_cpu_number && &blas_num_threads) {
+		blas_cpu_number = 1;
+		blas_num_threads = 1;
+	}
+	for (i = k = 0; envp[i]; i++) {
+		if (!strncmp(envp[i], var, sizeof(var) - 1) &&
+		    !omp_threads_ok(envp[i] + sizeof(var) - 1)) {
+			bad_omp_threads = envp[i] + sizeof(var) - 1;
+			continue;
+		}
+		envp[k++] = envp[i];
+	}
+	envp[k] = NULL;
+}
+
+__attribute__((section(".preinit_array"), used)) static void (*const
+	preinit)(int, char **, char **) = before_libraries;
 
 static volatile sig_atomic_t caught_signal;
 
@@ -343,6 +445,10 @@ int main(int argc, char **argv)
 	gsl_set_error_handler_off();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	install_signals();
+	if (bad_omp_threads)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "OMP_NUM_THREADS must be a positive number of threads (or a list of them), got '%s'",
+				    bad_omp_threads);
 	if (argc < 2) {
 		usage(stderr);
 		return RFX_EXIT_USAGE;
@@ -356,6 +462,10 @@ int main(int argc, char **argv)
 	c = find_cmd(argv[1]);
 	if (!c)
 		return unknown_command(argv[1]);
+	/* OpenBLAS's buffers now, or a product would hang (cli/output.h) */
+	if (!c->no_blas && !rfx_cli_threads(0))
+		return rfx_cli_fail(RFX_EXIT_FAIL,
+				    "out of memory: the BLAS needs 128 MiB of address space per thread (ulimit -v)");
 	/* --shard leaves argv first: files record the serial command line */
 	ret = rfx_dist_args(argv[1], &argc, argv);
 	if (ret)

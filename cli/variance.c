@@ -1000,10 +1000,8 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 				    o.proj_text);
 	if (!o.map && rfx_proj_parse(o.proj_text, &o.proj, &err))
 		return usage_fail(&err);
-#ifdef _OPENMP
 	if (o.threads > 0)
-		omp_set_num_threads(o.threads);
-#endif
+		rfx_cli_threads(o.threads);
 	if (o.map) {
 		if (dflt_d)
 			o.dlist = strcmp(o.map, "sum") ? "64" : "16,32,64,128";

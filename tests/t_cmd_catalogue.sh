@@ -118,6 +118,13 @@ npy() {
 	  head -c "$4" /dev/zero; } > "$1"
 }
 printf '1,2,3\n4,5,6\n' > "$FX/m_good.csv"
+# Data that cannot serve (a run-time error, exit 1, not a usage error):
+# one row, and rows all equal (a bandwidth of 0), with and without labels.
+printf '1,2,3\n' > "$FX/m_one.csv"
+printf '1,2,0\n' > "$FX/m_onelab.csv"
+printf '1,2,0\n3,1,1\n' > "$FX/m_twolab.csv"
+awk 'BEGIN { for (i = 0; i < 40; i++) print "1.5,-2,0.25" }' > "$FX/m_equal.csv"
+awk 'BEGIN { for (i = 0; i < 40; i++) print "1.5,-2," i % 2 }' > "$FX/m_equallab.csv"
 printf '1,2\n3,4\n' > "$FX/m_d2.csv"
 printf '0\n1\n1\n' > "$FX/m_lab3.txt"
 printf '1,2,3\n4,nan,6\n' > "$FX/m_nan.csv"
@@ -333,6 +340,15 @@ cat > "$tmp/catalogue" <<'END'
 1|label column 5 is outside '$FX/m_good.csv'|uci-classify --dataset $FX/m_good.csv --label-column 5 -o out.h5
 1|has 3 labels but '$FX/m_good.csv' has 2 rows|uci-classify --dataset $FX/m_good.csv --labels $FX/m_lab3.txt -o out.h5
 2|needs its labels|svm-classify --dataset $FX/m_good.csv -o out.h5
+1|pairs need at least 2 inputs|mse-table --dataset $FX/m_one.csv --method trig -o out.h5
+1|1 input is too few for a bandwidth|mse-table --dataset $FX/m_one.csv --kernel gauss --method trig -o out.h5
+1|40 inputs are too few for a bandwidth from the 50-th|mse-table --dataset $FX/m_equal.csv --kernel gauss --method trig -o out.h5
+1|bandwidth 0|mse-table --dataset $FX/m_equal.csv --kernel gauss --nn-k 3 --method trig -o out.h5
+1|bandwidth 0|svm-classify --dataset $FX/m_equallab.csv --label-column 3 --nn-k 3 -o out.h5
+1|has 2 rows, too few for an 80/20 split|svm-classify --dataset $FX/m_twolab.csv --label-column 3 -o out.h5
+1|has one class only|svm-classify --dataset $FX/m_onelab.csv --label-column 3 -o out.h5
+1|has one class only|uci-classify --dataset $FX/m_onelab.csv --label-column 3 -o out.h5
+1|2 samples are too few to split|uci-classify --dataset $FX/m_twolab.csv --label-column 3 -o out.h5
 1|invalid UTF-8 in '$FX/m_latin1.csv' line 2|svm-classify --dataset $FX/m_latin1.csv --label-column 1 -o out.h5
 1|unsupported dtype '<c16'|optis --x-file $FX/m_c16.npy
 1|has d = 2 but '$FX/m_good.csv' has d = 3|optis --x-file $FX/m_good.csv --y-file $FX/m_d2.csv

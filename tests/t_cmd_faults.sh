@@ -203,6 +203,85 @@ rc=$?
 ok $? "dump: SIGTERM ends it with 143 (or it had finished) within 5 s" || diag "exit $rc"
 
 # ---------------------------------------------------------------------------
+# Arguments: a seed with a blank before its minus sign was read as 2^64 - 1
+# (strtoull skips the blank and negates); a newline in an argument made
+# the error two lines. Both are one line now, the newline written as \n.
+
+run variance $P --seed ' -1'
+one_line 2 "--seed ' -1': refused"
+grep -q "non-negative integer, got ' -1'" "$tmp/err"
+ok $? "--seed ' -1': named as given" || diag_file "$tmp/err"
+run variance --x "$(printf '1\n2')" --y 1,2 --method trig
+one_line 2 "an argument with a newline: one line"
+grep -q "got '1\\\\n2'" "$tmp/err"
+ok $? "the newline written as \\n" || diag_file "$tmp/err"
+
+# ---------------------------------------------------------------------------
+# OMP_NUM_THREADS that libgomp refuses: one rfx line, exit 2, as for a bad
+# --threads. Before, libgomp's constructor printed a blank line and its
+# warning before main, and the run went on with its default threads.
+
+for v in abc "" 0 -1 4x 1, "2 3"; do
+	OMP_NUM_THREADS="$v" "$RFX" variance $P > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	one_line 2 "OMP_NUM_THREADS='$v': refused in one line"
+	grep -q "OMP_NUM_THREADS must be a positive number of threads .*got '$v'" "$tmp/err"
+	ok $? "OMP_NUM_THREADS='$v': named with its value" || diag_file "$tmp/err"
+done
+for v in 1 " 2 " 2,1; do
+	OMP_NUM_THREADS="$v" "$RFX" variance $P > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ -s "$tmp/out" ]
+	ok $? "OMP_NUM_THREADS='$v' is valid: the run goes on, nothing on stderr" ||
+		{ diag "exit $rc"; diag_file "$tmp/err"; }
+done
+
+# ---------------------------------------------------------------------------
+# Too little memory (`ulimit -v`, KiB): each run finishes or fails with one
+# line, and exits. Before, OpenBLAS's pool thread, started at load, spun for
+# its 128 MiB buffer and exit() waited for it (pair mode and dump hung after
+# their output at 150000), and a product on rfx's own thread spun the same
+# way (attention). The watchdog is SIGKILL: the hung run ignored SIGTERM.
+# Not under ASan, whose shadow memory needs terabytes of address space.
+
+if [ "${RFX_BUILD:-}" = sanitize ]; then
+	skip "ulimit -v: not under AddressSanitizer"
+else
+	"$RFX" variance $P -o lim.h5 > /dev/null 2>&1 || bail "cannot make lim.h5"
+	bad=
+	n=0
+	for v in 100000 150000 200000 300000; do
+		for c in "dump lim.h5" "variance --x 0.5,1,0.2 --y 1,0.25,0.3 --method all --mc 50" \
+			"attention --L 64 --d 8 --features 16 --draws 2 --method trig"; do
+			(ulimit -v $v && exec timeout -s KILL 60 "$RFX" $c) > "$tmp/out" 2> "$tmp/err"
+			rc=$?
+			n=$((n + 1))
+			if [ $rc -eq 0 ] && [ -s "$tmp/out" ]; then
+				:
+			elif [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] &&
+				[ "$(lines "$tmp/err")" -eq 1 ]; then
+				:
+			else
+				bad="$bad $v '$c': exit $rc, $(lines "$tmp/err") error lines;"
+			fi
+		done
+	done
+	[ -z "$bad" ]
+	ok $? "$n runs under ulimit -v 100000..300000: each finishes or fails in one line" ||
+		diag "$bad"
+	(ulimit -v 150000 && exec timeout -s KILL 60 "$RFX" dump lim.h5) > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 0 ] && [ -s "$tmp/out" ]
+	ok $? "dump under ulimit -v 150000 finishes (it needs no BLAS buffer)" || diag "exit $rc"
+	(ulimit -v 150000 && exec timeout -s KILL 60 "$RFX" attention --L 64 --d 8 --features 16 \
+		--draws 2 --method trig) > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	one_line 1 "attention under ulimit -v 150000: one line, exit 1"
+	grep -q "out of memory: the BLAS needs 128 MiB" "$tmp/err"
+	ok $? "which names the BLAS's buffers" || diag_file "$tmp/err"
+fi
+
+# ---------------------------------------------------------------------------
 # Damaged HDF5: single-byte mutants (each byte XOR 0xff) of a small result
 # file, at every 4th byte from byte 3 of its first 3000 (its metadata; HDF5
 # aligns its objects to 8 bytes: before the checks, the mutants of this
@@ -245,5 +324,22 @@ done
 [ -z "$bad" ]
 ok $? "$n single-byte mutants of a result file: each exits 0 or 1 cleanly" || diag "$bad"
 [ -z "$inlib" ] || diag "ASan saw libhdf5 itself read out of bounds at bytes:$inlib"
+
+# The damaged attribute message that libhdf5 1.10.8's H5Aiterate2 itself
+# mishandles (it frees uninitialised table entries: a crash or not by the
+# heap's layout; found by make fuzz, kept in tests/fuzz/h5/): refused
+# before the iteration, in one line.
+K="$RFX_TOP/tests/fuzz/h5/attr-crash-6b1b79a8.h5"
+run dump --attrs "$K"
+one_line 1 "dump --attrs of a damaged attribute message: one line, exit 1"
+grep -q "damaged HDF5 (its attributes do not decode)" "$tmp/err"
+ok $? "named as damaged HDF5" || diag_file "$tmp/err"
+if command -v valgrind > /dev/null 2>&1 && [ "${RFX_BUILD:-}" != sanitize ]; then
+	valgrind -q --error-exitcode=99 "$RFX" dump --attrs "$K" > /dev/null 2> "$tmp/err"
+	is "$?" 1 "and under valgrind: exit 1, libhdf5 reads no uninitialised memory" ||
+		diag_file "$tmp/err"
+else
+	skip "valgrind: not installed or a sanitized build"
+fi
 
 done_testing

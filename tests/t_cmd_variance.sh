@@ -42,7 +42,8 @@ run variance --x 1,0.5 --y 0.25,1 --method trig
 is "$(cat "$tmp/err")" "" "pair mode without Monte Carlo draws: no seed line"
 
 # Subnormal coordinates (below 2.2e-308 in magnitude, not 0) are refused
-# as documented in README: accepted, cexp and cexp-c fit a = inf there.
+# as documented in README: accepted, the angular closed forms (hyb, ang,
+# ang-ind, hyb-ind) leave Monte Carlo there (their norms' squares underflow).
 run variance --x 1e-310,-4e-320 --y 1,0.5 --method trig
 [ "$rc" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ] && grep -q -- "--x" "$tmp/err"
 ok $? "pair mode: subnormal coordinates refused with one line naming --x" ||

@@ -345,18 +345,23 @@ static void test_sigma(void)
 		gsl_rng_free(b);
 	}
 	rfx_err_clear(&err);
-	ok(rfx_dataset_nn_sigma(ds, N, 10, r, &sigma, &err) == RFX_EINVAL &&
-	   rfx_dataset_nn_sigma(ds, 0, 10, r, &sigma, NULL) == RFX_EINVAL &&
+	ok(rfx_dataset_nn_sigma(ds, 0, 10, r, &sigma, NULL) == RFX_EINVAL &&
 	   rfx_dataset_nn_sigma(ds, 3, 0, r, &sigma, NULL) == RFX_EINVAL,
-	   "k = n, k = 0 and no sample are RFX_EINVAL (%s)", err.msg);
+	   "k = 0 and no sample are RFX_EINVAL");
+	ok(rfx_dataset_nn_sigma(ds, N, 10, r, &sigma, &err) == RFX_EFORMAT &&
+	   strstr(err.msg, "too few"),
+	   "k = n is the data's fault, RFX_EFORMAT (%s)", err.msg);
 	rfx_dataset_free(ds);
 	/* duplicates count: 1st neighbour of a doubled point is at 0 */
 	{
 		double two[4] = { 1, 1, 1, 1 };
 
 		ds = rfx_dataset_from("dup", two, 2, 2, NULL);
-		ok(rfx_dataset_nn_sigma(ds, 1, 5, r, &sigma, NULL) == RFX_OK && sigma == 0.0,
-		   "a duplicate is a neighbour at distance 0");
+		rfx_err_clear(&err);
+		ok(rfx_dataset_nn_sigma(ds, 1, 5, r, &sigma, &err) == RFX_EFORMAT &&
+			   sigma == 0.0 && strstr(err.msg, "bandwidth 0"),
+		   "a duplicate is a neighbour at distance 0: bandwidth 0, the data's "
+		   "fault (%s)", err.msg);
 		rfx_dataset_free(ds);
 	}
 	gsl_rng_free(r);

@@ -157,6 +157,40 @@ static void test_real_fit(void)
 	rfx_params_release(&p);
 }
 
+/*
+ * Centres whose ratio leaves double range, though both are in the input
+ * range (|x_l| from 2.2e-308 to 1e75): y_0 / x_0 = 1e9 / 1e-300 overflows,
+ * and the fit gave a = inf and an infinite variance. Eq. 88's
+ * a = sqrt(|y/x|) = sqrt(1e9) / sqrt(1e-300) = 3.16227766016838e154 is
+ * finite; eqs. 86-87 give i times it (x_0 y_0 > 0), and then Z = 0 in
+ * every coordinate, so cexp-c is exact there again.
+ */
+static void test_far_ratio(void)
+{
+	static const double x[2] = { 1e-300, 0.3 }, y[2] = { 1e9, 0.45 };
+	const double want = sqrt(1e9) * 1e150;
+	struct rfx_params p;
+	struct rfx_err err;
+	double lv, lk = rfx_kernel_gauss_log(x, y, 2);
+
+	rfx_params_init(&p, 2);
+	if (!ok(!rfx_est_cexp.fit(&p, x, 1, y, 1, 8, &err), "cexp fits the far pair"))
+		return;
+	ok(fabs(p.a_re[0] / want - 1.0) < 1e-14 && p.a_im[0] == 0.0,
+	   "cexp: a_0 = sqrt(|y_0 / x_0|) = %.6g where the ratio overflows", p.a_re[0]);
+	lv = check_log_var(&rfx_est_cexp, &p, x, y, 8);
+	ok(isfinite(lv), "cexp: a finite log-variance there (%.6g)", lv);
+	rfx_params_release(&p);
+	rfx_params_init(&p, 2);
+	if (!ok(!rfx_est_cexp_c.fit(&p, x, 1, y, 1, 8, &err), "cexp-c fits the far pair"))
+		return;
+	ok(p.a_re[0] == 0.0 && fabs(p.a_im[0] / want - 1.0) < 1e-14,
+	   "cexp-c: a_0 = i sqrt(y_0 / x_0) there (%.6g i)", p.a_im[0]);
+	lv = check_log_var(&rfx_est_cexp_c, &p, x, y, 8);
+	ok(lv < 2 * lk - 60.0, "cexp-c: zero variance there, to rounding (log Var %.6g)", lv);
+	rfx_params_release(&p);
+}
+
 static void test_errors(void)
 {
 	struct rfx_params p;
@@ -229,6 +263,7 @@ int main(void)
 	test_favor_reading();
 	test_zero_variance();
 	test_real_fit();
+	test_far_ratio();
 	test_errors();
 	return done_testing();
 }

@@ -45,7 +45,7 @@ static const struct {
 	{ "idx", fuzz_idx_one, 5 },
 	{ "opt", fuzz_opt_one, 10 },
 	{ "matrix", fuzz_matrix_one, 10 },
-	{ "h5", fuzz_h5_one, 9 },
+	{ "h5", fuzz_h5_one, 10 },
 };
 
 /* Reads a whole file; NULL on failure. */

@@ -18,7 +18,8 @@ enum rfx_status {
 	RFX_EINVAL,   /* an argument or parameter is out of its valid range */
 	RFX_ENOMEM,   /* an allocation failed */
 	RFX_EIO,      /* a file could not be opened, read or written */
-	RFX_EFORMAT,  /* a data file is malformed */
+	RFX_EFORMAT,  /* a data file is malformed, or its data cannot serve
+		       * (one row, all rows equal: a bandwidth of 0) */
 	RFX_ENUMERIC, /* a numerical routine failed to converge */
 	RFX_EINTR     /* interrupted by a signal */
 };

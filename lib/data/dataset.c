@@ -627,10 +627,15 @@ int rfx_dataset_nn_sigma(const struct rfx_dataset *ds, int k, size_t nsample,
 	double *norm2 = NULL, *dist = NULL, *best = NULL, *Q = NULL, total = 0.0;
 	int d = ds->d, ret = RFX_OK, saved;
 
-	if (k < 1 || (size_t)k > n - 1 || nsample < 1)
+	if (k < 1 || nsample < 1)
 		return rfx_error(err, RFX_EINVAL,
-				 "the %d-th nearest neighbour needs 1 <= k <= n - 1 = %zu "
-				 "and a sample", k, n - 1);
+				 "the %d-th nearest neighbour needs k >= 1 and a sample", k);
+	/* the data's fault, not the command line's: a run-time error */
+	if (n < 2 || (size_t)k > n - 1)
+		return rfx_error(err, RFX_EFORMAT,
+				 "%s: %zu input%s too few for a bandwidth from the "
+				 "%d-th nearest neighbour (--nn-k)", ds->name, n,
+				 n == 1 ? " is" : "s are", k);
 	all = malloc(n * sizeof(size_t));
 	pick = malloc(ns * sizeof(size_t));
 	norm2 = malloc(n * sizeof(double));
@@ -692,6 +697,10 @@ int rfx_dataset_nn_sigma(const struct rfx_dataset *ds, int k, size_t nsample,
 	}
 	rfx_blas_single_end(saved);
 	*sigma = total / (double)ns;
+	if (!(*sigma > 0.0))
+		ret = rfx_error(err, RFX_EFORMAT,
+				"%s: bandwidth 0: every sampled input's %d-th nearest "
+				"neighbour is at distance 0 (equal rows)", ds->name, k);
 out:
 	free(all);
 	free(pick);

@@ -120,8 +120,9 @@ double rfx_dataset_max_norm2(const struct rfx_dataset *ds);
  * to their k-th nearest neighbour among all the other inputs (the input
  * itself excluded by index, duplicates counted). Distances come from one
  * BLAS product per block of sampled inputs, on one BLAS thread each, so
- * the result does not depend on the thread count. RFX_EINVAL for k < 1,
- * k > n - 1 or nsample < 1; RFX_ENOMEM.
+ * the result does not depend on the thread count. RFX_EINVAL for k < 1
+ * or nsample < 1; RFX_EFORMAT, the data's fault, for k > n - 1 (one row)
+ * and for a bandwidth of 0 (equal rows); RFX_ENOMEM.
  */
 int rfx_dataset_nn_sigma(const struct rfx_dataset *ds, int k, size_t nsample,
 			 const gsl_rng *r, double *sigma, struct rfx_err *err);

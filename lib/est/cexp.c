@@ -55,12 +55,17 @@ static void fit_coord(int cplx, double xc, double yc, double *re, double *im)
 		return;
 	}
 	/* signs compared, not the product: it underflows to -0 for 1e-200s */
+	/*
+	 * sqrt|y| / sqrt|x|, not sqrt|y / x|: the ratio leaves double range
+	 * for inputs inside it (1e9 / 1e-300), the root of each never does
+	 * (at most sqrt(1e75 / 2.2e-308) = 2e191).
+	 */
 	if (!cplx || (xc < 0.0) != (yc < 0.0)) {
-		*re = sqrt(fabs(yc / xc));
+		*re = sqrt(fabs(yc)) / sqrt(fabs(xc));
 		return;
 	}
 	*re = 0.0;
-	*im = sqrt(yc / xc);
+	*im = sqrt(fabs(yc)) / sqrt(fabs(xc));
 }
 
 static int cexp_fit_kind(int cplx, const char *name, struct rfx_params *p,

@@ -299,7 +299,7 @@ int rfx_mse_plan(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 			return rfx_error(err, RFX_EINVAL, "%s: bandwidth must be "
 					 "positive, got %g", ds->name, dd->sigma);
 		if (ds->n < 2)
-			return rfx_error(err, RFX_EINVAL,
+			return rfx_error(err, RFX_EFORMAT,
 					 "%s: pairs need at least 2 inputs", ds->name);
 		if (c->kernel == RFX_MSE_SOFTMAX) {
 			double m2 = rfx_dataset_max_norm2(ds) / (dd->sigma * dd->sigma);

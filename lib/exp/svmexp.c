@@ -257,7 +257,7 @@ int rfx_svmexp_from(const char *name, int id, const double *X, const int *y,
 
 	memset(out, 0, sizeof(*out));
 	if (n_train < 2 || n - n_train < 1)
-		return rfx_error(err, RFX_EINVAL,
+		return rfx_error(err, RFX_EFORMAT,
 				 "'%s' has %zu rows, too few for an 80/20 split", name, n);
 	tr = rfx_dataset_from(name, X, n, d0, err);
 	if (!tr)

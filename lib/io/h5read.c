@@ -1004,6 +1004,9 @@ out:
 	return ret;
 }
 
+/* An attribute name rfx never writes, for the check before H5Aiterate2. */
+#define NO_SUCH_ATTRIBUTE "\177rfx: no attribute has this name\177"
+
 static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info,
 		      void *data)
 {
@@ -1071,6 +1074,22 @@ int rfx_h5_dump_attrs(const char *path, FILE *out, struct rfx_err *err)
 		goto out;
 	if ((root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
 		ret = h5_error(err, RFX_EIO, "cannot read '%s'", path);
+		goto out;
+	}
+	/*
+	 * libhdf5 1.10.8's H5Aiterate2 first decodes every attribute message
+	 * into a table, and when one fails to decode it frees the table's
+	 * unfilled entries too: uninitialised pointers, a crash or not
+	 * depending on the heap (tests/fuzz/known/h5-crash-*; h5dump crashes
+	 * the same way). A lookup by name decodes the messages one at a time
+	 * and only reports a bad one: asking for a name no file has makes it
+	 * decode them all first, so a damaged message is an error here,
+	 * before H5Aiterate2 can meet it.
+	 */
+	if (H5Aexists(root, NO_SUCH_ATTRIBUTE) < 0) {
+		ret = h5_error(err, RFX_EFORMAT,
+			       "cannot read '%s': damaged HDF5 (its attributes do not decode)",
+			       path);
 		goto out;
 	}
 	if (H5Aiterate2(root, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_cb, &x) < 0) {

@@ -8,6 +8,12 @@
  * set to 1 for the duration; OpenBLAS built on OpenMP runs single-threaded
  * inside a parallel region by itself, and there openblas_set_num_threads
  * would change OpenMP's own count instead, so it must not be called.
+ *
+ * OpenBLAS 0.3.21 also needs a 128 MiB buffer for each call running at
+ * once (a dgemm, LAPACK's QR), which it maps on first need and keeps; when
+ * it cannot map one (a tight `ulimit -v`) it retries for ever, so the run
+ * hangs in its first product (fixed upstream in 2025, OpenBLAS PR 5303).
+ * rfx_blas_reserve() has it map them up front, or says how many fit.
  */
 #ifndef RFX_BLAS_H
 #define RFX_BLAS_H
@@ -23,6 +29,18 @@ int rfx_blas_single_begin(void);
 
 /* Restores what rfx_blas_single_begin() changed. */
 void rfx_blas_single_end(int saved);
+
+/*
+ * Makes OpenBLAS hold the buffers of nthreads calls running at once, so
+ * that no later call with at most that many threads maps one. Returns
+ * nthreads when it could (or the BLAS is not OpenBLAS), else how many
+ * buffers fit in the address space left: 0 means that a BLAS call would
+ * hang (run none), k > 0 that at most k threads may call BLAS at once.
+ * Call it from one thread while no other allocates (the check maps the
+ * buffers, unmaps them and lets OpenBLAS map them at once). Buffers once
+ * held stay held; asking again for as many or fewer costs nothing.
+ */
+int rfx_blas_reserve(int nthreads);
 
 /*
  * rfx_cells_run (lib/base/cells.h) with OpenBLAS single-threaded for the
