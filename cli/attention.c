@@ -39,71 +39,124 @@ static const char summary[] =
 	"D and the fractions of rows with D^ <= 0 and non-finite output.\n"
 	"--time gives Fig 3.3 on this CPU instead.";
 
-#define COL(field, type) RFX_COL(rfx_attexp_row, field, type)
-#define SCOL(k, name, part)                                                    \
+/*
+ * The error statistics of a row: struct rfx_attexp_stat k (mean, sd, q50,
+ * q90 over the draws) of the error named name (rfx_att_error_names), and
+ * one draw's error k; what says what the error is. Each ends in a comma,
+ * for the lists ATT_ERRORS makes.
+ */
+#define SCOL(k, name, part, what, stat)                                        \
 	{ name "_" #part, RFX_COL_DOUBLE,                                      \
 	  offsetof(struct rfx_attexp_row, s) +                                 \
 		  (k) * sizeof(struct rfx_attexp_stat) +                       \
 		  offsetof(struct rfx_attexp_stat, part),                      \
-	  sizeof(double) }
-#define STATS(k, name)                                                         \
-	SCOL(k, name, mean), SCOL(k, name, sd), SCOL(k, name, q50),            \
-		SCOL(k, name, q90)
+	  sizeof(double), stat " over the draws of " what }
+#define STATS(k, name, what)                                                   \
+	SCOL(k, name, mean, what, "mean"),                                     \
+	SCOL(k, name, sd, what, "standard deviation"),                         \
+	SCOL(k, name, q50, what, "median"),                                    \
+	SCOL(k, name, q90, what, "90% quantile"),
+#define ECOL(k, name, what)                                                    \
+	{ name, RFX_COL_DOUBLE,                                                \
+	  offsetof(struct rfx_attexp_draw_row, e) + (k) * sizeof(double),      \
+	  sizeof(double), what " in this draw" },
+/*
+ * The errors of struct rfx_att_errors, in rfx_att_error_names order, as
+ * X(k, name, what) for the summary columns (STATS) and the draw's (ECOL).
+ */
+#define ATT_ERRORS(X)                                                          \
+	X(0, "out_rel_fro",                                                    \
+	  "the output's relative error |O^ - O|_F / |O|_F (finite rows)")      \
+	X(1, "out_rel_max",                                                    \
+	  "the output's largest row relative error max_i |O^_i - O_i| / |O_i|") \
+	X(2, "out_mse", "the output's mean squared error (finite rows' entries)") \
+	X(3, "att_mse",                                                        \
+	  "the MSE of the normalised attention A^_ij/D^_i on --att-rows sampled rows") \
+	X(4, "norm_rel", "the normaliser's mean relative error |D^_i - D_i| / D_i") \
+	X(5, "frac_nonpos", "the fraction of rows with a normaliser D^_i <= 0") \
+	X(6, "frac_nonfinite", "the fraction of rows with a non-finite output")
+/* Columns att and draw share. */
+#define GAMMA_DESC \
+	"the regime's scale gamma of Q and K (normal: entries N(0, gamma^2)); NaN for files"
+#define ATT_METHOD(row)                                                        \
+	RFX_COL(row, method, RFX_COL_STRING,                                   \
+		RFX_DESC_METHOD),     \
+	RFX_COL(row, proj, RFX_COL_STRING,                                     \
+		"projection kind (iid, ort, sorf, ...); n/a for discrete estimators"), \
+	RFX_COL(row, budget, RFX_COL_INT,                                      \
+		"the --features value (real features with --match fair)"),     \
+	RFX_COL(row, M, RFX_COL_INT, "budget passed to the estimator")
+#define ATT_VARIANT(row)                                                       \
+	RFX_COL(row, stab, RFX_COL_STRING,                                     \
+		"stabiliser of the feature map (--stabiliser)"),               \
+	RFX_COL(row, eps, RFX_COL_DOUBLE,                                      \
+		"regulariser eps of the normaliser (--eps)"),                  \
+	RFX_COL(row, f32, RFX_COL_INT,                                         \
+		"1 when the features were computed in float32, else 0")
+
 static const struct rfx_column att_cols[] = {
-	COL(method, RFX_COL_STRING), COL(proj, RFX_COL_STRING),
-	COL(budget, RFX_COL_INT), COL(M, RFX_COL_INT), COL(features, RFX_COL_INT),
-	COL(stab, RFX_COL_STRING), COL(eps, RFX_COL_DOUBLE),
-	COL(f32, RFX_COL_INT), COL(causal, RFX_COL_INT),
-	COL(L, RFX_COL_LONG), COL(d, RFX_COL_LONG), COL(gamma, RFX_COL_DOUBLE),
-	COL(draws, RFX_COL_LONG),
-	STATS(0, "out_rel_fro"), STATS(1, "out_rel_max"), STATS(2, "out_mse"),
-	STATS(3, "att_mse"), STATS(4, "norm_rel"), STATS(5, "frac_nonpos"),
-	STATS(6, "frac_nonfinite"), COL(params, RFX_COL_STRING),
+	ATT_METHOD(rfx_attexp_row),
+	RFX_COL(rfx_attexp_row, features, RFX_COL_INT,
+		"real feature columns of each map"),
+	ATT_VARIANT(rfx_attexp_row),
+	RFX_COL(rfx_attexp_row, causal, RFX_COL_INT,
+		"1 for causal (prefix-sum) attention, else 0"),
+	RFX_COL(rfx_attexp_row, L, RFX_COL_LONG, "keys: rows of K (and of Q for sampled inputs)"),
+	RFX_COL(rfx_attexp_row, d, RFX_COL_LONG, "input dimension: columns of Q and K"),
+	RFX_COL(rfx_attexp_row, gamma, RFX_COL_DOUBLE,
+		GAMMA_DESC),
+	RFX_COL(rfx_attexp_row, draws, RFX_COL_LONG, "draws of the features summarised"),
+	ATT_ERRORS(STATS)
+	RFX_COL(rfx_attexp_row, params, RFX_COL_STRING,
+		"the method's fitted parameters as NAME=VALUE;NAME=VALUE (- if none)"),
 };
-#undef COL
 static const struct rfx_schema att_schema = {
 	"attention", "random-feature attention against exact attention",
 	sizeof(struct rfx_attexp_row), RFX_NCOLS(att_cols), att_cols
 };
 
-#define COL(field, type) RFX_COL(rfx_attexp_draw_row, field, type)
-#define ECOL(k, name)                                                          \
-	{ name, RFX_COL_DOUBLE,                                                \
-	  offsetof(struct rfx_attexp_draw_row, e) + (k) * sizeof(double),      \
-	  sizeof(double) }
 static const struct rfx_column draw_cols[] = {
-	COL(method, RFX_COL_STRING), COL(proj, RFX_COL_STRING),
-	COL(budget, RFX_COL_INT), COL(M, RFX_COL_INT), COL(stab, RFX_COL_STRING),
-	COL(eps, RFX_COL_DOUBLE), COL(f32, RFX_COL_INT), COL(gamma, RFX_COL_DOUBLE),
-	COL(draw, RFX_COL_LONG), ECOL(0, "out_rel_fro"), ECOL(1, "out_rel_max"),
-	ECOL(2, "out_mse"), ECOL(3, "att_mse"), ECOL(4, "norm_rel"),
-	ECOL(5, "frac_nonpos"), ECOL(6, "frac_nonfinite"),
+	ATT_METHOD(rfx_attexp_draw_row),
+	ATT_VARIANT(rfx_attexp_draw_row),
+	RFX_COL(rfx_attexp_draw_row, gamma, RFX_COL_DOUBLE,
+		GAMMA_DESC),
+	RFX_COL(rfx_attexp_draw_row, draw, RFX_COL_LONG, "draw index, 0-based"),
+	ATT_ERRORS(ECOL)
 };
-#undef COL
 static const struct rfx_schema draw_schema = {
 	"attention_draws", "the errors of every draw",
 	sizeof(struct rfx_attexp_draw_row), RFX_NCOLS(draw_cols), draw_cols
 };
 
-#define COL(field, type) RFX_COL(rfx_attexp_time_row, field, type)
 static const struct rfx_column time_cols[] = {
-	COL(what, RFX_COL_STRING), COL(causal, RFX_COL_INT), COL(L, RFX_COL_LONG),
-	COL(d, RFX_COL_INT), COL(M, RFX_COL_INT), COL(seconds, RFX_COL_DOUBLE),
-	COL(mbytes, RFX_COL_DOUBLE), COL(peak_mib, RFX_COL_DOUBLE),
+	RFX_COL(rfx_attexp_time_row, what, RFX_COL_STRING,
+		"exact, rf (random-feature attention) or floor (a copy of V)"),
+	RFX_COL(rfx_attexp_time_row, causal, RFX_COL_INT,
+		"1 for causal (prefix-sum) attention, else 0"),
+	RFX_COL(rfx_attexp_time_row, L, RFX_COL_LONG, "tokens"),
+	RFX_COL(rfx_attexp_time_row, d, RFX_COL_INT, "input dimension"),
+	RFX_COL(rfx_attexp_time_row, M, RFX_COL_INT, "random features"),
+	RFX_COL(rfx_attexp_time_row, seconds, RFX_COL_DOUBLE,
+		"wall time, best of --reps runs, seconds"),
+	RFX_COL(rfx_attexp_time_row, mbytes, RFX_COL_DOUBLE,
+		"memory the computation's buffers take, MiB"),
+	RFX_COL(rfx_attexp_time_row, peak_mib, RFX_COL_DOUBLE,
+		"peak resident memory the computation added, MiB (NaN off Linux)"),
 };
-#undef COL
 static const struct rfx_schema time_schema = {
 	"attention_time", "wall time of exact and random-feature attention",
 	sizeof(struct rfx_attexp_time_row), RFX_NCOLS(time_cols), time_cols
 };
 
-#define COL(field, type) RFX_COL(rfx_attexp_fit_row, field, type)
 static const struct rfx_column fit_cols[] = {
-	COL(what, RFX_COL_STRING), COL(causal, RFX_COL_INT),
-	COL(exponent, RFX_COL_DOUBLE), COL(L_from, RFX_COL_LONG),
-	COL(L_to, RFX_COL_LONG),
+	RFX_COL(rfx_attexp_fit_row, what, RFX_COL_STRING, "exact, rf or floor"),
+	RFX_COL(rfx_attexp_fit_row, causal, RFX_COL_INT,
+		"1 for causal (prefix-sum) attention, else 0"),
+	RFX_COL(rfx_attexp_fit_row, exponent, RFX_COL_DOUBLE,
+		"slope of log time on log L (natural logs; 1 is linear in L)"),
+	RFX_COL(rfx_attexp_fit_row, L_from, RFX_COL_LONG, "smallest L of the fit"),
+	RFX_COL(rfx_attexp_fit_row, L_to, RFX_COL_LONG, "largest L of the fit"),
 };
-#undef COL
 static const struct rfx_schema fit_schema = {
 	"attention_fit", "exponents of time against L",
 	sizeof(struct rfx_attexp_fit_row), RFX_NCOLS(fit_cols), fit_cols
@@ -236,7 +289,6 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	enum rfx_regime g = RFX_REGIME_NORMAL;
 	double *Q = NULL, *K = NULL, *V = NULL, *scr = NULL, *gam = NULL;
 	gsl_rng *r = NULL;
-	char desc[256];
 	int ret = RFX_EXIT_FAIL, ng = 1, ig, files = o->q_file != NULL;
 	size_t n = 0, per;
 
@@ -340,16 +392,7 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 		for (k = 0; dr && k < per * (size_t)c.draws; k++)
 			dr[off * (size_t)c.draws + k].gamma = gamma;
 	}
-	if (files)
-		snprintf(desc, sizeof(desc), "files: Q '%s', K '%s', V '%s'", o->q_file,
-			 o->k_file ? o->k_file : o->q_file,
-			 o->v_file ? o->v_file : o->k_file ? o->k_file : o->q_file);
-	else
-		snprintf(desc, sizeof(desc),
-			 "synthetic: Q, K regime %s gamma %s, V N(0,1); L %d d %d dv %d",
-			 o->regime, o->gamma, o->L, c.d, c.dv);
 	if (ig < ng || rfx_out_provenance(&out, cli, o->seed, &err) ||
-	    (out.h5 && rfx_h5out_attr(out.h5, "inputs", desc, &err)) ||
 	    rfx_out_table(&out, &att_schema, rows, per * (size_t)ng, stdout, &err) ||
 	    rfx_out_table(&out, &draw_schema, dr, dr ? per * (size_t)ng * (size_t)c.draws : 0,
 			  NULL, &err) ||
@@ -424,6 +467,29 @@ static int run_time(struct att_opts *o, const struct rfx_cli *cli)
 	return RFX_EXIT_OK;
 }
 
+/*
+ * The modes and the options that apply to only some of them (the others,
+ * method, projection, features, seed and output, apply to all): the error
+ * study on sampled inputs or on --q-file, and --time.
+ */
+enum { MODE_SAMPLED = 1u, MODE_FILES = 2u, MODE_TIME = 4u };
+static const struct rfx_opt_mode modes[] = {
+	{ "q-file", MODE_FILES },	{ "k-file", MODE_FILES },
+	{ "v-file", MODE_FILES },	{ "regime", MODE_SAMPLED },
+	{ "gamma", MODE_SAMPLED },	{ "L", MODE_SAMPLED },
+	{ "dv", MODE_SAMPLED },		{ "d", MODE_SAMPLED | MODE_TIME },
+	{ "match", MODE_SAMPLED | MODE_FILES },
+	{ "draws", MODE_SAMPLED | MODE_FILES },
+	{ "causal", MODE_SAMPLED | MODE_FILES },
+	{ "stabiliser", MODE_SAMPLED | MODE_FILES },
+	{ "eps", MODE_SAMPLED | MODE_FILES },
+	{ "precision", MODE_SAMPLED | MODE_FILES },
+	{ "att-rows", MODE_SAMPLED | MODE_FILES },
+	{ "param", MODE_SAMPLED | MODE_FILES },
+	{ "Ls", MODE_TIME },		{ "exact-max", MODE_TIME },
+	{ "reps", MODE_TIME },
+};
+
 int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 {
 	struct att_opts o = {
@@ -434,6 +500,8 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 		{ 0, { NULL } }
 	};
 	int help, npos, ret;
+	unsigned mode;
+	size_t k;
 	struct rfx_opt opts[] = {
 		{ "q-file", 0, RFX_OPT_STRING, &o.q_file, "FILE",
 		  "queries, one per row: .npy, text or FILE.h5:/dataset (default synthetic)", 0 },
@@ -444,28 +512,35 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 		{ "regime", 0, RFX_OPT_STRING, &o.regime, "R",
 		  "Q and K: normal, sphere or heterogen (lib/data/regime.h; default normal)", 0 },
 		{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
-		  "scales of Q and K, in (0, 10] (default 0.5: normal entries N(0, 1/4))", 0 },
+		  "scales of Q and K, in (0, 10] (default 0.5: normal entries N(0, 1/4))", 0,
+		  .list = RFX_LIST_DOUBLES },
 		{ "L", 0, RFX_OPT_INT, &o.L, "N", "tokens, 2..2^20 (default 4096)", 0 },
 		{ "d", 0, RFX_OPT_INT, &o.d, "N",
 		  "query dimension (default 16; 64 with --time)", 0 },
 		{ "dv", 0, RFX_OPT_INT, &o.dv, "N", "value columns (default d)", 0 },
 		{ "method", 0, RFX_OPT_STRING, &o.methods, "LIST",
-		  "estimators of the registry, or all (default trig; --time: pos)", 0 },
+		  "estimators of the registry, or all (default trig; --time: pos)", 0,
+		  .list = RFX_LIST_STRINGS },
 		{ "projection", 0, RFX_OPT_STRING, &o.projs, "LIST",
-		  "projection kinds (" RFX_PROJ_NAMES "; default iid,ort; --time: ort)", 0 },
+		  "projection kinds (" RFX_PROJ_NAMES "; default iid,ort; --time: ort)", 0,
+		  .list = RFX_LIST_STRINGS },
 		{ "features", 0, RFX_OPT_STRING, &o.features, "LIST",
-		  "budgets M (default 16,32,64,128,256; --time: 256)", 0 },
+		  "budgets M (default 16,32,64,128,256; --time: 256)", 0,
+		  .list = RFX_LIST_INTS },
 		{ "match", 0, RFX_OPT_STRING, &o.match, "none|fair",
 		  "fair: complex and paired estimators get M/2 (default none)", 0 },
 		{ "draws", 0, RFX_OPT_LONG, &o.draws, "R", "draws per cell, >= 2 (default 10)", 0 },
 		{ "causal", 0, RFX_OPT_FLAG, &o.causal, NULL,
 		  "causal attention (tril(A), eq. 2.17; default noncausal)", 0 },
 		{ "stabiliser", 0, RFX_OPT_STRING, &o.stabs, "LIST",
-		  "row, global, none (lib/exp/attention.h; default row)", 0 },
+		  "row, global, none (lib/exp/attention.h; default row)", 0,
+		  .list = RFX_LIST_STRINGS },
 		{ "eps", 0, RFX_OPT_STRING, &o.eps, "LIST",
-		  "constants added to the stabilised features, in [0, 1] (default 0)", 0 },
+		  "constants added to the stabilised features, in [0, 1] (default 0)", 0,
+		  .list = RFX_LIST_DOUBLES },
 		{ "precision", 0, RFX_OPT_STRING, &o.precision, "LIST",
-		  "f64 and/or f32 maps and products (default f64)", 0 },
+		  "f64 and/or f32 maps and products (default f64)", 0,
+		  .list = RFX_LIST_STRINGS },
 		{ "att-rows", 0, RFX_OPT_LONG, &o.att_rows, "N",
 		  "rows of D^-1 A sampled for att_mse, 0 for all (default 256)", 0 },
 		{ "param", 0, RFX_OPT_MULTI, &o.params, "[M:]NAME=VALUE",
@@ -473,7 +548,8 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 		{ "time", 0, RFX_OPT_FLAG, &o.time, NULL,
 		  "timing mode: Fig 3.3 on this CPU (default off)", 0 },
 		{ "Ls", 0, RFX_OPT_STRING, &o.Ls, "LIST",
-		  "--time: sequence lengths (default 2^9..2^16)", 0 },
+		  "--time: sequence lengths (default 2^9..2^16)", 0,
+		  .list = RFX_LIST_INTS },
 		{ "exact-max", 0, RFX_OPT_LONG, &o.exact_max, "N",
 		  "--time: largest L for exact attention (default 32768)", 0 },
 		{ "reps", 0, RFX_OPT_INT, &o.reps, "N", "--time: best of N runs (default 3)", 0 },
@@ -486,42 +562,26 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 			    NULL, 0, &npos, &help);
 	if (ret || help)
 		return ret;
+	if (!o.time && !o.q_file && (o.k_file || o.v_file))
+		return rfx_cli_fail(RFX_EXIT_USAGE, "--%s needs --q-file",
+				    o.k_file ? "k-file" : "v-file");
+	mode = o.time ? MODE_TIME : o.q_file ? MODE_FILES : MODE_SAMPLED;
+	/* "applies only to --time" says more than "does not apply to ..." */
+	for (k = 0; !o.time && k < sizeof(modes) / sizeof(modes[0]); k++)
+		if (modes[k].modes == MODE_TIME && rfx_opt_seen(opts, modes[k].name))
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "--%s applies only to --time", modes[k].name);
+	ret = rfx_cli_check_modes(opts, modes, sizeof(modes) / sizeof(modes[0]),
+				  mode, mode == MODE_TIME ? "--time"
+					: mode == MODE_FILES ? "--q-file"
+							     : "sampled inputs");
+	if (ret)
+		return ret;
 	if (o.time) {
-		static const char *const err_only[] = { "q-file", "k-file", "v-file",
-			"regime", "gamma", "L", "dv",
-			"match", "draws", "causal", "stabiliser", "eps", "precision",
-			"att-rows", "param" };
-		size_t k;
-
-		for (k = 0; k < sizeof(err_only) / sizeof(err_only[0]); k++)
-			if (rfx_opt_seen(opts, err_only[k]))
-				return rfx_cli_fail(RFX_EXIT_USAGE,
-						    "--%s does not apply to --time", err_only[k]);
 		o.methods = o.methods ? o.methods : "pos";
 		o.projs = o.projs ? o.projs : "ort";
 		o.features = o.features ? o.features : "256";
 		return run_time(&o, cli);
-	}
-	{
-		static const char *const time_only[] = { "Ls", "exact-max", "reps" };
-		size_t k;
-
-		for (k = 0; k < sizeof(time_only) / sizeof(time_only[0]); k++)
-			if (rfx_opt_seen(opts, time_only[k]))
-				return rfx_cli_fail(RFX_EXIT_USAGE,
-						    "--%s applies only to --time", time_only[k]);
-	}
-	if (o.q_file) {
-		static const char *const synth[] = { "regime", "gamma", "L", "d", "dv" };
-		size_t k;
-
-		for (k = 0; k < sizeof(synth) / sizeof(synth[0]); k++)
-			if (rfx_opt_seen(opts, synth[k]))
-				return rfx_cli_fail(RFX_EXIT_USAGE,
-						    "--%s does not apply to --q-file", synth[k]);
-	} else if (o.k_file || o.v_file) {
-		return rfx_cli_fail(RFX_EXIT_USAGE, "--%s needs --q-file",
-				    o.k_file ? "k-file" : "v-file");
 	}
 	o.methods = o.methods ? o.methods : "trig";
 	o.projs = o.projs ? o.projs : "iid,ort";

@@ -101,9 +101,9 @@ int cmd_dump(int argc, char **argv, const struct rfx_cli *cli)
 		{ "where", 0, RFX_OPT_MULTI, &where, "COL=VALUE",
 		  "only rows whose column equals VALUE, repeatable (default: every row)", 0 },
 		{ "attrs", 0, RFX_OPT_FLAG, &attrs, NULL,
-		  "print the file's attributes (version, commit, command, seed) (default off)", 0 },
+		  "print the file's attributes (version, commit, command, seed, options) (default off)", 0 },
 		{ "describe", 0, RFX_OPT_FLAG, &describe, NULL,
-		  "print each column's stored type and description instead of rows (default off)", 0 },
+		  "print each column's stored type and description, then the run's typed options, instead of rows (default off)", 0 },
 		RFX_OPTION_END
 	};
 

@@ -196,6 +196,7 @@ static int set_value(const char *cmd, struct rfx_opt *o, const char *v,
 		break;
 	}
 	o->seen = 1;
+	o->text = v;
 	return RFX_OK;
 }
 

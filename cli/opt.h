@@ -51,6 +51,19 @@ struct rfx_opt_range {
 #define RFX_RANGE_POSITIVE RFX_RANGE_ABOVE(0, HUGE_VAL)
 #define RFX_RANGE_NONE { 0, 0, 0 }
 
+/*
+ * The items of a comma-separated list option (RFX_OPT_STRING or
+ * RFX_OPT_PARSE whose value is a list, e.g. --gamma 0.5,1): the command
+ * parses the text itself; the type tells the -o file's option record
+ * (cli/output.c) to store the list as an array of that type.
+ */
+enum rfx_opt_list {
+	RFX_LIST_NONE,    /* not a list: one value */
+	RFX_LIST_STRINGS, /* names: method, dataset, ... */
+	RFX_LIST_INTS,    /* integers: dimensions, budgets */
+	RFX_LIST_DOUBLES  /* reals: gammas, lengths */
+};
+
 struct rfx_strlist {
 	int n;                /* items */
 	const char *item[64]; /* borrowed from argv */
@@ -80,6 +93,9 @@ struct rfx_opt {
 	 * "(default DFLT)"; NULL: dest's initial value is the default.
 	 */
 	const char *dflt;
+	enum rfx_opt_list list;  /* a list option's item type, or RFX_LIST_NONE */
+	const char *text;        /* set by the parser: the value as last given
+				    (or dflt), NULL if none */
 };
 
 /*
@@ -97,7 +113,8 @@ struct rfx_opt {
 #define RFX_OPTION_DATA(dest) \
 	{ "data", 0, RFX_OPT_STRING, (dest), "DIR", \
 	  "the datasets' directory (default $RFX_DATA, else data/ next to rfx)", 0 }
-#define RFX_OPTION_END { NULL, 0, 0, NULL, NULL, NULL, 0, RFX_RANGE_NONE, NULL, NULL, NULL }
+#define RFX_OPTION_END { NULL, 0, 0, NULL, NULL, NULL, 0, RFX_RANGE_NONE, NULL, NULL, NULL, \
+			 RFX_LIST_NONE, NULL }
 
 /*
  * An option that only some modes of a command accept (modes: a bit mask

@@ -4,7 +4,9 @@
  */
 #include "output.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +90,39 @@ int rfx_cli_error(const struct rfx_err *err)
 			    err->msg[0] ? err->msg : "failed");
 }
 
+/*
+ * The option table of the run, as rfx_cli_parse left it: a copy, since a
+ * command may parse in a helper whose table is gone by the time the file
+ * is written (the destinations it points to live as long as the run).
+ */
+static struct rfx_opt *run_opts;
+
+/*
+ * The run's mode as rfx_cli_check_modes last accepted it, with the
+ * command's table of options that apply to some modes only (static
+ * tables), so that the file leaves out the options its mode ignores.
+ */
+static const struct rfx_opt_mode *run_modes;
+static size_t run_nmodes;
+static unsigned run_mode;
+
+/* Keeps a copy of opts for rfx_out_options: 0, or -1 out of memory. */
+static int keep_options(const struct rfx_opt *opts)
+{
+	size_t n = 0;
+
+	free(run_opts);
+	run_modes = NULL;
+	run_nmodes = 0;
+	while (opts[n].name)
+		n++;
+	run_opts = malloc((n + 1) * sizeof(*run_opts));
+	if (!run_opts)
+		return -1;
+	memcpy(run_opts, opts, (n + 1) * sizeof(*run_opts));
+	return 0;
+}
+
 int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 		  struct rfx_opt *opts, int argc, char **argv, const char **pos,
 		  int maxpos, int *npos, int *help)
@@ -98,6 +133,8 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 	rfx_err_clear(&err);
 	if (rfx_opt_parse(cmd, opts, argc, argv, pos, maxpos, npos, help, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
+	if (keep_options(opts))
+		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 	/*
 	 * -o '' names no file, and -o x.csv would get HDF5 under a name that
 	 * promises text (the HDF5 outputs are the options with metavar
@@ -136,6 +173,9 @@ int rfx_cli_check_modes(const struct rfx_opt *opts,
 	rfx_err_clear(&err);
 	if (rfx_opt_check_modes(opts, table, n, mode, mode_name, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
+	run_modes = table;
+	run_nmodes = n;
+	run_mode = mode;
 	return RFX_EXIT_OK;
 }
 
@@ -242,10 +282,166 @@ int rfx_cli_load_labelled(struct rfx_matrix *m, const char *spec,
 	return RFX_EXIT_OK;
 }
 
+/*
+ * Stores list option op, whose text is text, as an array of its items'
+ * type (op->list); a list whose items are not all numbers of that type
+ * (a command that takes a word there too) is stored as strings.
+ */
+static int write_list(struct rfx_h5out *h5, const struct rfx_opt *op,
+		      const char *text, struct rfx_err *err)
+{
+	struct rfx_attr_value a = { RFX_ATTR_STRING, 1, 1, NULL };
+	size_t n = 1, k;
+	const char **item = NULL;
+	char *copy = strdup(text), *p, *end;
+	void *num = NULL;
+	int ret;
+
+	for (p = copy; p && *p; p++)
+		n += *p == ',';
+	item = malloc(n * sizeof(*item));
+	num = malloc(n * 8);
+	if (!copy || !item || !num) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (k = 0, p = copy; k < n; k++) {
+		item[k] = p;
+		p += strcspn(p, ",");
+		if (*p)
+			*p++ = '\0';
+	}
+	a.n = n;
+	a.v = item;
+	if (op->list == RFX_LIST_INTS || op->list == RFX_LIST_DOUBLES) {
+		a.type = op->list == RFX_LIST_INTS ? RFX_ATTR_INT64 : RFX_ATTR_DOUBLE;
+		a.v = num;
+		for (k = 0; k < n && a.v; k++) {
+			/* as rfx_opt_doubles and rfx_opt_ints read them: 1e3 too */
+			double v;
+
+			errno = 0;
+			v = strtod(item[k], &end);
+			if (end == item[k] || *end || errno || !isfinite(v) ||
+			    (op->list == RFX_LIST_INTS &&
+			     (v != floor(v) || fabs(v) >= 0x1p63)))
+				a.v = NULL;
+			else if (op->list == RFX_LIST_INTS)
+				((int64_t *)num)[k] = (int64_t)v;
+			else
+				((double *)num)[k] = v;
+		}
+		if (!a.v) {
+			a.type = RFX_ATTR_STRING;
+			a.v = item;
+		}
+	}
+	ret = rfx_h5out_option(h5, op->name, &a, err);
+out:
+	free(num);
+	free(item);
+	free(copy);
+	return ret;
+}
+
+/*
+ * Stores the value option op has now, typed (see rfx_out_options);
+ * nothing for a string or list that has no value.
+ */
+static int write_option(struct rfx_h5out *h5, const struct rfx_opt *op,
+			struct rfx_err *err)
+{
+	struct rfx_attr_value a = { RFX_ATTR_INT64, 0, 1, NULL };
+	const struct rfx_strlist *sl;
+	const char *text = NULL;
+	int64_t i;
+	uint64_t u;
+	double d;
+
+	switch (op->kind) {
+	case RFX_OPT_INT:
+	case RFX_OPT_FLAG:
+		i = *(const int *)op->dest;
+		a.v = &i;
+		break;
+	case RFX_OPT_LONG:
+		i = *(const long *)op->dest;
+		a.v = &i;
+		break;
+	case RFX_OPT_U64:
+		u = *(const uint64_t *)op->dest;
+		a.type = RFX_ATTR_UINT64;
+		a.v = &u;
+		break;
+	case RFX_OPT_DOUBLE:
+		d = *(const double *)op->dest;
+		a.type = RFX_ATTR_DOUBLE;
+		a.v = &d;
+		break;
+	case RFX_OPT_CHOICE:
+		text = op->choices[*(const int *)op->dest];
+		break;
+	case RFX_OPT_STRING:
+		text = *(const char *const *)op->dest;
+		break;
+	case RFX_OPT_PARSE:
+		text = op->text;
+		break;
+	case RFX_OPT_MULTI:
+		sl = op->dest;
+		if (sl->n == 0)
+			return RFX_OK;
+		a.type = RFX_ATTR_STRING;
+		a.list = 1;
+		a.n = (size_t)sl->n;
+		a.v = sl->item;
+		break;
+	}
+	if (a.v)
+		return rfx_h5out_option(h5, op->name, &a, err);
+	if (!text)
+		return RFX_OK;
+	if (op->list != RFX_LIST_NONE)
+		return write_list(h5, op, text, err);
+	a.type = RFX_ATTR_STRING;
+	a.v = &text;
+	return rfx_h5out_option(h5, op->name, &a, err);
+}
+
+/* Whether option name applies to the run's mode (rfx_cli_check_modes). */
+static int applies(const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < run_nmodes; k++)
+		if (!strcmp(run_modes[k].name, name))
+			return (run_modes[k].modes & run_mode) != 0;
+	return 1;
+}
+
+int rfx_out_options(struct rfx_out *o, struct rfx_err *err)
+{
+	const struct rfx_opt *op;
+	int ret;
+
+	if (!o->h5 || !run_opts)
+		return RFX_OK;
+	for (op = run_opts; op->name; op++) {
+		/* where the file goes and how many threads made it: not results */
+		if (!strcmp(op->name, "output") || !strcmp(op->name, "threads") ||
+		    !applies(op->name))
+			continue;
+		if ((ret = write_option(o->h5, op, err)))
+			return ret;
+	}
+	return RFX_OK;
+}
+
 int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 		       uint64_t seed, struct rfx_err *err)
 {
 	struct rfx_provenance p;
+	int ret;
 
 	if (!o->h5)
 		return RFX_OK;
@@ -256,7 +452,9 @@ int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 	p.rng = rfx_rng_type()->name;
 	p.ninputs = ninputs;
 	p.inputs = inputs;
-	return rfx_h5out_provenance(o->h5, &p, err);
+	if ((ret = rfx_h5out_provenance(o->h5, &p, err)))
+		return ret;
+	return rfx_out_options(o, err);
 }
 
 int rfx_out_table(struct rfx_out *o, const struct rfx_schema *s,

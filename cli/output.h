@@ -50,7 +50,8 @@ int rfx_cli_fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * The start every command shares: parses argv against opts (cli/opt.h)
+ * The start every command shares: parses argv against opts (cli/opt.h),
+ * keeps a copy of the table for the -o file's options (rfx_out_options)
  * and answers --help; an empty -o, or one whose name does not end in .h5
  * or .hdf5, is a usage error; --threads T > 0 (RFX_OPTION_THREADS) sets
  * OpenMP's thread count. Returns RFX_EXIT_USAGE after reporting a bad
@@ -109,10 +110,24 @@ int rfx_cli_load_labelled(struct rfx_matrix *m, const char *spec,
 
 /*
  * Root attributes: version, commit, command line, seed and generator, and
- * each input file loaded so far through rfx_cli_load_matrix.
+ * each input file loaded so far through rfx_cli_load_matrix; then the
+ * options (rfx_out_options).
  */
 int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 		       uint64_t seed, struct rfx_err *err);
+
+/*
+ * The run's options in the file's "/options" group (io/h5out.h's
+ * rfx_h5out_option), generated from the option table rfx_cli_parse read
+ * last: every option but --output and --threads, and but those the
+ * command's mode table (rfx_cli_check_modes) says its mode ignores, given
+ * or not, with the value the command holds when the file is written. An integer or a flag
+ * (0 or 1) is an int64, --seed a uint64, a number a double, a choice or
+ * a string its text, a list option (opt.h's list) an array of its items'
+ * type, a repeatable option (--param) an array of strings; a string
+ * option without a value is left out. Called by rfx_out_provenance.
+ */
+int rfx_out_options(struct rfx_out *o, struct rfx_err *err);
 
 /*
  * Prints rows as TSV to tsv (when not NULL) and writes them to the file

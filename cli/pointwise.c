@@ -242,13 +242,15 @@ static int parse_opts(int argc, char **argv, struct pw_opts *o, int *help)
 	char about[2048], param_help[256];
 	struct rfx_opt opts[] = {
 		{ "method", 0, RFX_OPT_STRING, &o->method, "LIST",
-		  "estimators, comma-separated, or all (default trig,posh,ang,gauss-hyb,pos,oprf; --map: trig,posh,ang)", 0 },
+		  "estimators, comma-separated, or all (default trig,posh,ang,gauss-hyb,pos,oprf; --map: trig,posh,ang)", 0,
+		  .list = RFX_LIST_STRINGS },
 		{ "map", 0, RFX_OPT_FLAG, &o->map, NULL,
 		  "closed-form MSE over (r, theta) (HRF Fig 1) (default off)", 0 },
 		{ "max-error", 0, RFX_OPT_FLAG, &o->maxerr, NULL,
 		  "max-relative-error over S(r) vs r (Lemma 3.4, Theorem 3.5) (default off)", 0 },
 		{ "r", 0, RFX_OPT_STRING, &o->rlist, "LIST",
-		  "lengths (default 1,1.25,1.5)", 0 },
+		  "lengths (default 1,1.25,1.5)", 0,
+		  .list = RFX_LIST_DOUBLES },
 		{ "thetas", 0, RFX_OPT_INT, &o->thetas, "N",
 		  "angles per length (default 33; --map 60; --max-error 721)", 0 },
 		{ "r-min", 0, RFX_OPT_DOUBLE, &o->r_min, "R",

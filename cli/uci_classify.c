@@ -292,36 +292,6 @@ static int check_budget(const struct rfx_estimator_type **est, int ne,
 	return ret;
 }
 
-static int run_attrs(struct rfx_out *out, const struct uci_opts *o,
-		     struct rfx_err *err)
-{
-	char num[32];
-	int ret;
-
-	if (!out->h5)
-		return RFX_OK;
-	ret = rfx_h5out_attr(out->h5, "datasets", o->dataset, err);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "methods", o->method, err);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "projection", o->projection, err);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "encoding", o->encoding, err);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "scaling", scalings[o->scaling], err);
-	snprintf(num, sizeof(num), "%d", o->seeds);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "seeds", num, err);
-	snprintf(num, sizeof(num), "%d", o->budget);
-	if (!ret && !o->ratio)
-		ret = rfx_h5out_attr(out->h5, "budget", num, err);
-	if (!ret && o->ratio)
-		ret = rfx_h5out_attr(out->h5, "ratio", o->ratio, err);
-	return ret;
-}
-
 /*
  * The default gamma grid, numpy.logspace(-2, 2, 10): 10^(-2 + 4k/9), k =
  * 0..9, as text (for the file's attributes) and numbers.
@@ -383,21 +353,26 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 	{
 		struct rfx_opt opts[] = {
 			{ "dataset", 0, RFX_OPT_STRING, &o.dataset, "LIST",
-			  "datasets, comma-separated, or all (default all)", 0 },
+			  "datasets, comma-separated, or all (default all)", 0,
+			  .list = RFX_LIST_STRINGS },
 			{ "method", 0, RFX_OPT_STRING, &o.method, "LIST",
-			  "exact and/or estimators, comma-separated, or all (default all)", 0 },
+			  "exact and/or estimators, comma-separated, or all (default all)", 0,
+			  .list = RFX_LIST_STRINGS },
 			{ "projection", 0, RFX_OPT_STRING, &o.projection, "LIST",
-			  "projection kinds, comma-separated, both = iid,ort (default both)", 0 },
+			  "projection kinds, comma-separated, both = iid,ort (default both)", 0,
+			  .list = RFX_LIST_STRINGS },
 			{ "seeds", 0, RFX_OPT_INT, &o.seeds, "N",
 			  "random-feature draws per method and gamma (default 50)", 0,
 			  RFX_RANGE(1, 100000) },
 			{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
-			  "the gamma grid (default 10 log-uniform values 1e-2 .. 1e2)", 0 },
+			  "the gamma grid (default 10 log-uniform values 1e-2 .. 1e2)", 0,
+			  .list = RFX_LIST_DOUBLES },
 			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
 			  "B real features, B/2 complex (default 128)", 0,
 			  RFX_RANGE(1, HUGE_VAL) },
 			{ "ratio", 0, RFX_OPT_STRING, &o.ratio, "LIST",
-			  "instead of --budget: B = r d for each r, integers (default none)", 0 },
+			  "instead of --budget: B = r d for each r, integers (default none)", 0,
+			  .list = RFX_LIST_INTS },
 			{ "encoding", 0, RFX_OPT_STRING, &o.encoding, "E",
 			  "categorical attributes: ordinal or onehot (default ordinal)", 0 },
 			{ "scaling", 0, RFX_OPT_CHOICE, &o.scaling, "S",
@@ -565,7 +540,7 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 		rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 		goto out;
 	}
-	if (rfx_out_open(&out, o.output, &err) || run_attrs(&out, &o, &err)) {
+	if (rfx_out_open(&out, o.output, &err)) {
 		rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
 	}

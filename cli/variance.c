@@ -436,66 +436,6 @@ static int fix_params(const struct variance_opts *o,
 	return RFX_EXIT_OK;
 }
 
-/*
- * The methods as a comma-separated root attribute "methods", shared by
- * the experiment's and the file mode's attributes.
- */
-static int methods_attr(struct rfx_out *out, int nm,
-			const struct rfx_estimator_type **methods,
-			struct rfx_err *err)
-{
-	char buf[512];
-	size_t len = 0;
-	int k;
-
-	buf[0] = '\0';
-	for (k = 0; k < nm; k++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-					k ? "," : "", methods[k]->name);
-	return rfx_h5out_attr(out->h5, "methods", buf, err);
-}
-
-/*
- * The run's settings as root attributes beside the command line, so that
- * a table can be read without parsing it.
- */
-static int run_attrs(struct rfx_out *out, const struct variance_opts *o,
-		     int nm, const struct rfx_estimator_type **methods,
-		     struct rfx_err *err)
-{
-	char num[32];
-	int ret;
-
-	if (!out->h5)
-		return RFX_OK;
-	ret = methods_attr(out, nm, methods, err);
-#define ATTR_INT(name, v)                                                      \
-	do {                                                                   \
-		snprintf(num, sizeof(num), "%ld", (long)(v));                  \
-		if (!ret)                                                      \
-			ret = rfx_h5out_attr(out->h5, name, num, err);         \
-	} while (0)
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "regimes", o->regimes.text, err);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
-	ATTR_INT("d", o->d);
-	ATTR_INT("L", o->L);
-	ATTR_INT("samples", o->samples);
-	ATTR_INT("features", o->features);
-	ATTR_INT("budget", o->budget);
-	ATTR_INT("mc", o->mc);
-	ATTR_INT("mc_pairs", o->mc_pairs);
-#undef ATTR_INT
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "projection", rfx_proj_name(o->proj),
-				     err);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "mnist_norm", mnist_norms[o->mnist_norm],
-				     err);
-	return ret;
-}
-
 /* The config fields the experiment and the file mode fill alike. */
 static void common_config(struct rfx_varexp_config *c,
 			  const struct variance_opts *o, int d,
@@ -596,10 +536,6 @@ static int run_experiment(const struct variance_opts *o,
 		goto out;
 	}
 	rfx_seed_note(o->seed);
-	if (run_attrs(&out, o, nm, methods, &err)) {
-		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
-		goto out;
-	}
 	if (rfx_varexp_run(&c, rows, params, &np, &err) ||
 	    rfx_out_provenance(&out, cli, o->seed, &err) ||
 	    rfx_out_table(&out, c.mc_R ? &rfx_varexp_mc_schema : &rfx_varexp_schema,
@@ -618,47 +554,6 @@ out:
 	free(rows);
 	free(params);
 	free(gammas);
-	return ret;
-}
-
-/*
- * The run's settings for the user's sets as root attributes (the input
- * files themselves are in the provenance's input_<i>_* attributes).
- */
-static int sets_attrs(struct rfx_out *out, const struct variance_opts *o,
-		      int nm, const struct rfx_estimator_type **methods,
-		      int d, struct rfx_err *err)
-{
-	char num[32];
-	int ret;
-
-	if (!out->h5)
-		return RFX_OK;
-	ret = methods_attr(out, nm, methods, err);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "gammas", o->gamma, err);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "kernel", kernel_names[o->softmax], err);
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "attention_scale",
-				     o->attention_scale ? "d^-1/4 on x and y" : "none",
-				     err);
-#define ATTR_INT(name, v)                                                      \
-	do {                                                                   \
-		snprintf(num, sizeof(num), "%ld", (long)(v));                  \
-		if (!ret)                                                      \
-			ret = rfx_h5out_attr(out->h5, name, num, err);         \
-	} while (0)
-	ATTR_INT("d", d);
-	ATTR_INT("pairs", o->pairs);
-	ATTR_INT("features", o->features);
-	ATTR_INT("budget", o->budget);
-	ATTR_INT("mc", o->mc);
-	ATTR_INT("mc_pairs", o->mc_pairs);
-#undef ATTR_INT
-	if (!ret)
-		ret = rfx_h5out_attr(out->h5, "projection", rfx_proj_name(o->proj),
-				     err);
 	return ret;
 }
 
@@ -727,8 +622,7 @@ static int run_sets(struct variance_opts *o, const struct rfx_cli *cli,
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 		goto out;
 	}
-	if (rfx_out_open(&out, o->output, &err) ||
-	    sets_attrs(&out, o, nm, methods, o->d, &err)) {
+	if (rfx_out_open(&out, o->output, &err)) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
 	}
@@ -884,14 +778,18 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	{
 		struct rfx_opt opts[] = {
 			{ "method", 0, RFX_OPT_STRING, &o.method, "LIST",
-			  "estimators, comma-separated, or all (default all)", 0 },
+			  "estimators, comma-separated, or all (default all)", 0,
+			  .list = RFX_LIST_STRINGS },
 			{ "regime", 0, RFX_OPT_PARSE, &o.regimes, "LIST",
 			  "normal,sphere,heterogen,mnist or all", 0,
-			  .parse = parse_regimes, .dflt = "all" },
+			  .parse = parse_regimes, .dflt = "all",
+			  .list = RFX_LIST_STRINGS },
 			{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",
-			  "input scales (default 0.1,0.2,...,1)", 0 },
+			  "input scales (default 0.1,0.2,...,1)", 0,
+			  .list = RFX_LIST_DOUBLES },
 			{ "d", 0, RFX_OPT_STRING, &o.dlist, "N",
-			  "dimension (default 64; a list for --map sum, default 16,32,64,128)", 0 },
+			  "dimension (default 64; a list for --map sum, default 16,32,64,128)", 0,
+			  .list = RFX_LIST_INTS },
 			{ "L", 0, RFX_OPT_INT, &o.L, "N", "inputs per set", 0,
 			  RFX_RANGE(2, HUGE_VAL), .dflt = "1024" },
 			{ "samples", 0, RFX_OPT_INT, &o.samples, "N",
@@ -921,9 +819,11 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			  "mnist pixels: unit ([0, 1]) or standard (z-scored per pixel)", 0,
 			  .choices = mnist_norms, .dflt = "unit" },
 			{ "x", 0, RFX_OPT_STRING, &o.x, "LIST",
-			  "pair mode: x, comma-separated (default none: sampled sets)", 0 },
+			  "pair mode: x, comma-separated (default none: sampled sets)", 0,
+			  .list = RFX_LIST_DOUBLES },
 			{ "y", 0, RFX_OPT_STRING, &o.y, "LIST",
-			  "pair mode: y, as long as x (default none)", 0 },
+			  "pair mode: y, as long as x (default none)", 0,
+			  .list = RFX_LIST_DOUBLES },
 			{ "x-file", 0, RFX_OPT_STRING, &o.x_file, "FILE",
 			  "your x's, one per row: .npy, text (CSV/TSV/blank) or FILE.h5:/dataset (default none)", 0 },
 			{ "y-file", 0, RFX_OPT_STRING, &o.y_file, "FILE",

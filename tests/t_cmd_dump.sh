@@ -137,12 +137,13 @@ grep -E '^(command|rfx_commit|rfx_version|rng|seed)	' "$tmp/out" > prov
 [ "$rc" -eq 0 ] && cmp -s prov want
 ok $? "--attrs: command, rfx_commit, rfx_version, rng, seed, in name order" ||
 	diff want prov | diag_file /dev/stdin
-[ "$(sed -n 's/^methods\t//p' "$tmp/out")" = "trig,oprf" ] &&
-	[ "$(sed -n 's/^L\t//p' "$tmp/out")" = 8 ] &&
-	[ "$(sed -n 's/^gammas\t//p' "$tmp/out")" = "0.5,1" ] &&
-	[ "$(sed -n 's/^regimes\t//p' "$tmp/out")" = "normal,sphere" ] &&
-	[ "$(sed -n 's/^samples\t//p' "$tmp/out")" = 2 ]
-ok $? "--attrs: the run's settings (methods, regimes, gammas, L, samples)"
+[ "$(sed -n 's/^options\/method\t//p' "$tmp/out")" = "trig,oprf" ] &&
+	[ "$(sed -n 's/^options\/L\t//p' "$tmp/out")" = 8 ] &&
+	[ "$(sed -n 's/^options\/gamma\t//p' "$tmp/out")" = "0.5,1" ] &&
+	[ "$(sed -n 's/^options\/regime\t//p' "$tmp/out")" = "normal,sphere" ] &&
+	[ "$(sed -n 's/^options\/samples\t//p' "$tmp/out")" = 2 ] &&
+	[ "$(sed -n 's/^options\/mc\t//p' "$tmp/out")" = 1000 ]
+ok $? "--attrs: the run's options (method, regime, gamma, L, samples, default mc)"
 run dump 'with space.h5' --attrs
 is "$(sed -n 's/^command\t//p' "$tmp/out")" \
 	"$RFX variance --method trig --regime normal --gamma 0.5 --L 4 --samples 1 -o 'with space.h5'" \

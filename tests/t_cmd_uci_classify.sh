@@ -76,10 +76,10 @@ is "$(tail -n +2 data.tsv | tr '\t\n' ' :')" \
 	"banknote banknote.txt ordinal standard 1372 4 2 1234 69 69:wifi wifi_localization.txt ordinal standard 2000 7 4 1800 100 100:" \
 	"uci_data: files, encoding, scaling, rows, d, classes, split"
 "$RFX" dump --attrs small.h5 > attrs.txt 2> /dev/null
-grep -q '^datasets	banknote,wifi$' attrs.txt && grep -q '^seeds	2$' attrs.txt &&
-	grep -q '^budget	128$' attrs.txt && grep -q '^projection	both$' attrs.txt &&
-	grep -q '^gammas	0.5,2$' attrs.txt && grep -q '^encoding	ordinal$' attrs.txt &&
-	grep -q '^scaling	standard$' attrs.txt && grep -q '^seed	20221121$' attrs.txt
+grep -q '^options/dataset	banknote,wifi$' attrs.txt && grep -q '^options/seeds	2$' attrs.txt &&
+	grep -q '^options/budget	128$' attrs.txt && grep -q '^options/projection	both$' attrs.txt &&
+	grep -q '^options/gamma	0.5,2$' attrs.txt && grep -q '^options/encoding	ordinal$' attrs.txt &&
+	grep -q '^options/scaling	standard$' attrs.txt && grep -q '^seed	20221121$' attrs.txt
 ok $? "attributes: datasets, seeds, budget, projection, gammas, encoding, scaling, seed" ||
 	diag_file attrs.txt
 
@@ -156,7 +156,7 @@ is "$(awk -F'\t' 'NR > 1 && $1 == "banknote" { printf "%s:%s ", $2, $3 }' proj.t
 	"exact:none pos:iid pos:ort pos:simplex pos:simplex+ pos:ort-anti pois:discrete " \
 	"rows: each estimator on the kinds in the order given, one row for exact and discrete"
 "$RFX" dump --attrs proj.h5 > pattrs.txt 2> /dev/null
-grep -q '^projection	iid,ort,simplex,simplex+,ort-anti$' pattrs.txt
+grep -q '^options/projection	iid,ort,simplex,simplex+,ort-anti$' pattrs.txt
 ok $? "attribute projection: the list as given" || diag_file pattrs.txt
 run uci-classify $PJ --method exact,pos,pois --projection iid,ort
 cp "$tmp/out" iidort.tsv
@@ -183,8 +183,8 @@ is "$(tail -n +2 ratio.tsv | cut -f1-3,9 | tr '\t\n' ': ')" \
 is "$(rows rg.tsv)" 36 \
 	"uci_gamma: (1 + 2 x 4) methods x 2 gammas x 2 datasets"
 "$RFX" dump --attrs ratio.h5 > rattrs.txt 2> /dev/null
-grep -q '^ratio	1,3$' rattrs.txt && ! grep -q '^budget	' rattrs.txt
-ok $? "attributes: ratio as given, no budget" || diag_file rattrs.txt
+grep -q '^options/ratio	1,3$' rattrs.txt
+ok $? "attributes: ratio as given" || diag_file rattrs.txt
 run uci-classify --dataset banknote --seeds 2 --gamma 0.5,2 --method pos --projection ort --budget 12
 awk -F'\t' 'NR == FNR { if ($2 == "pos" && $3 == "ort" && $9 == 12 && $1 == "banknote") want = $0; next }
 	FNR > 1 { got = $0 } END { exit want == "" || got != want }' ratio.tsv "$tmp/out"

@@ -124,13 +124,22 @@ if [ -x "$PY" ] && "$PY" -c 'import h5py, pandas, tables' 2>/dev/null; then
 import sys
 import h5py
 f = h5py.File("out.h5", "r")
-assert sorted(f.keys()) == ["params", "variance"], list(f.keys())
+assert sorted(f.keys()) == ["options", "params", "variance"], list(f.keys())
 a = f.attrs
 def s(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 assert s(a["command"]) == sys.argv[1], a["command"]
 assert int(a["seed"]) == 20221121, a["seed"]
 assert s(a["rng"]) == "xoshiro256**", a["rng"]
+o = f["options"].attrs
+assert o["L"] == 16 and o["L"].dtype == "int64", o["L"]
+assert o["seed"] == 20221121 and o["seed"].dtype == "uint64", o["seed"]
+assert o["gamma"].dtype == "float64" and list(o["gamma"]) == [
+    0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], o["gamma"]
+assert [s(m) for m in o["method"]] == ["all"], o["method"]
+assert [s(m) for m in o["regime"]] == ["heterogen"], o["regime"]
+assert s(o["projection"]) == "iid", o["projection"]
+assert "output" not in o and "threads" not in o, list(o)
 v = f["variance"]
 assert v.shape == (10 * int(sys.argv[2]),), v.shape
 assert list(v.dtype.names) == ["method", "regime", "gamma", "d", "M", "n_pairs",
@@ -140,7 +149,7 @@ assert list(v.dtype.names) == ["method", "regime", "gamma", "d", "M", "n_pairs",
 assert all(r.decode() == "heterogen" for r in v["regime"])
 print("h5py ok")
 EOF
-	ok $? "-o: h5py reads the tables and the provenance attributes" ||
+	ok $? "-o: h5py reads the tables, the provenance attributes and the typed options" ||
 		diag_file py.txt
 	"$PY" - "$NMETHODS" > pd.txt 2>&1 <<'EOF'
 import math

@@ -39,10 +39,11 @@ struct mrow {
 };
 
 static const struct rfx_column mcols[] = {
-	{ "x", RFX_COL_DOUBLE, offsetof(struct mrow, x), sizeof(double) },
-	{ "k", RFX_COL_INT, offsetof(struct mrow, k), sizeof(int) },
-	{ "n", RFX_COL_LONG, offsetof(struct mrow, n), sizeof(long) },
-	{ "label", RFX_COL_STRING, offsetof(struct mrow, label), 8 },
+	{ "x", RFX_COL_DOUBLE, offsetof(struct mrow, x), sizeof(double), "a double" },
+	{ "k", RFX_COL_INT, offsetof(struct mrow, k), sizeof(int), "an int" },
+	{ "n", RFX_COL_LONG, offsetof(struct mrow, n), sizeof(long), "a long" },
+	{ "label", RFX_COL_STRING, offsetof(struct mrow, label), 8,
+	  "a label of at most 7 characters" },
 };
 
 static const struct rfx_schema mschema = {
@@ -74,8 +75,8 @@ struct prow {
 };
 
 static const struct rfx_column pcols[] = {
-	{ "i", RFX_COL_INT, offsetof(struct prow, i), sizeof(int) },
-	{ "v", RFX_COL_DOUBLE, offsetof(struct prow, v), sizeof(double) },
+	{ "i", RFX_COL_INT, offsetof(struct prow, i), sizeof(int), "index i" },
+	{ "v", RFX_COL_DOUBLE, offsetof(struct prow, v), sizeof(double), "value v, metres" },
 };
 
 static const char multi_tsv[] =
@@ -207,7 +208,8 @@ static int write_multi(const char *path, struct rfx_err *err)
 enum dump_mode {
 	DUMP,       /* rfx_h5_dump */
 	DUMP_WHERE, /* rfx_h5_dump_where */
-	DUMP_ATTRS  /* rfx_h5_dump_attrs */
+	DUMP_ATTRS, /* rfx_h5_dump_attrs */
+	DESCRIBE    /* rfx_h5_describe */
 };
 
 /* Runs a dump into *text (malloc'd, always set); returns its status. */
@@ -234,6 +236,9 @@ static int dump_text(enum dump_mode mode, const char *path, const char *table,
 		break;
 	case DUMP_ATTRS:
 		ret = rfx_h5_dump_attrs(path, f, err);
+		break;
+	case DESCRIBE:
+		ret = rfx_h5_describe(path, table, f, err);
 		break;
 	}
 	fclose(f);
@@ -338,6 +343,152 @@ static int has_times(hid_t file, const char *obj)
 	return info.atime || info.mtime || info.ctime || info.btime;
 }
 
+/*
+ * The type class, size and rank of attribute name of obj: 1 when they
+ * are cls, size (0: any) and rank (0 scalar, 1 an array of n).
+ */
+static int attr_shape(hid_t file, const char *obj, const char *name,
+		      H5T_class_t cls, size_t size, int rank, hssize_t n)
+{
+	hid_t a = H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t t = a >= 0 ? H5Aget_type(a) : H5I_INVALID_HID;
+	hid_t sp = a >= 0 ? H5Aget_space(a) : H5I_INVALID_HID;
+	int good = t >= 0 && sp >= 0 && H5Tget_class(t) == cls &&
+		   (!size || H5Tget_size(t) == size) &&
+		   H5Sget_simple_extent_ndims(sp) == rank &&
+		   H5Sget_simple_extent_npoints(sp) == n;
+
+	if (t >= 0)
+		H5Tclose(t);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (a >= 0)
+		H5Aclose(a);
+	return good;
+}
+
+/*
+ * The run's options (rfx_h5out_option): each type read back by HDF5 with
+ * its class, size and shape, and printed by dump --attrs and --describe
+ * as worked out by hand below; bad values refused.
+ */
+static void test_options(void)
+{
+	const char *path = tpath("options.h5");
+	const int64_t ints[3] = { -3, 0, INT64_MAX };
+	const uint64_t seed = UINT64_MAX;
+	const double reals[2] = { 0.1, -2.5e-300 };
+	const char *const names[2] = { "trig", "a longer name" };
+	const char *const one = "iid";
+	const char *const bad_names[2] = { "x", NULL };
+	const struct rfx_attr_value v_ints = { RFX_ATTR_INT64, 1, 3, ints };
+	const struct rfx_attr_value v_int = { RFX_ATTR_INT64, 0, 1, &ints[2] };
+	const struct rfx_attr_value v_seed = { RFX_ATTR_UINT64, 0, 1, &seed };
+	const struct rfx_attr_value v_reals = { RFX_ATTR_DOUBLE, 1, 2, reals };
+	const struct rfx_attr_value v_one = { RFX_ATTR_DOUBLE, 1, 1, reals };
+	const struct rfx_attr_value v_names = { RFX_ATTR_STRING, 1, 2, names };
+	const struct rfx_attr_value v_str = { RFX_ATTR_STRING, 0, 1, &one };
+	struct rfx_attr_value bad;
+	struct rfx_h5out *o;
+	struct rfx_err err;
+	struct mrow r[NM];
+	char *text = NULL;
+	hid_t f;
+	int ret;
+
+	fill_measure(r, 0);
+	rfx_err_clear(&err);
+	o = rfx_h5out_open(path, &err);
+	ret = !o || rfx_h5out_provenance(o, &prov, &err) ||
+	      rfx_h5out_option(o, "ints", &v_ints, &err) ||
+	      rfx_h5out_option(o, "L", &v_str, &err) || /* replaced next */
+	      rfx_h5out_option(o, "L", &v_int, &err) ||
+	      rfx_h5out_option(o, "seed", &v_seed, &err) ||
+	      rfx_h5out_option(o, "gamma", &v_reals, &err) ||
+	      rfx_h5out_option(o, "gamma-one", &v_one, &err) ||
+	      rfx_h5out_option(o, "method", &v_names, &err) ||
+	      rfx_h5out_option(o, "projection", &v_str, &err) ||
+	      rfx_h5out_table(o, &mschema, r, NM, &err);
+	ok(!ret, "write options of every type beside a table: %s", err.msg);
+
+	/* Refused: no items, a scalar of two, a NULL string, no name. */
+	bad = v_ints;
+	bad.n = 0;
+	rfx_err_clear(&err);
+	ok(o && rfx_h5out_option(o, "x", &bad, &err) == RFX_EINVAL &&
+	   one_line(&err), "a list of no items is RFX_EINVAL: %s", err.msg);
+	bad = v_ints;
+	bad.list = 0;
+	rfx_err_clear(&err);
+	ok(o && rfx_h5out_option(o, "x", &bad, &err) == RFX_EINVAL,
+	   "a scalar of three items is RFX_EINVAL");
+	bad = v_names;
+	bad.v = bad_names;
+	rfx_err_clear(&err);
+	ok(o && rfx_h5out_option(o, "x", &bad, &err) == RFX_EINVAL,
+	   "a NULL string is RFX_EINVAL");
+	rfx_err_clear(&err);
+	ok(o && rfx_h5out_option(o, "", &v_int, &err) == RFX_EINVAL,
+	   "an empty name is RFX_EINVAL");
+	ok(o && rfx_h5out_commit(o, &err) == RFX_OK, "commit");
+
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ok(f >= 0 && attr_shape(f, "options", "ints", H5T_INTEGER, 8, 1, 3) &&
+	   attr_shape(f, "options", "L", H5T_INTEGER, 8, 0, 1) &&
+	   attr_shape(f, "options", "seed", H5T_INTEGER, 8, 0, 1) &&
+	   attr_shape(f, "options", "gamma", H5T_FLOAT, 8, 1, 2) &&
+	   attr_shape(f, "options", "gamma-one", H5T_FLOAT, 8, 1, 1) &&
+	   attr_shape(f, "options", "method", H5T_STRING, 14, 1, 2) &&
+	   attr_shape(f, "options", "projection", H5T_STRING, 4, 0, 1),
+	   "HDF5 reads 64-bit integers and reals, lists as 1-d arrays (one of "
+	   "one item too), strings as long as the longest plus its NUL");
+	ok(f >= 0 && has_times(f, "options") == 0,
+	   "the options group has no timestamps");
+	if (f >= 0)
+		H5Fclose(f);
+
+	ok(dump_text(DUMP_ATTRS, path, NULL, NULL, 0, &text, &err) == RFX_OK,
+	   "dump the attributes");
+	is_text(text,
+		"command\trfx variance --seed 18446744073709551615 --out 'a b.h5'\n"
+		"rfx_commit\tabc123def456-dirty\n"
+		"rfx_version\t0.1.0\n"
+		"rng\tmt19937\n"
+		"seed\t18446744073709551615\n"
+		"options/L\t9223372036854775807\n"
+		"options/gamma\t0.10000000000000001,-2.5e-300\n"
+		"options/gamma-one\t0.10000000000000001\n"
+		"options/ints\t-3,0,9223372036854775807\n"
+		"options/method\ttrig,a longer name\n"
+		"options/projection\tiid\n"
+		"options/seed\t18446744073709551615\n",
+		"--attrs: the root's, then the options as options/NAME, in name order");
+	free(text);
+
+	ok(dump_text(DESCRIBE, path, NULL, NULL, 0, &text, &err) == RFX_OK,
+	   "describe the file");
+	is_text(text,
+		"table\tcolumn\ttype\tdescription\n"
+		"measure\tx\tfloat64\ta double\n"
+		"measure\tk\tint32\tan int\n"
+		"measure\tn\tint64\ta long\n"
+		"measure\tlabel\tstring[8]\ta label of at most 7 characters\n"
+		"\n\n"
+		"option\ttype\tvalue\n"
+		"L\tint64\t9223372036854775807\n"
+		"gamma\tfloat64[2]\t0.10000000000000001,-2.5e-300\n"
+		"gamma-one\tfloat64[1]\t0.10000000000000001\n"
+		"ints\tint64[3]\t-3,0,9223372036854775807\n"
+		"method\tstring[2]\ttrig,a longer name\n"
+		"projection\tstring\tiid\n"
+		"seed\tuint64\t18446744073709551615\n",
+		"--describe: the columns, then the options with their types");
+	free(text);
+	ok(dump_text(DESCRIBE, path, "measure", NULL, 0, &text, &err) == RFX_OK &&
+	   !strstr(text, "option\t"), "--describe TABLE: no options");
+	free(text);
+}
+
 /* 1. Rows written by rfx, read back by H5TB field by field, and dumped. */
 static void test_roundtrip(void)
 {
@@ -392,6 +543,12 @@ static void test_roundtrip(void)
 		good = good && attr_is(f, "measure", aname, mcols[i].name);
 	}
 	ok(good, "FIELD_<i>_NAME attributes");
+	good = 1;
+	for (i = 0; i < 4; i++) {
+		snprintf(aname, sizeof(aname), "FIELD_%d_DESC", i);
+		good = good && attr_is(f, "measure", aname, mcols[i].desc);
+	}
+	ok(good, "FIELD_<i>_DESC attributes: each column's description");
 	ok(has_times(f, "/") == 0, "the root group has no timestamps");
 	ok(has_times(f, "measure") == 0, "the table has no timestamps");
 	ok(f >= 0 && H5Fclose(f) >= 0, "close");
@@ -901,6 +1058,16 @@ static void test_errors(void)
 	ok(rfx_h5out_table(o, &bad, rows, 1, &err) == RFX_EINVAL &&
 	   one_line(&err), "a 299-character column name is RFX_EINVAL");
 	badcols[0] = pcols[0];
+	badcols[1].desc = NULL;
+	rfx_err_clear(&err);
+	ok(rfx_h5out_table(o, &bad, rows, 1, &err) == RFX_EINVAL &&
+	   one_line(&err) && strstr(err.msg, "'v' has no description"),
+	   "a column without a description is RFX_EINVAL: %s", err.msg);
+	badcols[1].desc = "";
+	rfx_err_clear(&err);
+	ok(rfx_h5out_table(o, &bad, rows, 1, &err) == RFX_EINVAL,
+	   "an empty description is RFX_EINVAL too");
+	badcols[1] = pcols[1];
 	bad.name = "a/b";
 	rfx_err_clear(&err);
 	ok(rfx_h5out_table(o, &bad, rows, 1, &err) == RFX_EINVAL &&
@@ -1243,6 +1410,7 @@ int main(void)
 	py = py_start(&skip);
 	test_multi();
 	test_attrs();
+	test_options();
 	test_reproducible();
 	test_large();
 	test_atomic();

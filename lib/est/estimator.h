@@ -27,6 +27,9 @@
 #include "proj/proj.h"
 
 /* Estimator properties (struct rfx_estimator_type.flags). */
+/* The description of a result table's method column (io/table.h). */
+#define RFX_DESC_METHOD "estimator name from the registry (rfx help estimators)"
+
 #define RFX_EST_POSITIVE 0x01u /* features, hence estimates, are > 0 */
 #define RFX_EST_COMPLEX  0x02u /* complex features: one counts as two real */
 #define RFX_EST_DISCRETE 0x04u /* omega is discrete: --projection n/a */

@@ -28,53 +28,100 @@
 #define KMEANS_MAX_ITER 300
 #define CODE_HYB 1000
 
+/* Descriptions several of this file's tables share. */
+#define DESC_SET \
+	"data configuration id (--set)"
+#define DESC_SIGMA \
+	"cluster standard deviation sigma before scaling (the set's, or --sigma)"
+#define DESC_METHOD \
+	"estimator name, or hyb-cluster / hyb-gmix (the cluster-adapted hybrids)"
+#define DESC_M \
+	"random features per base estimator (the paper's number of random features)"
+
 static const struct rfx_column rep_cols[] = {
-	RFX_COL(rfx_cl_rep_row, set, RFX_COL_INT),
-	RFX_COL(rfx_cl_rep_row, sigma, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_rep_row, method, RFX_COL_STRING),
-	RFX_COL(rfx_cl_rep_row, m, RFX_COL_INT),
-	RFX_COL(rfx_cl_rep_row, rep, RFX_COL_INT),
-	RFX_COL(rfx_cl_rep_row, mse, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_rep_row, log_mse, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_rep_row, set, RFX_COL_INT,
+		DESC_SET),
+	RFX_COL(rfx_cl_rep_row, sigma, RFX_COL_DOUBLE,
+		DESC_SIGMA),
+	RFX_COL(rfx_cl_rep_row, method, RFX_COL_STRING,
+		DESC_METHOD),
+	RFX_COL(rfx_cl_rep_row, m, RFX_COL_INT,
+		DESC_M),
+	RFX_COL(rfx_cl_rep_row, rep, RFX_COL_INT,
+		"repetition index, 0-based"),
+	RFX_COL(rfx_cl_rep_row, mse, RFX_COL_DOUBLE,
+		"empirical MSE of the softmax-kernel estimates over all nx x ny pairs"),
+	RFX_COL(rfx_cl_rep_row, log_mse, RFX_COL_DOUBLE,
+		"natural log of mse"),
 };
 
 static const struct rfx_column sum_cols[] = {
-	RFX_COL(rfx_cl_sum_row, set, RFX_COL_INT),
-	RFX_COL(rfx_cl_sum_row, sigma, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_sum_row, s, RFX_COL_STRING),
-	RFX_COL(rfx_cl_sum_row, method, RFX_COL_STRING),
-	RFX_COL(rfx_cl_sum_row, m, RFX_COL_INT),
-	RFX_COL(rfx_cl_sum_row, reps, RFX_COL_INT),
-	RFX_COL(rfx_cl_sum_row, mse_min, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_sum_row, mse_max, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_sum_row, mse_mean, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_sum_row, mse_median, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_sum_row, set, RFX_COL_INT,
+		DESC_SET),
+	RFX_COL(rfx_cl_sum_row, sigma, RFX_COL_DOUBLE,
+		DESC_SIGMA),
+	RFX_COL(rfx_cl_sum_row, s, RFX_COL_STRING,
+		"targets l* of the cluster pairs, comma-separated"),
+	RFX_COL(rfx_cl_sum_row, method, RFX_COL_STRING,
+		DESC_METHOD),
+	RFX_COL(rfx_cl_sum_row, m, RFX_COL_INT,
+		DESC_M),
+	RFX_COL(rfx_cl_sum_row, reps, RFX_COL_INT,
+		"repetitions summarised"),
+	RFX_COL(rfx_cl_sum_row, mse_min, RFX_COL_DOUBLE,
+		"smallest MSE over the repetitions (HRF Table 3)"),
+	RFX_COL(rfx_cl_sum_row, mse_max, RFX_COL_DOUBLE,
+		"largest MSE over the repetitions (HRF Table 3)"),
+	RFX_COL(rfx_cl_sum_row, mse_mean, RFX_COL_DOUBLE,
+		"mean MSE over the repetitions (HRF Fig 6)"),
+	RFX_COL(rfx_cl_sum_row, mse_median, RFX_COL_DOUBLE,
+		"median MSE over the repetitions"),
 };
 
 static const struct rfx_column exact_cols[] = {
-	RFX_COL(rfx_cl_exact_row, set, RFX_COL_INT),
-	RFX_COL(rfx_cl_exact_row, sigma, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_exact_row, method, RFX_COL_STRING),
-	RFX_COL(rfx_cl_exact_row, m, RFX_COL_INT),
-	RFX_COL(rfx_cl_exact_row, mse, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_exact_row, log_mse, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_exact_row, set, RFX_COL_INT,
+		DESC_SET),
+	RFX_COL(rfx_cl_exact_row, sigma, RFX_COL_DOUBLE,
+		DESC_SIGMA),
+	RFX_COL(rfx_cl_exact_row, method, RFX_COL_STRING,
+		DESC_METHOD),
+	RFX_COL(rfx_cl_exact_row, m, RFX_COL_INT,
+		DESC_M),
+	RFX_COL(rfx_cl_exact_row, mse, RFX_COL_DOUBLE,
+		"expected MSE over draws from the closed-form variances: sum over pairs of Var / (nx ny)"),
+	RFX_COL(rfx_cl_exact_row, log_mse, RFX_COL_DOUBLE,
+		"natural log of mse"),
 };
 
 static const struct rfx_column cluster_cols[] = {
-	RFX_COL(rfx_cl_cluster_row, set, RFX_COL_INT),
-	RFX_COL(rfx_cl_cluster_row, sigma, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_cluster_row, i, RFX_COL_INT),
-	RFX_COL(rfx_cl_cluster_row, j, RFX_COL_INT),
-	RFX_COL(rfx_cl_cluster_row, s_target, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_cluster_row, s_means, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_cluster_row, s_centres, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_cluster_row, nx, RFX_COL_LONG),
-	RFX_COL(rfx_cl_cluster_row, ny, RFX_COL_LONG),
-	RFX_COL(rfx_cl_cluster_row, x_moved, RFX_COL_LONG),
-	RFX_COL(rfx_cl_cluster_row, y_moved, RFX_COL_LONG),
-	RFX_COL(rfx_cl_cluster_row, sm_min, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_cluster_row, sm_mean, RFX_COL_DOUBLE),
-	RFX_COL(rfx_cl_cluster_row, sm_max, RFX_COL_DOUBLE),
+	RFX_COL(rfx_cl_cluster_row, set, RFX_COL_INT,
+		DESC_SET),
+	RFX_COL(rfx_cl_cluster_row, sigma, RFX_COL_DOUBLE,
+		DESC_SIGMA),
+	RFX_COL(rfx_cl_cluster_row, i, RFX_COL_INT,
+		"cluster of x in the pair, 1-based as in the paper"),
+	RFX_COL(rfx_cl_cluster_row, j, RFX_COL_INT,
+		"cluster of y in the pair, 1-based as in the paper"),
+	RFX_COL(rfx_cl_cluster_row, s_target, RFX_COL_DOUBLE,
+		"target l* of the pair"),
+	RFX_COL(rfx_cl_cluster_row, s_means, RFX_COL_DOUBLE,
+		"l* at the generating (scaled) cluster means"),
+	RFX_COL(rfx_cl_cluster_row, s_centres, RFX_COL_DOUBLE,
+		"l* at the k-means centres (the fitted hybrids' A)"),
+	RFX_COL(rfx_cl_cluster_row, nx, RFX_COL_LONG,
+		"points of x's cluster i after k-means"),
+	RFX_COL(rfx_cl_cluster_row, ny, RFX_COL_LONG,
+		"points of y's cluster j after k-means"),
+	RFX_COL(rfx_cl_cluster_row, x_moved, RFX_COL_LONG,
+		"x points k-means put in the other cluster"),
+	RFX_COL(rfx_cl_cluster_row, y_moved, RFX_COL_LONG,
+		"y points k-means put in the other cluster"),
+	RFX_COL(rfx_cl_cluster_row, sm_min, RFX_COL_DOUBLE,
+		"smallest softmax kernel exp(x.y) over the pair's points"),
+	RFX_COL(rfx_cl_cluster_row, sm_mean, RFX_COL_DOUBLE,
+		"mean softmax kernel exp(x.y) over the pair's points"),
+	RFX_COL(rfx_cl_cluster_row, sm_max, RFX_COL_DOUBLE,
+		"largest softmax kernel exp(x.y) over the pair's points"),
 };
 
 const struct rfx_schema rfx_cl_rep_schema = {

@@ -21,48 +21,79 @@
 #include "eval/montecarlo.h"
 #include "base/rng.h"
 
-#define HEAD(row)                                                              \
-	RFX_COL(row, method, RFX_COL_STRING), RFX_COL(row, d, RFX_COL_INT),    \
-	RFX_COL(row, M, RFX_COL_INT), RFX_COL(row, m1, RFX_COL_INT),           \
-	RFX_COL(row, m3, RFX_COL_INT)
+#define HEAD(row) \
+	RFX_COL(row, method, RFX_COL_STRING, \
+		RFX_DESC_METHOD), \
+	RFX_COL(row, d, RFX_COL_INT, "input dimension"), \
+	RFX_COL(row, M, RFX_COL_INT, "random features (the method's budget)"), \
+	RFX_COL(row, m1, RFX_COL_INT, \
+		"hybrid methods' m1 feature count (0 for the others)"), \
+	RFX_COL(row, m3, RFX_COL_INT, \
+		"hybrid methods' m3 feature count (0 for the others)")
 
 static const struct rfx_column map_cols[] = {
 	HEAD(rfx_pw_map_row),
-	RFX_COL(rfx_pw_map_row, r, RFX_COL_DOUBLE),
-	RFX_COL(rfx_pw_map_row, theta, RFX_COL_DOUBLE),
-	RFX_COL(rfx_pw_map_row, log_sm, RFX_COL_DOUBLE),
-	RFX_COL(rfx_pw_map_row, log_mse, RFX_COL_DOUBLE),
-	RFX_COL(rfx_pw_map_row, log_rel_err, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_map_row, r, RFX_COL_DOUBLE,
+		"norm of the inputs, |x| = |y| = r"),
+	RFX_COL(rfx_pw_map_row, theta, RFX_COL_DOUBLE,
+		"angle between x and y, radians"),
+	RFX_COL(rfx_pw_map_row, log_sm, RFX_COL_DOUBLE,
+		"natural log of the softmax kernel SM(x, y) = exp(x.y), i.e. r^2 cos theta"),
+	RFX_COL(rfx_pw_map_row, log_mse, RFX_COL_DOUBLE,
+		"natural log of the closed-form MSE of the M-feature estimate of SM"),
+	RFX_COL(rfx_pw_map_row, log_rel_err, RFX_COL_DOUBLE,
+		"natural log of the relative error sqrt(MSE)/SM"),
 };
 
-#define EST_ANA(row)                                                           \
-	HEAD(row), RFX_COL(row, flops, RFX_COL_DOUBLE),                        \
-	RFX_COL(row, r, RFX_COL_DOUBLE), RFX_COL(row, theta, RFX_COL_DOUBLE),  \
-	RFX_COL(row, log_sm, RFX_COL_DOUBLE),                                  \
-	RFX_COL(row, sm, RFX_COL_DOUBLE),                                      \
-	RFX_COL(row, ana_rel_err, RFX_COL_DOUBLE),                             \
-	RFX_COL(row, log_ana_rel_err, RFX_COL_DOUBLE)
+#define EST_ANA(row) \
+	HEAD(row), \
+	RFX_COL(row, flops, RFX_COL_DOUBLE, \
+		"floating-point operations of the feature map for one input (lib/eval/cost.h)"), \
+	RFX_COL(row, r, RFX_COL_DOUBLE, "norm of the inputs, |x| = |y| = r"), \
+	RFX_COL(row, theta, RFX_COL_DOUBLE, "angle between x and y, radians"), \
+	RFX_COL(row, log_sm, RFX_COL_DOUBLE, \
+		"natural log of the softmax kernel SM(x, y) = exp(x.y), i.e. r^2 cos theta"), \
+	RFX_COL(row, sm, RFX_COL_DOUBLE, \
+		"the softmax kernel SM(x, y) = exp(r^2 cos theta)"), \
+	RFX_COL(row, ana_rel_err, RFX_COL_DOUBLE, \
+		"closed-form relative error sqrt(MSE)/SM; 0 where the variance vanishes, inf beyond double range"), \
+	RFX_COL(row, log_ana_rel_err, RFX_COL_DOUBLE, \
+		"natural log of ana_rel_err (finite except where it is 0)")
 
 static const struct rfx_column est_ana_cols[] = { EST_ANA(rfx_pw_est_row) };
 static const struct rfx_column est_cols[] = {
 	EST_ANA(rfx_pw_est_row),
-	RFX_COL(rfx_pw_est_row, s, RFX_COL_LONG),
-	RFX_COL(rfx_pw_est_row, mean, RFX_COL_DOUBLE),
-	RFX_COL(rfx_pw_est_row, p05, RFX_COL_DOUBLE),
-	RFX_COL(rfx_pw_est_row, p95, RFX_COL_DOUBLE),
-	RFX_COL(rfx_pw_est_row, emp_rel_err, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_est_row, s, RFX_COL_LONG,
+		"Monte Carlo estimates drawn (0: analytic only)"),
+	RFX_COL(rfx_pw_est_row, mean, RFX_COL_DOUBLE,
+		"mean of the Monte Carlo estimates of SM"),
+	RFX_COL(rfx_pw_est_row, p05, RFX_COL_DOUBLE,
+		"5% quantile of the Monte Carlo estimates of SM"),
+	RFX_COL(rfx_pw_est_row, p95, RFX_COL_DOUBLE,
+		"95% quantile of the Monte Carlo estimates of SM"),
+	RFX_COL(rfx_pw_est_row, emp_rel_err, RFX_COL_DOUBLE,
+		"empirical relative error sqrt(mean (estimate - SM)^2)/SM"),
 };
 
 static const struct rfx_column max_cols[] = {
-	RFX_COL(rfx_pw_max_row, method, RFX_COL_STRING),
-	RFX_COL(rfx_pw_max_row, curve, RFX_COL_STRING),
-	RFX_COL(rfx_pw_max_row, d, RFX_COL_INT),
-	RFX_COL(rfx_pw_max_row, M, RFX_COL_INT),
-	RFX_COL(rfx_pw_max_row, m1, RFX_COL_INT),
-	RFX_COL(rfx_pw_max_row, m3, RFX_COL_INT),
-	RFX_COL(rfx_pw_max_row, r, RFX_COL_DOUBLE),
-	RFX_COL(rfx_pw_max_row, theta, RFX_COL_DOUBLE),
-	RFX_COL(rfx_pw_max_row, log_rel_err, RFX_COL_DOUBLE),
+	RFX_COL(rfx_pw_max_row, method, RFX_COL_STRING,
+		RFX_DESC_METHOD),
+	RFX_COL(rfx_pw_max_row, curve, RFX_COL_STRING,
+		"numeric (max over theta by search), lemma3.4, thm3.5 or thm3.5-corrected (closed-form bounds, docs/ERRATA.md)"),
+	RFX_COL(rfx_pw_max_row, d, RFX_COL_INT,
+		"input dimension"),
+	RFX_COL(rfx_pw_max_row, M, RFX_COL_INT,
+		"random features (the method's budget)"),
+	RFX_COL(rfx_pw_max_row, m1, RFX_COL_INT,
+		"hybrid methods' m1 feature count (0 for the others)"),
+	RFX_COL(rfx_pw_max_row, m3, RFX_COL_INT,
+		"hybrid methods' m3 feature count (0 for the others)"),
+	RFX_COL(rfx_pw_max_row, r, RFX_COL_DOUBLE,
+		"norm of the inputs, |x| = |y| = r"),
+	RFX_COL(rfx_pw_max_row, theta, RFX_COL_DOUBLE,
+		"angle at which the relative error is largest, radians"),
+	RFX_COL(rfx_pw_max_row, log_rel_err, RFX_COL_DOUBLE,
+		"natural log of the largest relative error sqrt(MSE)/SM over the sphere |x| = |y| = r"),
 };
 
 const struct rfx_schema rfx_pw_map_schema = {

@@ -27,40 +27,71 @@
 
 #define DEFAULT_BLOCK 256
 
-#define ANALYTIC_COLUMNS                                                       \
-	RFX_COL(rfx_varexp_row, method, RFX_COL_STRING),                       \
-	RFX_COL(rfx_varexp_row, regime, RFX_COL_STRING),                       \
-	RFX_COL(rfx_varexp_row, gamma, RFX_COL_DOUBLE),                        \
-	RFX_COL(rfx_varexp_row, d, RFX_COL_INT),                               \
-	RFX_COL(rfx_varexp_row, M, RFX_COL_INT),                               \
-	RFX_COL(rfx_varexp_row, n_pairs, RFX_COL_LONG),                        \
-	RFX_COL(rfx_varexp_row, n_zero, RFX_COL_LONG),                         \
-	RFX_COL(rfx_varexp_row, logvar_mean, RFX_COL_DOUBLE),                  \
-	RFX_COL(rfx_varexp_row, logvar_std, RFX_COL_DOUBLE),                   \
-	RFX_COL(rfx_varexp_row, logvar_min, RFX_COL_DOUBLE),                   \
-	RFX_COL(rfx_varexp_row, logvar_max, RFX_COL_DOUBLE)
+/* Descriptions several of this file's tables share. */
+#define DESC_REGIME \
+	"where the input sets come from: a sampled regime (normal, sphere, heterogen, mnist) or file (--x-file, --y-file)"
+#define DESC_GAMMA \
+	"kernel scale gamma: both sets are multiplied by gamma (x -> gamma x) before the kernel"
+
+#define ANALYTIC_COLUMNS \
+	RFX_COL(rfx_varexp_row, method, RFX_COL_STRING, \
+		RFX_DESC_METHOD), \
+	RFX_COL(rfx_varexp_row, regime, RFX_COL_STRING, \
+		DESC_REGIME), \
+	RFX_COL(rfx_varexp_row, gamma, RFX_COL_DOUBLE, \
+		DESC_GAMMA), \
+	RFX_COL(rfx_varexp_row, d, RFX_COL_INT, \
+		"input dimension"), \
+	RFX_COL(rfx_varexp_row, M, RFX_COL_INT, \
+		"random features the estimator used (the budget after fair matching)"), \
+	RFX_COL(rfx_varexp_row, n_pairs, RFX_COL_LONG, \
+		"pairs (x, y) with a positive closed-form variance, over all samples; a count"), \
+	RFX_COL(rfx_varexp_row, n_zero, RFX_COL_LONG, \
+		"pairs whose closed-form variance is exactly 0, left out of the logs; a count"), \
+	RFX_COL(rfx_varexp_row, logvar_mean, RFX_COL_DOUBLE, \
+		"mean over pairs and samples of the natural log of the closed-form variance of the estimate of the kernel value"), \
+	RFX_COL(rfx_varexp_row, logvar_std, RFX_COL_DOUBLE, \
+		"standard deviation over pairs and samples of that natural log of the variance"), \
+	RFX_COL(rfx_varexp_row, logvar_min, RFX_COL_DOUBLE, \
+		"smallest natural log of the variance over pairs"), \
+	RFX_COL(rfx_varexp_row, logvar_max, RFX_COL_DOUBLE, \
+		"largest natural log of the variance over pairs")
 
 static const struct rfx_column analytic_cols[] = { ANALYTIC_COLUMNS };
 
 static const struct rfx_column mc_cols[] = {
 	ANALYTIC_COLUMNS,
-	RFX_COL(rfx_varexp_row, projection, RFX_COL_STRING),
-	RFX_COL(rfx_varexp_row, mc_R, RFX_COL_LONG),
-	RFX_COL(rfx_varexp_row, mc_pairs, RFX_COL_LONG),
-	RFX_COL(rfx_varexp_row, sub_logvar_mean, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varexp_row, mc_logvar_mean, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varexp_row, mc_logvar_std, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varexp_row, mc_logvar_se, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varexp_row, mc_zero, RFX_COL_LONG),
+	RFX_COL(rfx_varexp_row, projection, RFX_COL_STRING,
+		RFX_DESC_PROJECTION " of the Monte Carlo draws"),
+	RFX_COL(rfx_varexp_row, mc_R, RFX_COL_LONG,
+		"Monte Carlo draws of the estimator per checked pair"),
+	RFX_COL(rfx_varexp_row, mc_pairs, RFX_COL_LONG,
+		"pairs checked by Monte Carlo"),
+	RFX_COL(rfx_varexp_row, sub_logvar_mean, RFX_COL_DOUBLE,
+		"mean natural log of the closed-form variance over the Monte Carlo pairs only (compare with mc_logvar_mean)"),
+	RFX_COL(rfx_varexp_row, mc_logvar_mean, RFX_COL_DOUBLE,
+		"mean over the checked pairs of the natural log of the Monte Carlo sample variance"),
+	RFX_COL(rfx_varexp_row, mc_logvar_std, RFX_COL_DOUBLE,
+		"standard deviation over the checked pairs of that natural log"),
+	RFX_COL(rfx_varexp_row, mc_logvar_se, RFX_COL_DOUBLE,
+		"mean standard error of one pair's Monte Carlo log variance, in natural-log units"),
+	RFX_COL(rfx_varexp_row, mc_zero, RFX_COL_LONG,
+		"checked pairs whose Monte Carlo estimates all coincided (sample variance 0); a count"),
 };
 
 static const struct rfx_column param_cols[] = {
-	RFX_COL(rfx_varexp_param, method, RFX_COL_STRING),
-	RFX_COL(rfx_varexp_param, regime, RFX_COL_STRING),
-	RFX_COL(rfx_varexp_param, gamma, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varexp_param, sample, RFX_COL_INT),
-	RFX_COL(rfx_varexp_param, param, RFX_COL_STRING),
-	RFX_COL(rfx_varexp_param, value, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varexp_param, method, RFX_COL_STRING,
+		RFX_DESC_METHOD),
+	RFX_COL(rfx_varexp_param, regime, RFX_COL_STRING,
+		DESC_REGIME),
+	RFX_COL(rfx_varexp_param, gamma, RFX_COL_DOUBLE,
+		DESC_GAMMA),
+	RFX_COL(rfx_varexp_param, sample, RFX_COL_INT,
+		"index of the sampled pair of sets, 0-based"),
+	RFX_COL(rfx_varexp_param, param, RFX_COL_STRING,
+		"name of the fitted parameter (rfx help estimators)"),
+	RFX_COL(rfx_varexp_param, value, RFX_COL_DOUBLE,
+		"its fitted value"),
 };
 
 const struct rfx_schema rfx_varexp_schema = {
@@ -1025,14 +1056,22 @@ int rfx_varexp_run_sets(const struct rfx_varexp_config *c,
  */
 
 static const struct rfx_column rank_cols[] = {
-	RFX_COL(rfx_varexp_rank, regime, RFX_COL_STRING),
-	RFX_COL(rfx_varexp_rank, gamma, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varexp_rank, rank, RFX_COL_INT),
-	RFX_COL(rfx_varexp_rank, method, RFX_COL_STRING),
-	RFX_COL(rfx_varexp_rank, M, RFX_COL_INT),
-	RFX_COL(rfx_varexp_rank, logvar_mean, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varexp_rank, gap, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varexp_rank, positive, RFX_COL_INT),
+	RFX_COL(rfx_varexp_rank, regime, RFX_COL_STRING,
+		DESC_REGIME),
+	RFX_COL(rfx_varexp_rank, gamma, RFX_COL_DOUBLE,
+		DESC_GAMMA),
+	RFX_COL(rfx_varexp_rank, rank, RFX_COL_INT,
+		"1 for the method with the smallest mean log variance of its (regime, gamma) group"),
+	RFX_COL(rfx_varexp_rank, method, RFX_COL_STRING,
+		RFX_DESC_METHOD),
+	RFX_COL(rfx_varexp_rank, M, RFX_COL_INT,
+		"random features the estimator used (the budget after fair matching)"),
+	RFX_COL(rfx_varexp_rank, logvar_mean, RFX_COL_DOUBLE,
+		"mean over pairs and samples of the natural log of the closed-form variance of the estimate of the kernel value"),
+	RFX_COL(rfx_varexp_rank, gap, RFX_COL_DOUBLE,
+		"logvar_mean minus the best method's, in natural-log units (>= 0): its geometric-mean variance is e^gap times the best's"),
+	RFX_COL(rfx_varexp_rank, positive, RFX_COL_INT,
+		"1 when every estimate of the method is positive (usable for attention), else 0"),
 };
 
 const struct rfx_schema rfx_varexp_rank_schema = {

@@ -16,18 +16,29 @@
 #include "num/logmath.h"
 
 static const struct rfx_column cols[] = {
-	RFX_COL(rfx_varmap_row, map, RFX_COL_STRING),
-	RFX_COL(rfx_varmap_row, method, RFX_COL_STRING),
-	RFX_COL(rfx_varmap_row, d, RFX_COL_INT),
-	RFX_COL(rfx_varmap_row, M, RFX_COL_INT),
-	RFX_COL(rfx_varmap_row, r, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varmap_row, theta, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varmap_row, w, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varmap_row, log_kernel, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varmap_row, log_variance, RFX_COL_DOUBLE),
-	RFX_COL(rfx_varmap_row, log_ratio, RFX_COL_DOUBLE),
+	RFX_COL(rfx_varmap_row, map, RFX_COL_STRING,
+		"the family of pairs: angle (|x| = |y| = r at angle theta) or sum (|x + y|^2 = w)"),
+	RFX_COL(rfx_varmap_row, method, RFX_COL_STRING,
+		RFX_DESC_METHOD),
+	RFX_COL(rfx_varmap_row, d, RFX_COL_INT,
+		"input dimension"),
+	RFX_COL(rfx_varmap_row, M, RFX_COL_INT,
+		"random features of the estimate"),
+	RFX_COL(rfx_varmap_row, r, RFX_COL_DOUBLE,
+		"norm of the inputs, |x| = |y|"),
+	RFX_COL(rfx_varmap_row, theta, RFX_COL_DOUBLE,
+		"angle between x and y, radians"),
+	RFX_COL(rfx_varmap_row, w, RFX_COL_DOUBLE,
+		"|x + y|^2"),
+	RFX_COL(rfx_varmap_row, log_kernel, RFX_COL_DOUBLE,
+		"natural log of the exact kernel value K(x, y)"),
+	RFX_COL(rfx_varmap_row, log_variance, RFX_COL_DOUBLE,
+		"natural log of the closed-form variance of the M-feature estimate"),
+	RFX_COL(rfx_varmap_row, log_ratio, RFX_COL_DOUBLE,
+		"log_variance minus the baseline method's: natural log of the variance ratio"),
 	/* last, so that the columns of Figs 4.1, 6.1, 6.2 keep their places */
-	RFX_COL(rfx_varmap_row, projection, RFX_COL_STRING),
+	RFX_COL(rfx_varmap_row, projection, RFX_COL_STRING,
+		"projection kind of the exact variance: iid, or a coupled kind (lib/est/coupvar.h)"),
 };
 
 const struct rfx_schema rfx_varmap_schema = {

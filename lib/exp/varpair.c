@@ -39,23 +39,38 @@ void rfx_varpair_release(struct rfx_varpair_result *r)
 static void make_schema(struct rfx_varpair_result *r, size_t plen, int mc)
 {
 	static const struct rfx_column head[] = {
-		RFX_COL(rfx_varpair_row, method, RFX_COL_STRING)
+		RFX_COL(rfx_varpair_row, method, RFX_COL_STRING,
+		RFX_DESC_METHOD)
 	};
 	static const struct rfx_column tail[] = {
-		RFX_COL(rfx_varpair_row, d, RFX_COL_INT),
-		RFX_COL(rfx_varpair_row, M, RFX_COL_INT),
-		RFX_COL(rfx_varpair_row, log_kernel, RFX_COL_DOUBLE),
-		RFX_COL(rfx_varpair_row, variance, RFX_COL_DOUBLE),
-		RFX_COL(rfx_varpair_row, log_variance, RFX_COL_DOUBLE),
-		RFX_COL(rfx_varpair_row, closed_form, RFX_COL_STRING),
-		RFX_COL(rfx_varpair_row, mc_R, RFX_COL_LONG),
-		RFX_COL(rfx_varpair_row, mc_mean, RFX_COL_DOUBLE),
-		RFX_COL(rfx_varpair_row, mc_mean_se, RFX_COL_DOUBLE),
-		RFX_COL(rfx_varpair_row, mc_variance, RFX_COL_DOUBLE),
-		RFX_COL(rfx_varpair_row, mc_log_variance, RFX_COL_DOUBLE),
-		RFX_COL(rfx_varpair_row, mc_log_variance_se, RFX_COL_DOUBLE),
-		RFX_COL(rfx_varpair_row, mc_variance_lo, RFX_COL_DOUBLE),
-		RFX_COL(rfx_varpair_row, mc_variance_hi, RFX_COL_DOUBLE),
+		RFX_COL(rfx_varpair_row, d, RFX_COL_INT,
+		"input dimension"),
+		RFX_COL(rfx_varpair_row, M, RFX_COL_INT,
+		"random features of the estimate (the method's budget)"),
+		RFX_COL(rfx_varpair_row, log_kernel, RFX_COL_DOUBLE,
+		"natural log of the exact kernel value K(x, y)"),
+		RFX_COL(rfx_varpair_row, variance, RFX_COL_DOUBLE,
+		"closed-form variance of the M-feature estimate of K(x, y)"),
+		RFX_COL(rfx_varpair_row, log_variance, RFX_COL_DOUBLE,
+		"natural log of variance"),
+		RFX_COL(rfx_varpair_row, closed_form, RFX_COL_STRING,
+		"projection kind the closed-form variance is exact for (iid, ort, ...)"),
+		RFX_COL(rfx_varpair_row, mc_R, RFX_COL_LONG,
+		"Monte Carlo draws of the estimator"),
+		RFX_COL(rfx_varpair_row, mc_mean, RFX_COL_DOUBLE,
+		"mean of the Monte Carlo estimates of K(x, y)"),
+		RFX_COL(rfx_varpair_row, mc_mean_se, RFX_COL_DOUBLE,
+		"standard error of mc_mean"),
+		RFX_COL(rfx_varpair_row, mc_variance, RFX_COL_DOUBLE,
+		"sample variance of the Monte Carlo estimates"),
+		RFX_COL(rfx_varpair_row, mc_log_variance, RFX_COL_DOUBLE,
+		"natural log of mc_variance"),
+		RFX_COL(rfx_varpair_row, mc_log_variance_se, RFX_COL_DOUBLE,
+		"standard error of mc_log_variance (delta method), in natural-log units"),
+		RFX_COL(rfx_varpair_row, mc_variance_lo, RFX_COL_DOUBLE,
+		"lower end of the 95% confidence interval of mc_variance"),
+		RFX_COL(rfx_varpair_row, mc_variance_hi, RFX_COL_DOUBLE,
+		"upper end of the 95% confidence interval of mc_variance"),
 	};
 	const int ntail_plain = 6; /* d .. closed_form */
 	int n = 0, k;
@@ -64,6 +79,7 @@ static void make_schema(struct rfx_varpair_result *r, size_t plen, int mc)
 	r->cols[n].name = "params";
 	r->cols[n].type = RFX_COL_STRING;
 	r->cols[n].offset = sizeof(struct rfx_varpair_row);
+	r->cols[n].desc = "the method's fitted parameters as NAME=VALUE;NAME=VALUE (- if none)";
 	r->cols[n++].size = plen;
 	for (k = 0; k < (mc ? (int)(sizeof(tail) / sizeof(tail[0])) : ntail_plain);
 	     k++)

@@ -537,6 +537,134 @@ int rfx_h5out_provenance(struct rfx_h5out *o, const struct rfx_provenance *p,
 	return write_u64(o, "seed", p->seed, err);
 }
 
+/* The group of the options, opened or created without timestamps. */
+static hid_t options_group(struct rfx_h5out *o)
+{
+	hid_t gcpl = H5I_INVALID_HID;
+	hid_t g = H5I_INVALID_HID;
+	htri_t has = H5Lexists(o->file, RFX_OPTIONS_GROUP, H5P_DEFAULT);
+
+	if (has < 0)
+		return H5I_INVALID_HID;
+	if (has > 0)
+		return H5Gopen2(o->file, RFX_OPTIONS_GROUP, H5P_DEFAULT);
+	/* the same bytes for the same run: no creation time */
+	if ((gcpl = H5Pcreate(H5P_GROUP_CREATE)) >= 0 &&
+	    H5Pset_obj_track_times(gcpl, 0) >= 0)
+		g = H5Gcreate2(o->file, RFX_OPTIONS_GROUP, H5P_DEFAULT, gcpl,
+			       H5P_DEFAULT);
+	if (gcpl >= 0)
+		H5Pclose(gcpl);
+	return g;
+}
+
+/*
+ * The strings of a as one block of n fixed-length items of *size bytes
+ * (the longest plus its NUL), zero-padded, so no stray byte reaches the
+ * file. NULL when out of memory.
+ */
+static char *pack_strings(const struct rfx_attr_value *a, size_t *size)
+{
+	const char *const *v = a->v;
+	char *buf;
+	size_t k;
+
+	*size = 1;
+	for (k = 0; k < a->n; k++)
+		if (strlen(v[k]) + 1 > *size)
+			*size = strlen(v[k]) + 1;
+	buf = calloc(a->n, *size);
+	for (k = 0; buf && k < a->n; k++)
+		memcpy(buf + k * *size, v[k], strlen(v[k]));
+	return buf;
+}
+
+int rfx_h5out_option(struct rfx_h5out *o, const char *name,
+		     const struct rfx_attr_value *a, struct rfx_err *err)
+{
+	hid_t g = H5I_INVALID_HID;
+	hid_t sid = H5I_INVALID_HID;
+	hid_t ftype = H5I_INVALID_HID; /* the file's type, little-endian */
+	hid_t mtype = H5I_INVALID_HID; /* the memory type */
+	hid_t aid = H5I_INVALID_HID;
+	hsize_t dims[1];
+	char *strings = NULL;          /* packed RFX_ATTR_STRING items */
+	const void *buf;
+	size_t size, k;
+	htri_t has;
+	int ret = RFX_OK;
+
+	if (!o || !name || !name[0] || !a || !a->v || a->n < 1 ||
+	    (!a->list && a->n != 1))
+		return rfx_error(err, RFX_EINVAL,
+				 "option attribute '%s' needs a name and one value or a list",
+				 name ? name : "");
+	buf = a->v;
+	switch (a->type) {
+	case RFX_ATTR_INT64:
+		ftype = H5Tcopy(H5T_STD_I64LE);
+		mtype = H5Tcopy(H5T_NATIVE_INT64);
+		break;
+	case RFX_ATTR_UINT64:
+		ftype = H5Tcopy(H5T_STD_U64LE);
+		mtype = H5Tcopy(H5T_NATIVE_UINT64);
+		break;
+	case RFX_ATTR_DOUBLE:
+		ftype = H5Tcopy(H5T_IEEE_F64LE);
+		mtype = H5Tcopy(H5T_NATIVE_DOUBLE);
+		break;
+	case RFX_ATTR_STRING:
+		for (k = 0; k < a->n; k++)
+			if (!((const char *const *)a->v)[k])
+				return rfx_error(err, RFX_EINVAL,
+						 "option attribute '%s' has a NULL string",
+						 name);
+		if (!(strings = pack_strings(a, &size)))
+			return nomem(err);
+		buf = strings;
+		if ((ftype = H5Tcopy(H5T_C_S1)) >= 0 &&
+		    (H5Tset_size(ftype, size) < 0 ||
+		     H5Tset_strpad(ftype, H5T_STR_NULLTERM) < 0))
+			goto h5fail;
+		mtype = H5Tcopy(ftype);
+		break;
+	default:
+		return rfx_error(err, RFX_EINVAL,
+				 "option attribute '%s' has an unknown type", name);
+	}
+	dims[0] = (hsize_t)a->n;
+	if (ftype < 0 || mtype < 0 || (g = options_group(o)) < 0 ||
+	    (sid = a->list ? H5Screate_simple(1, dims, NULL)
+			   : H5Screate(H5S_SCALAR)) < 0 ||
+	    (has = H5Aexists(g, name)) < 0 || (has > 0 && H5Adelete(g, name) < 0) ||
+	    (aid = H5Acreate2(g, name, ftype, sid, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+	    H5Awrite(aid, mtype, buf) < 0)
+		goto h5fail;
+	if (H5Aclose(aid) < 0) {
+		aid = H5I_INVALID_HID;
+		goto h5fail;
+	}
+	aid = H5I_INVALID_HID;
+	goto out;
+
+h5fail:
+	ret = h5_error(err, RFX_EIO, "cannot write option '%s' to '%s'", name,
+		       o->path);
+out:
+	if (aid >= 0)
+		H5Aclose(aid);
+	if (sid >= 0)
+		H5Sclose(sid);
+	if (g >= 0)
+		H5Gclose(g);
+	if (mtype >= 0)
+		H5Tclose(mtype);
+	if (ftype >= 0)
+		H5Tclose(ftype);
+	free(strings);
+	return ret;
+}
+
 /*
  * Whether every string of rows ends within its column, as the header
  * promises: copy_rows relies on it, and a reader of a NULLTERM string may
@@ -720,6 +848,13 @@ int rfx_h5out_table(struct rfx_h5out *o, const struct rfx_schema *s,
 		snprintf(aname, sizeof(aname), "FIELD_%d_NAME", i);
 		if (H5LTset_attribute_string(o->file, s->name, aname,
 					     s->cols[i].name) < 0)
+			goto h5fail;
+	}
+	/* each column's description, named after FIELD_<i>_NAME */
+	for (i = 0; i < s->ncols; i++) {
+		snprintf(aname, sizeof(aname), "FIELD_%d_DESC", i);
+		if (H5LTset_attribute_string(o->file, s->name, aname,
+					     s->cols[i].desc) < 0)
 			goto h5fail;
 	}
 

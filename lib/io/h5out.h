@@ -103,6 +103,40 @@ int rfx_h5out_attr_double(struct rfx_h5out *o, const char *name, double value,
 			  struct rfx_err *err);
 
 /*
+ * The run's options, one attribute each of the group "/options" beside
+ * the root's provenance, named by the option's long name ("mc-pairs"),
+ * so that a reader gets numbers as numbers: RFX_ATTR_INT64 (signed
+ * 64-bit little-endian), RFX_ATTR_UINT64 (unsigned, the seed),
+ * RFX_ATTR_DOUBLE (IEEE 64-bit little-endian) or RFX_ATTR_STRING
+ * (fixed-length, NUL-terminated, as long as the longest item plus its
+ * NUL). A scalar has a scalar dataspace; a list (list = 1) a
+ * one-dimensional one of n items, also when n is 1, so that a list
+ * option always reads back as an array.
+ */
+enum rfx_attr_type {
+	RFX_ATTR_INT64,  /* v: n int64_t */
+	RFX_ATTR_UINT64, /* v: n uint64_t */
+	RFX_ATTR_DOUBLE, /* v: n double */
+	RFX_ATTR_STRING  /* v: n const char * */
+};
+
+struct rfx_attr_value {
+	enum rfx_attr_type type;
+	int list;      /* 1: a one-dimensional array; 0: a scalar (n = 1) */
+	size_t n;      /* items, at least 1 */
+	const void *v; /* the items, borrowed */
+};
+
+/*
+ * Stores option name as attribute name of "/options" (the group is made,
+ * without timestamps, on first use), replacing one of the same name.
+ * RFX_EINVAL for an empty name, no items, a scalar of several items or a
+ * NULL string; RFX_EIO if HDF5 fails.
+ */
+int rfx_h5out_option(struct rfx_h5out *o, const char *name,
+		     const struct rfx_attr_value *a, struct rfx_err *err);
+
+/*
  * Writes nrows rows (packed as s->row_size structs) as table s->name, with
  * the H5TB attributes and FIELD_<i>_DESC, column i's description; the
  * rows are only read, and only their fields: struct padding and the bytes

@@ -961,9 +961,14 @@ int rfx_h5_dump(const char *path, const char *table, FILE *out,
 struct attr_ctx {
 	FILE *out;            /* where to print */
 	const char *path;     /* the file, for messages */
+	const char *prefix;   /* before each name: "" or "options/" */
+	int typed;            /* describe: print the type between name and value */
 	struct rfx_err *err;  /* where to report */
 	int ret;              /* status of the first failure */
 };
+
+/* An attribute larger than this is damaged (rfx writes a few bytes). */
+#define ATTR_MAX_BYTES (64u << 20)
 
 /* Prints the numbers of a numeric attribute, comma-separated. */
 static int print_numbers(hid_t aid, hid_t ftype, hssize_t npoints, FILE *out)
@@ -974,7 +979,8 @@ static int print_numbers(hid_t aid, hid_t ftype, hssize_t npoints, FILE *out)
 	hssize_t i;
 	int ret = -1;
 
-	if (npoints < 1 || !(buf = malloc((size_t)npoints * 8)))
+	if (npoints < 1 || (size_t)npoints > ATTR_MAX_BYTES / 8 ||
+	    !(buf = malloc((size_t)npoints * 8)))
 		goto out;
 	if (cls == H5T_FLOAT) {
 		const double *v = buf;
@@ -1004,8 +1010,92 @@ out:
 	return ret;
 }
 
-/* An attribute name rfx never writes, for the check before H5Aiterate2. */
-#define NO_SUCH_ATTRIBUTE "\177rfx: no attribute has this name\177"
+/*
+ * Prints the strings of a string attribute (a scalar or an array, fixed
+ * or variable length), comma-separated. 0, or -1 on an HDF5 or memory
+ * error.
+ */
+static int print_strings(hid_t aid, hid_t ftype, hssize_t npoints, FILE *out)
+{
+	hid_t mtype = H5I_INVALID_HID;
+	char **vstr = NULL; /* variable-length values, HDF5's memory */
+	char *buf = NULL;   /* fixed-length values, size + 1 bytes each */
+	size_t size = 0;
+	hssize_t i;
+	htri_t var;
+	int ret = -1;
+
+	if (npoints < 1 || (var = H5Tis_variable_str(ftype)) < 0 ||
+	    (mtype = H5Tcopy(H5T_C_S1)) < 0 ||
+	    /* HDF5 refuses to convert between ASCII and UTF-8; keep the set. */
+	    H5Tset_cset(mtype, H5Tget_cset(ftype)) < 0)
+		goto out;
+	if (var) {
+		if ((size_t)npoints > ATTR_MAX_BYTES / sizeof(char *) ||
+		    !(vstr = calloc((size_t)npoints, sizeof(char *))) ||
+		    H5Tset_size(mtype, H5T_VARIABLE) < 0 ||
+		    H5Aread(aid, mtype, vstr) < 0)
+			goto out;
+		for (i = 0; i < npoints; i++)
+			fprintf(out, "%s%s", i ? "," : "", vstr[i] ? vstr[i] : "");
+	} else {
+		if ((size = H5Tget_size(ftype)) == 0 ||
+		    (size_t)npoints > ATTR_MAX_BYTES / (size + 1) ||
+		    H5Tset_size(mtype, size + 1) < 0 ||
+		    H5Tset_strpad(mtype, H5T_STR_NULLTERM) < 0 ||
+		    !(buf = malloc((size_t)npoints * (size + 1))) ||
+		    H5Aread(aid, mtype, buf) < 0)
+			goto out;
+		for (i = 0; i < npoints; i++) {
+			buf[(size_t)i * (size + 1) + size] = '\0';
+			fprintf(out, "%s%s", i ? "," : "", buf + (size_t)i * (size + 1));
+		}
+	}
+	ret = 0;
+out:
+	if (vstr) {
+		for (i = 0; i < npoints; i++)
+			if (vstr[i])
+				H5free_memory(vstr[i]);
+		free(vstr);
+	}
+	free(buf);
+	if (mtype >= 0)
+		H5Tclose(mtype);
+	return ret;
+}
+
+/*
+ * The type of an attribute as `rfx dump --describe` names it: int64,
+ * uint64, float64, string, with "[n]" after it for an array of n.
+ */
+static void attr_type_name(hid_t ftype, hid_t sid, hssize_t npoints,
+			   char *buf, size_t n)
+{
+	int rank = H5Sget_simple_extent_ndims(sid);
+	size_t bits = 8 * H5Tget_size(ftype);
+
+	switch (H5Tget_class(ftype)) {
+	case H5T_FLOAT:
+		snprintf(buf, n, "float%zu", bits);
+		break;
+	case H5T_INTEGER:
+		snprintf(buf, n, "%sint%zu",
+			 H5Tget_sign(ftype) == H5T_SGN_NONE ? "u" : "", bits);
+		break;
+	case H5T_STRING:
+		snprintf(buf, n, "string");
+		break;
+	default:
+		snprintf(buf, n, "other");
+		break;
+	}
+	if (rank > 0) {
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, n - len, "[%lld]", (long long)npoints);
+	}
+}
 
 static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info,
 		      void *data)
@@ -1016,8 +1106,7 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info,
 	hid_t sid = H5I_INVALID_HID;
 	hssize_t npoints;
 	H5T_class_t cls;
-	char *s = NULL;
-	int r;
+	char tname[48];
 
 	(void)info;
 	if ((aid = H5Aopen(loc, name, H5P_DEFAULT)) < 0 ||
@@ -1025,20 +1114,18 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info,
 	    (npoints = H5Sget_simple_extent_npoints(sid)) < 0)
 		goto h5fail;
 	cls = H5Tget_class(ftype);
-	if (cls == H5T_STRING) {
-		if ((r = read_string_attr(aid, &s)) < 0)
-			goto h5fail;
-		if (r == 0)
-			goto unsupported;
-		fprintf(x->out, "%s\t%s\n", name, s);
-	} else if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
-		fprintf(x->out, "%s\t", name);
-		if (print_numbers(aid, ftype, npoints, x->out) < 0)
-			goto h5fail;
-		putc('\n', x->out);
-	} else {
+	if ((cls != H5T_STRING && cls != H5T_INTEGER && cls != H5T_FLOAT) ||
+	    npoints < 1)
 		goto unsupported;
+	fprintf(x->out, "%s%s\t", x->prefix, name);
+	if (x->typed) {
+		attr_type_name(ftype, sid, npoints, tname, sizeof(tname));
+		fprintf(x->out, "%s\t", tname);
 	}
+	if ((cls == H5T_STRING ? print_strings(aid, ftype, npoints, x->out)
+			       : print_numbers(aid, ftype, npoints, x->out)) < 0)
+		goto h5fail;
+	putc('\n', x->out);
 	goto out;
 
 unsupported:
@@ -1050,7 +1137,6 @@ h5fail:
 	x->ret = h5_error(x->err, RFX_EIO, "cannot read attribute '%s' in '%s'",
 			  name, x->path);
 out:
-	free(s);
 	if (sid >= 0)
 		H5Sclose(sid);
 	if (ftype >= 0)
@@ -1060,22 +1146,31 @@ out:
 	return x->ret ? -1 : 0;
 }
 
-int rfx_h5_dump_attrs(const char *path, FILE *out, struct rfx_err *err)
-{
-	struct attr_ctx x = { out, path, err, RFX_OK };
-	hid_t file = H5I_INVALID_HID;
-	hid_t root = H5I_INVALID_HID;
-	hsize_t idx = 0;
-	int ret;
+/* An attribute name rfx never writes, for the check before H5Aiterate2. */
+#define NO_SUCH_ATTRIBUTE "\177rfx: no attribute has this name\177"
 
-	if (!out)
-		return rfx_error(err, RFX_EINVAL, "bad arguments to dump");
-	if ((ret = open_input(path, &file, err)))
+/*
+ * Prints the attributes of group `group` of file (in name order) through
+ * attr_cb with x's settings; a missing group prints nothing. RFX_OK or
+ * the first failure.
+ */
+static int print_attrs(hid_t file, const char *group, struct attr_ctx *x)
+{
+	hid_t g = H5I_INVALID_HID;
+	hsize_t idx = 0;
+	htri_t has = 1;
+	int ret = RFX_OK;
+
+	if (strcmp(group, "/") &&
+	    (has = H5Lexists(file, group, H5P_DEFAULT)) < 0)
+		return h5_error(x->err, RFX_EIO, "cannot read '%s'", x->path);
+	if (!has)
+		return RFX_OK;
+	if ((g = H5Oopen(file, group, H5P_DEFAULT)) < 0)
+		return h5_error(x->err, RFX_EIO, "cannot read '%s'", x->path);
+	/* a dataset or a named type of that name is someone else's */
+	if (H5Iget_type(g) != H5I_GROUP)
 		goto out;
-	if ((root = H5Gopen2(file, "/", H5P_DEFAULT)) < 0) {
-		ret = h5_error(err, RFX_EIO, "cannot read '%s'", path);
-		goto out;
-	}
 	/*
 	 * libhdf5 1.10.8's H5Aiterate2 first decodes every attribute message
 	 * into a table, and when one fails to decode it frees the table's
@@ -1086,26 +1181,41 @@ int rfx_h5_dump_attrs(const char *path, FILE *out, struct rfx_err *err)
 	 * decode them all first, so a damaged message is an error here,
 	 * before H5Aiterate2 can meet it.
 	 */
-	if (H5Aexists(root, NO_SUCH_ATTRIBUTE) < 0) {
-		ret = h5_error(err, RFX_EFORMAT,
+	if (H5Aexists(g, NO_SUCH_ATTRIBUTE) < 0) {
+		ret = h5_error(x->err, RFX_EFORMAT,
 			       "cannot read '%s': damaged HDF5 (its attributes do not decode)",
-			       path);
+			       x->path);
 		goto out;
 	}
-	if (H5Aiterate2(root, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_cb, &x) < 0) {
+	if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_cb, x) < 0)
 		/* A callback failure has its own message already. */
-		ret = x.ret ? x.ret
-			    : h5_error(err, RFX_EIO,
-				       "cannot list the attributes of '%s'", path);
+		ret = x->ret ? x->ret
+			     : h5_error(x->err, RFX_EIO,
+					"cannot list the attributes of '%s'", x->path);
+out:
+	H5Oclose(g);
+	return ret;
+}
+
+int rfx_h5_dump_attrs(const char *path, FILE *out, struct rfx_err *err)
+{
+	struct attr_ctx x = { out, path, "", 0, err, RFX_OK };
+	hid_t file = H5I_INVALID_HID;
+	int ret;
+
+	if (!out)
+		return rfx_error(err, RFX_EINVAL, "bad arguments to dump");
+	if ((ret = open_input(path, &file, err)) ||
+	    (ret = print_attrs(file, "/", &x)))
 		goto out;
-	}
+	x.prefix = RFX_OPTIONS_GROUP "/";
+	if ((ret = print_attrs(file, RFX_OPTIONS_GROUP, &x)))
+		goto out;
 	if (ferror(out))
 		ret = rfx_error(err, RFX_EIO, "cannot write attributes: %s",
 				strerror(errno));
 
 out:
-	if (root >= 0)
-		H5Gclose(root);
 	if (file >= 0)
 		H5Fclose(file);
 	return ret;
@@ -1194,6 +1304,9 @@ int rfx_h5_describe(const char *path, const char *table, FILE *out,
 {
 	hid_t file = H5I_INVALID_HID;
 	struct names all = { NULL, 0, 0 }; /* every table in the file */
+	struct attr_ctx x = { NULL, path, "", 1, err, RFX_OK };
+	char *opts = NULL;                 /* the options' lines */
+	size_t optlen = 0;
 	struct tab t;
 	size_t i;
 	int pass;
@@ -1206,6 +1319,18 @@ int rfx_h5_describe(const char *path, const char *table, FILE *out,
 		goto out;
 	if (table && (ret = find_table(&all, table, path, &i, err)))
 		goto out;
+	/* The options of the whole file, read before anything is printed. */
+	if (!table) {
+		if (!(x.out = open_memstream(&opts, &optlen))) {
+			ret = nomem(err);
+			goto out;
+		}
+		ret = print_attrs(file, RFX_OPTIONS_GROUP, &x);
+		if (fclose(x.out) && !ret)
+			ret = nomem(err);
+		if (ret)
+			goto out;
+	}
 	/* Pass 0 checks every table, pass 1 prints: no output before an error. */
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == 1)
@@ -1221,11 +1346,15 @@ int rfx_h5_describe(const char *path, const char *table, FILE *out,
 				goto out;
 		}
 	}
+	/* After two blank lines (gnuplot's index separator), as dump does. */
+	if (optlen)
+		fprintf(out, "\n\noption\ttype\tvalue\n%s", opts);
 	if (ferror(out))
 		ret = rfx_error(err, RFX_EIO, "cannot write the description: %s",
 				strerror(errno));
 
 out:
+	free(opts);
 	names_free(&all);
 	if (file >= 0)
 		H5Fclose(file);

@@ -62,9 +62,11 @@ int rfx_h5_dump_where(const char *path, const char *table,
 
 /*
  * Prints the root attributes of the file at path as "name\tvalue" lines,
- * in name order: strings as stored, integers in decimal, floating point
- * with %.17g, numeric arrays comma-separated. Errors as for rfx_h5_dump(),
- * and RFX_EFORMAT for an attribute of another type (after printing the
+ * in name order, then those of its "options" group (the run's options,
+ * io/h5out.h) as "options/name\tvalue": strings as stored, integers in
+ * decimal, floating point with %.17g, arrays (numbers or strings)
+ * comma-separated. Errors as for rfx_h5_dump(), and RFX_EFORMAT for an
+ * attribute of another type or with no elements (after printing the
  * ones before it).
  */
 int rfx_h5_dump_attrs(const char *path, FILE *out, struct rfx_err *err);
@@ -72,9 +74,15 @@ int rfx_h5_dump_attrs(const char *path, FILE *out, struct rfx_err *err);
 /*
  * Prints what the columns of table `table` (every table when NULL) mean,
  * as TSV with the header "table\tcolumn\ttype\tdescription": the stored
- * type (float64, int32, int64, uint64, string[N], ...) and the
- * FIELD_<i>_DESC attribute rfx writes, "-" for a table written by another
- * program without one. Errors as for rfx_h5_dump().
+ * type (float64, int32, int64, uint64, string[N] for N bytes, ...) and
+ * the FIELD_<i>_DESC attribute rfx writes, "-" for a table written by
+ * another program without one. Without a table, then the run's options
+ * (the "options" group, when the file has one) after two blank lines,
+ * under the header "option\ttype\tvalue": each option's stored type
+ * (int64, uint64, float64 or string; "[n]" after it for a list of n
+ * items, e.g. float64[2]) and its value as dump_attrs prints it. Errors
+ * as for rfx_h5_dump() and rfx_h5_dump_attrs(), all found before any
+ * output.
  */
 int rfx_h5_describe(const char *path, const char *table, FILE *out,
 		    struct rfx_err *err);

@@ -15,14 +15,22 @@
 #include <gsl/gsl_cdf.h>
 
 static const struct rfx_column regress_cols[] = {
-	RFX_COL(rfx_regress_row, key, RFX_COL_STRING),
-	RFX_COL(rfx_regress_row, ref, RFX_COL_DOUBLE),
-	RFX_COL(rfx_regress_row, ref_se, RFX_COL_DOUBLE),
-	RFX_COL(rfx_regress_row, got, RFX_COL_DOUBLE),
-	RFX_COL(rfx_regress_row, got_se, RFX_COL_DOUBLE),
-	RFX_COL(rfx_regress_row, z, RFX_COL_DOUBLE),
-	RFX_COL(rfx_regress_row, limit, RFX_COL_DOUBLE),
-	RFX_COL(rfx_regress_row, verdict, RFX_COL_STRING),
+	RFX_COL(rfx_regress_row, key, RFX_COL_STRING,
+		"the row's key columns joined with /"),
+	RFX_COL(rfx_regress_row, ref, RFX_COL_DOUBLE,
+		"reference value"),
+	RFX_COL(rfx_regress_row, ref_se, RFX_COL_DOUBLE,
+		"its standard error"),
+	RFX_COL(rfx_regress_row, got, RFX_COL_DOUBLE,
+		"this run's value"),
+	RFX_COL(rfx_regress_row, got_se, RFX_COL_DOUBLE,
+		"its standard error"),
+	RFX_COL(rfx_regress_row, z, RFX_COL_DOUBLE,
+		"(got - ref) / sqrt(ref_se^2 + got_se^2); 0 when equal"),
+	RFX_COL(rfx_regress_row, limit, RFX_COL_DOUBLE,
+		"the largest |z| accepted"),
+	RFX_COL(rfx_regress_row, verdict, RFX_COL_STRING,
+		"ok or FAIL"),
 };
 
 const struct rfx_schema rfx_regress_schema = {

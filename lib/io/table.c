@@ -84,6 +84,11 @@ int rfx_table_check_schema(const struct rfx_schema *s, struct rfx_err *err)
 			return rfx_error(err, RFX_EINVAL,
 					 "table '%s': column %d needs a name of 1 to %d characters",
 					 s->name, i, RFX_TABLE_NAME_MAX);
+		/* every column says what it holds (rfx dump --describe) */
+		if (!c->desc || !c->desc[0])
+			return rfx_error(err, RFX_EINVAL,
+					 "table '%s': column '%s' has no description",
+					 s->name, c->name);
 		switch (c->type) {
 		case RFX_COL_DOUBLE:
 			want = sizeof(double);

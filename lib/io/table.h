@@ -29,21 +29,27 @@ struct rfx_column {
 	enum rfx_coltype type; /* field type */
 	size_t offset;         /* offsetof(row struct, field) */
 	size_t size;           /* sizeof the field (string capacity) */
+	const char *desc;      /* what it is: meaning, units, natural log or not */
 };
 
 /*
  * One column of a static column array: field `field` of `struct row`,
- * stored as `type`. The name is the field's name and the offset and size
- * are the compiler's, so a table's columns cannot drift from its row
- * struct:
+ * stored as `type`, with its description `desc`. The name is the field's
+ * name and the offset and size are the compiler's, so a table's columns
+ * cannot drift from its row struct; the description sits beside them, so
+ * one list carries the schema and its documentation (the writer stores
+ * it as the table's FIELD_<i>_DESC attribute, `rfx dump --describe`
+ * prints it). A description says what the value is, its units and, for
+ * a log_* column, that it is a natural log:
  *
  *   static const struct rfx_column cols[] = {
- *           RFX_COL(rfx_varexp_row, gamma, RFX_COL_DOUBLE),
+ *           RFX_COL(rfx_varexp_row, gamma, RFX_COL_DOUBLE,
+ *                   "kernel scale gamma: inputs x -> gamma x"),
  *   };
  */
-#define RFX_COL(row, field, type)                                              \
+#define RFX_COL(row, field, type, desc)                                        \
 	{ #field, type, offsetof(struct row, field),                           \
-	  sizeof(((struct row *)0)->field) }
+	  sizeof(((struct row *)0)->field), desc }
 
 struct rfx_schema {
 	const char *name;              /* dataset name, e.g. "variance" */
@@ -65,11 +71,13 @@ struct rfx_schema {
 
 #define RFX_TABLE_CLASS "TABLE" /* H5TB's CLASS attribute value */
 #define RFX_TABLE_VERSION "3.0" /* H5TB's VERSION attribute value */
+#define RFX_OPTIONS_GROUP "options" /* the run's options (io/h5out.h) */
 
 /*
  * Whether s can describe its row struct: a table name without '/', at
- * least one column, each named (1 to RFX_TABLE_NAME_MAX characters), of
- * a known type whose size is its C type's, inside the row.
+ * least one column, each named (1 to RFX_TABLE_NAME_MAX characters) and
+ * described (a non-empty desc), of a known type whose size is its C
+ * type's, inside the row.
  * RFX_OK, or RFX_EINVAL naming the table and column.
  */
 int rfx_table_check_schema(const struct rfx_schema *s, struct rfx_err *err);

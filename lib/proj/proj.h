@@ -118,6 +118,9 @@ enum rfx_proj {
 	RFX_PROJ_ORT_ANTI
 };
 
+/* The description of a result table's projection column (io/table.h). */
+#define RFX_DESC_PROJECTION "projection kind of the random directions (iid, ort, sorf, ...)"
+
 /* The names, comma-separated, for help texts and messages. */
 #define RFX_PROJ_NAMES \
 	"iid, ort, orf-prime, sorf, hdhd, hd, halton, halton-rev, sobol, " \
