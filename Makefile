@@ -397,7 +397,9 @@ include experiments/figures.mk
 # PosRF and OPRF on simplex, simplex+ and ort-anti over ORF's against |x|,
 # d = 4..64, closed form beside Monte Carlo (experiments/beyond_ratio.sh,
 # issue 19): about 10 CPU-minutes at full scale, 20 s at SCALE=fast, more
-# than make figures' budget allows.
+# than make figures' budget allows. Its closed forms are in make figures at
+# no cost (beyond_simrf: rfx variance --map sum --projection); this adds
+# Monte Carlo at every point.
 figures-beyond: rfx
 	@mkdir -p results
 	@RFX=./rfx experiments/beyond_ratio.sh results/beyond_ratio.tsv

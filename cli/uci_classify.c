@@ -1,8 +1,10 @@
 /*
  * rfx uci-classify: non-parametric classification by Gaussian kernel
  * regression on the eight UCI datasets of thesis sec. 6.6.2 (Tables
- * 6.1-6.3), exactly and through every random-feature estimator, with
- * i.i.d. and block-orthogonal projections.
+ * 6.1-6.3), exactly and through every random-feature estimator, on any
+ * projection kinds of lib/proj/proj.h (i.i.d. and block-orthogonal by
+ * default), at the thesis' feature budget or at m = r d features for the
+ * ratios r of --ratio (the SimRF paper's accuracy against m/d).
  *
  * Every dataset is loaded and split before any work, so a missing or
  * malformed file fails at once (exit 1); bad options exit 2. stdout gets
@@ -25,14 +27,16 @@
 
 #define MAX_METHODS 64
 #define MAX_DATASETS 16
+#define MAX_PROJS 16
+#define MAX_RATIOS 16
 
 /* The methods of thesis Table 6.3, in its column order. */
 static const char *const table63[] = { "trig", "pos",  "hyb",   "gerf", "pois",
 				       "geom", "oprf", "pois+", "geom+", NULL };
 
 static const char usage_line[] =
-	"[--dataset LIST] [--method LIST] [--projection iid|ort|both] "
-	"[--seeds N] [--gamma LIST] [--budget B] [--encoding ordinal|onehot] "
+	"[--dataset LIST] [--method LIST] [--projection LIST] "
+	"[--seeds N] [--gamma LIST] [--budget B | --ratio LIST] [--encoding ordinal|onehot] "
 	"[--scaling standard|none] [--seed S] [-o FILE.h5]\n"
 	"   or: rfx uci-classify --dataset FILE (--labels FILE | --label-column N) [...]";
 
@@ -41,21 +45,24 @@ static const char summary[] =
 	"kernel (thesis sec. 6.6.2, Tables 6.1-6.3): each dataset split 90/5/5\n"
 	"into train/validation/test, gamma tuned on validation, test accuracy\n"
 	"(%) averaged over --seeds random-feature draws, M = 128 real or 64\n"
-	"complex features. Datasets: abalone banknote car yeast cmc nursery\n"
+	"complex features (--ratio: M = r d real features for each r).\n"
+	"--projection: a list of " RFX_PROJ_NAMES "\n"
+	"(both: iid,ort).\n"
+	"Datasets: abalone banknote car yeast cmc nursery\n"
 	"wifi chess (or all). Methods: exact (kernel regression without random\n"
-	"features) trig pos hyb gerf pois geom oprf pois+ geom+ (all: these ten).\n"
+	"features) trig pos hyb gerf pois geom oprf pois+ geom+ (all: these ten),\n"
+	"or any other of 'rfx help estimators' (sderf, aderf, saderf, ...).\n"
 	"--dataset FILE (.npy, text or FILE.h5:/dataset, rows are samples) runs\n"
 	"the same study on your data, its classes from --labels or --label-column.";
 
-/* --projection and --scaling: the choices, indexed by the enums. */
-enum { PROJ_IID, PROJ_ORT, PROJ_BOTH };
-static const char *const projections[] = { "iid", "ort", "both", NULL };
+/* --scaling: the choices, indexed by the enum. */
 enum { SCALING_STANDARD, SCALING_NONE };
 static const char *const scalings[] = { "standard", "none", NULL };
 
 struct uci_opts {
 	const char *dataset, *method, *gamma, *encoding;
-	int projection;        /* PROJ_* */
+	const char *projection; /* kinds of lib/proj/proj.h, or both */
+	const char *ratio;     /* --ratio LIST, or NULL: --budget */
 	int scaling;           /* SCALING_* */
 	const char *output, *data;
 	const char *labels;    /* --labels FILE for a --dataset FILE */
@@ -205,6 +212,53 @@ static int parse_methods(const char *list, const struct rfx_estimator_type **out
 }
 
 /*
+ * Parses --projection: kinds of lib/proj/proj.h, comma-separated, "both"
+ * standing for iid,ort (the thesis' pair, kept for old command lines).
+ * Each kind once, in the order given.
+ */
+static int parse_projections(const char *list, enum rfx_proj *out, int *n,
+			     struct rfx_err *err)
+{
+	const char *item[MAX_PROJS];
+	char buf[512];
+	int ni, k, j, ret;
+
+	*n = 0;
+	ret = rfx_opt_split("projection", list, buf, sizeof(buf), item, MAX_PROJS,
+			    &ni, err);
+	for (k = 0; !ret && k < ni; k++) {
+		enum rfx_proj p[2];
+		int np = 1, q;
+
+		if (!strcmp(item[k], "both")) {
+			p[0] = RFX_PROJ_IID;
+			p[1] = RFX_PROJ_ORT;
+			np = 2;
+		} else if (rfx_proj_parse(item[k], &p[0], err)) {
+			/* the registry's message (with its hint), both added */
+			char msg[RFX_ERR_MSG_MAX];
+			size_t len = strlen(err->msg);
+
+			if (len && err->msg[len - 1] == ')')
+				len--;
+			snprintf(msg, sizeof(msg), "%.*s, both)", (int)len, err->msg);
+			return rfx_error(err, RFX_EINVAL, "%s", msg);
+		}
+		for (q = 0; q < np; q++) {
+			for (j = 0; j < *n; j++)
+				if (out[j] == p[q])
+					return rfx_error(err, RFX_EINVAL,
+							 "projection '%s' listed twice in '%s'",
+							 rfx_proj_name(p[q]), list);
+			if (*n == MAX_PROJS)
+				return rfx_error(err, RFX_EINVAL, "too many projections");
+			out[(*n)++] = p[q];
+		}
+	}
+	return ret;
+}
+
+/*
  * Checks that every estimator fits with the budget before any work, on a
  * stand-in pair (the real fits use the training sets).
  */
@@ -270,6 +324,8 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 	const struct rfx_uci_spec *specs[MAX_DATASETS];
 	const struct rfx_estimator_type *est[MAX_METHODS];
 	struct rfx_uciexp_method methods[MAX_METHODS];
+	enum rfx_proj projs[MAX_PROJS];
+	int ratios[MAX_RATIOS];
 	struct rfx_uci_data *data[MAX_DATASETS] = { NULL };
 	struct rfx_uci_split splits[MAX_DATASETS];
 	struct rfx_uci_info info[MAX_DATASETS];
@@ -279,14 +335,15 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 	double *gammas = NULL;
 	const char *pos[1];
 	char path[4096], ctx[64], gamma_text[512];
-	int nd, ne, nm = 0, ng, npos, help, k, ret, standardize, iid = 0, ort = 0;
-	size_t nrows_done = 0;
+	int nd, ne, nm = 0, ng, npos, help, k, q, ret, standardize, np, nr = 1;
+	int budget_seen, nm_rf = 0, first_rf;
+	size_t nrows_done = 0, nrows;
 
 	memset(&o, 0, sizeof(o));
 	memset(splits, 0, sizeof(splits));
 	o.dataset = "all";
 	o.method = "all";
-	o.projection = PROJ_BOTH;
+	o.projection = "both";
 	o.gamma = NULL; /* the default grid */
 	o.encoding = "ordinal";
 	o.scaling = SCALING_STANDARD;
@@ -301,9 +358,9 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			{ "method", 0, RFX_OPT_STRING, &o.method, "LIST",
 			  "exact and/or estimators, comma-separated, or all (default all)", 0,
 			  .list = RFX_LIST_STRINGS },
-			{ "projection", 0, RFX_OPT_CHOICE, &o.projection, "P",
-			  "iid, ort or both, for Gaussian-projection estimators (default both)", 0,
-			  .choices = projections },
+			{ "projection", 0, RFX_OPT_STRING, &o.projection, "LIST",
+			  "projection kinds, comma-separated, both = iid,ort (default both)", 0,
+			  .list = RFX_LIST_STRINGS },
 			{ "seeds", 0, RFX_OPT_INT, &o.seeds, "N",
 			  "random-feature draws per method and gamma (default 50)", 0,
 			  RFX_RANGE(1, 100000) },
@@ -313,6 +370,9 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
 			  "B real features, B/2 complex (default 128)", 0,
 			  RFX_RANGE(1, HUGE_VAL) },
+			{ "ratio", 0, RFX_OPT_STRING, &o.ratio, "LIST",
+			  "instead of --budget: B = r d for each r, integers (default none)", 0,
+			  .list = RFX_LIST_INTS },
 			{ "encoding", 0, RFX_OPT_STRING, &o.encoding, "E",
 			  "categorical attributes: ordinal or onehot (default ordinal)", 0 },
 			{ "scaling", 0, RFX_OPT_CHOICE, &o.scaling, "S",
@@ -337,11 +397,20 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 				    pos, 0, &npos, &help);
 		if (ret || help)
 			return ret;
+		budget_seen = rfx_opt_seen(opts, "budget");
 	}
 	/* Every option is checked before any file is read. */
 	if (parse_datasets(o.dataset, specs, &nd, &err) ||
 	    parse_methods(o.method, est, &ne, &err) ||
+	    parse_projections(o.projection, projs, &np, &err) ||
 	    rfx_uci_encoding_parse(o.encoding, &enc, &err))
+		return usage_fail(&err);
+	if (o.ratio && budget_seen)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--ratio and --budget exclude each other");
+	ratios[0] = 0; /* no --ratio: one pass at --budget */
+	if (o.ratio && rfx_opt_ints("ratio", o.ratio, ratios, MAX_RATIOS, 1, 4096,
+				    &nr, &err))
 		return usage_fail(&err);
 	{
 		int nfiles = 0;
@@ -357,8 +426,6 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 					    "--label-column must be positive, got %d",
 					    o.label_column);
 	}
-	iid = o.projection != PROJ_ORT;
-	ort = o.projection != PROJ_IID;
 	standardize = o.scaling == SCALING_STANDARD;
 	if (!o.gamma) {
 		if (default_gammas(gamma_text, sizeof(gamma_text), &gammas, &ng,
@@ -375,11 +442,19 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			free(gammas);
 			return ret;
 		}
-	if (check_budget(est, ne, o.budget, &err)) {
+	/* --ratio: budgets r d >= r, checked at the smallest (d = 1) */
+	for (k = 1, q = ratios[0]; k < nr; k++)
+		q = ratios[k] < q ? ratios[k] : q;
+	if (check_budget(est, ne, o.ratio ? q : o.budget, &err)) {
 		free(gammas);
 		return usage_fail(&err);
 	}
-	/* Methods with their projections: iid first, then ort. */
+	/*
+	 * Methods with their projections in the order given, one method for
+	 * exact and the discrete estimators. methods[] holds them all,
+	 * methods + MAX_METHODS / 2 the random-feature ones alone: with
+	 * --ratio, exact (which has no features) runs in the first pass only.
+	 */
 	for (k = 0; k < ne; k++) {
 		const struct rfx_estimator_type *e = est[k];
 
@@ -388,15 +463,21 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			methods[nm++].proj = RFX_PROJ_IID;
 			continue;
 		}
-		if (iid) {
+		for (q = 0; q < np; q++) {
+			if (nm == MAX_METHODS / 2) {
+				free(gammas);
+				return rfx_cli_fail(RFX_EXIT_USAGE,
+						    "too many methods and projections (at most %d)",
+						    MAX_METHODS / 2);
+			}
 			methods[nm].e = e;
-			methods[nm++].proj = RFX_PROJ_IID;
-		}
-		if (ort) {
-			methods[nm].e = e;
-			methods[nm++].proj = RFX_PROJ_ORT;
+			methods[nm++].proj = projs[q];
 		}
 	}
+	first_rf = MAX_METHODS / 2;
+	for (k = 0; k < nm; k++)
+		if (methods[k].e)
+			methods[first_rf + nm_rf++] = methods[k];
 
 	ret = RFX_EXIT_FAIL;
 	for (k = 0; k < nd; k++) {
@@ -441,9 +522,20 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			goto out;
 		}
 		rfx_uci_info_fill(&info[k], data[k], &splits[k], enc, standardize);
+		/* a kind without this dimension (sobol past 40) */
+		ret = RFX_OK;
+		for (q = 0; !ret && q < np; q++)
+			ret = rfx_proj_check(projs[q], splits[k].d, &err);
+		if (ret) {
+			ret = rfx_cli_fail(RFX_EXIT_USAGE, "'%s': %s", specs[k]->name,
+					   err.msg);
+			goto out;
+		}
+		ret = RFX_EXIT_FAIL;
 	}
-	grows = calloc((size_t)nd * (size_t)nm * (size_t)ng, sizeof(*grows));
-	rows = calloc((size_t)nd * (size_t)nm, sizeof(*rows));
+	nrows = (size_t)nd * ((size_t)nm + (size_t)(nr - 1) * (size_t)nm_rf);
+	grows = calloc(nrows * (size_t)ng, sizeof(*grows));
+	rows = calloc(nrows, sizeof(*rows));
 	if (!grows || !rows) {
 		rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 		goto out;
@@ -453,23 +545,27 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 		goto out;
 	}
 	rfx_seed_note(o.seed);
-	for (k = 0; k < nd; k++) {
+	for (k = 0; k < nd * nr; k++) {
 		struct rfx_uciexp_config c;
+		int r = k % nr;
 
+		if (r > 0 && nm_rf == 0)
+			continue; /* exact alone: once per dataset */
 		memset(&c, 0, sizeof(c));
-		c.dataset = specs[k]->name;
+		c.dataset = specs[k / nr]->name;
 		/* a user's file: a stream tag past the catalogue's */
-		c.dataset_index = is_file_spec(specs[k]) ? 100 + k
-							 : rfx_uci_index(specs[k]);
-		c.split = &splits[k];
-		c.nmethods = nm;
-		c.methods = methods;
+		c.dataset_index = is_file_spec(specs[k / nr]) ? 100 + k / nr
+							 : rfx_uci_index(specs[k / nr]);
+		c.split = &splits[k / nr];
+		/* with --ratio, exact only in the first pass */
+		c.nmethods = r ? nm_rf : nm;
+		c.methods = r ? methods + first_rf : methods;
 		c.ngammas = ng;
 		c.gammas = gammas;
 		c.seeds = o.seeds;
-		c.budget = o.budget;
+		c.budget = o.ratio ? ratios[r] * splits[k / nr].d : o.budget;
 		c.seed = o.seed;
-		snprintf(ctx, sizeof(ctx), "uci-classify %s", specs[k]->name);
+		snprintf(ctx, sizeof(ctx), "uci-classify %s", specs[k / nr]->name);
 		c.progress = rfx_progress;
 		c.progress_ctx = ctx;
 		if (rfx_uciexp_run(&c, grows + nrows_done * (size_t)ng,
@@ -477,7 +573,7 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 			goto out;
 		}
-		nrows_done += (size_t)nm;
+		nrows_done += (size_t)c.nmethods;
 	}
 	if (rfx_out_provenance(&out, cli, o.seed, &err) ||
 	    rfx_out_table(&out, &rfx_uciexp_schema, rows, nrows_done, stdout,

@@ -33,6 +33,7 @@
 #include "exp/varpair.h"
 
 #define MAX_METHODS 32
+#define MAX_PROJS 16
 #define MNIST_FILE "t10k-images-idx3-ubyte.gz"
 
 static const char usage_line[] =
@@ -72,7 +73,8 @@ struct variance_opts {
 	int header, attention_scale, softmax;
 	long pairs;            /* --pairs: sampled pairs, 0 for all */
 	struct regimes regimes;
-	enum rfx_proj proj;
+	enum rfx_proj proj;     /* --projection outside map mode */
+	const char *proj_text;  /* --projection as given (a list in map mode) */
 	int mnist_norm;        /* MNIST_* */
 	int d;                 /* --d outside map mode, parsed */
 	int L, samples, features, budget, threads, steps;
@@ -298,6 +300,7 @@ static int run_map(const struct variance_opts *o, const struct rfx_cli *cli,
 	struct rfx_out out = { NULL };
 	struct rfx_varmap_config c;
 	struct rfx_varmap_row *rows = NULL;
+	enum rfx_proj projs[MAX_PROJS];
 	int *ds = NULL, nd, ret = RFX_EXIT_USAGE, k;
 	size_t n;
 
@@ -319,6 +322,22 @@ static int run_map(const struct variance_opts *o, const struct rfx_cli *cli,
 		usage_fail(&err);
 		goto out;
 	}
+	{
+		const char *item[MAX_PROJS];
+		char buf[512];
+
+		if (rfx_opt_split("projection", o->proj_text, buf, sizeof(buf), item,
+				  MAX_PROJS, &c.nprojs, &err)) {
+			usage_fail(&err);
+			goto out;
+		}
+		for (k = 0; k < c.nprojs; k++)
+			if (rfx_proj_parse(item[k], &projs[k], &err)) {
+				usage_fail(&err);
+				goto out;
+			}
+		c.projs = projs;
+	}
 	c.r_max = o->r_max;
 	c.w_max = o->w_max;
 	c.steps = o->steps;
@@ -338,8 +357,13 @@ static int run_map(const struct variance_opts *o, const struct rfx_cli *cli,
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 		goto out;
 	}
-	if (rfx_varmap_run(&c, rows, &err) ||
-	    rfx_out_provenance(&out, cli, o->seed, &err) ||
+	if (rfx_varmap_run(&c, rows, &err)) {
+		/* a method without an exact coupled variance: the command line's fault */
+		ret = rfx_cli_fail(err.code == RFX_EINVAL ? RFX_EXIT_USAGE : RFX_EXIT_FAIL,
+				   "%s", err.msg);
+		goto out;
+	}
+	if (rfx_out_provenance(&out, cli, o->seed, &err) ||
 	    rfx_out_table(&out, &rfx_varmap_schema, rows, n, stdout, &err) ||
 	    rfx_out_commit(&out, &err)) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
@@ -705,7 +729,7 @@ static const struct rfx_opt_mode option_modes[] = {
 	{ "mnist-norm", MODE_EXP },
 	{ "d", MODE_EXP | MODE_MAP },
 	{ "mc", MODE_EXP | MODE_PAIR | MODE_FILE },
-	{ "projection", MODE_EXP | MODE_PAIR | MODE_FILE },
+	{ "projection", MODE_EXP | MODE_PAIR | MODE_FILE | MODE_MAP },
 	{ "param", MODE_EXP | MODE_PAIR | MODE_FILE }, { "steps", MODE_MAP },
 	{ "pairs", MODE_FILE },	  { "header", MODE_FILE },
 	{ "kernel", MODE_PAIR | MODE_FILE },
@@ -777,9 +801,10 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 			{ "budget", 0, RFX_OPT_INT, &o.budget, "B",
 			  "fair counting: B real features, B/2 complex", 0,
 			  RFX_RANGE(1, HUGE_VAL), .dflt = "8" },
-			{ "projection", 0, RFX_OPT_PARSE, &o.proj, "P",
-			  "projections for Monte Carlo: " RFX_PROJ_NAMES, 0,
-			  .parse = rfx_opt_proj, .dflt = "iid" },
+			{ "projection", 0, RFX_OPT_STRING, &o.proj_text, "P",
+			  "projections for Monte Carlo: " RFX_PROJ_NAMES
+			  "; --map: a list, exact coupled variances", 0,
+			  .dflt = "iid" },
 			{ "mc", 0, RFX_OPT_LONG, &o.mc, "R",
 			  "Monte Carlo draws per pair, 0 for none (default 1000; 0 in pair mode)", 0,
 			  RFX_RANGE_OR0(2, HUGE_VAL) },
@@ -867,6 +892,13 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	if (o.output && !*o.output)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
 	if (rfx_estimator_parse_list(o.method, methods, MAX_METHODS, &nm, &err))
+		return usage_fail(&err);
+	/* one kind, but a list for the exact coupled maps (run_map) */
+	if (!o.map && strchr(o.proj_text, ','))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--projection takes one kind outside --map, got '%s'",
+				    o.proj_text);
+	if (!o.map && rfx_proj_parse(o.proj_text, &o.proj, &err))
 		return usage_fail(&err);
 	if (o.threads > 0)
 		rfx_cli_threads(o.threads);

@@ -445,7 +445,7 @@ cat > "$tmp/catalogue" <<'END'
 # rfx uci-classify (B: banknote from a fixture directory)
 2|unknown dataset 'iris'|uci-classify --dataset iris -o out.h5
 2|unknown method 'foo'|uci-classify --dataset banknote --method exact,foo -o out.h5
-2|unknown --projection 'sobol' (valid: iid, ort, both)|uci-classify --projection sobol -o out.h5
+2|unknown projection 'sobl', did you mean 'sobol'?|uci-classify --projection sobl -o out.h5
 2|--seeds|uci-classify --seeds 0 -o out.h5
 2|gamma|uci-classify --gamma 0 -o out.h5
 2|--gamma|uci-classify --gamma '' -o out.h5

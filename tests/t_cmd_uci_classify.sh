@@ -146,6 +146,77 @@ run uci-classify --dataset car --method exact --gamma 1 --seeds 1 --scaling none
 ok $? "--scaling none runs"
 
 # ---------------------------------------------------------------------------
+# --projection lists and --ratio (issue 19: the SimRF paper's experiment)
+
+PJ="--dataset banknote,wifi --seeds 2 --gamma 0.5,2"
+run uci-classify $PJ --method exact,pos,pois --projection iid,ort,simplex,simplex+,ort-anti -o proj.h5
+cp "$tmp/out" proj.tsv
+is "$rc" 0 "--projection with five kinds: exits 0"
+is "$(awk -F'\t' 'NR > 1 && $1 == "banknote" { printf "%s:%s ", $2, $3 }' proj.tsv)" \
+	"exact:none pos:iid pos:ort pos:simplex pos:simplex+ pos:ort-anti pois:discrete " \
+	"rows: each estimator on the kinds in the order given, one row for exact and discrete"
+"$RFX" dump --attrs proj.h5 > pattrs.txt 2> /dev/null
+grep -q '^options/projection	iid,ort,simplex,simplex+,ort-anti$' pattrs.txt
+ok $? "attribute projection: the list as given" || diag_file pattrs.txt
+run uci-classify $PJ --method exact,pos,pois --projection iid,ort
+cp "$tmp/out" iidort.tsv
+run uci-classify $PJ --method exact,pos,pois --projection both
+cmp -s "$tmp/out" iidort.tsv
+ok $? "--projection both is iid,ort"
+# A method's draws are keyed by its own names: listing other kinds beside
+# it does not change its rows.
+run uci-classify $PJ --method pos --projection simplex+,ort
+awk -F'\t' 'NR == FNR { if (FNR > 1) want[$1 ":" $3] = $0; next }
+	FNR > 1 { n++; if (want[$1 ":" $3] != $0) bad = 1 } END { exit bad || n != 4 }' proj.tsv "$tmp/out"
+ok $? "a kind's rows do not depend on the other kinds listed, nor on their order"
+awk -F'\t' 'NR > 1 && $2 == "pos" { if ($9 != 128 || $10 != 2) bad = 1 } END { exit bad }' proj.tsv
+ok $? "every kind at the budget: M = 128, 2 seeds"
+
+# --ratio: M = r d; exact once per dataset (it has no features).
+run uci-classify $PJ --method exact,trig,pos --projection ort,simplex --ratio 1,3 -o ratio.h5
+cp "$tmp/out" ratio.tsv
+is "$rc" 0 "--ratio 1,3: exits 0"
+is "$(tail -n +2 ratio.tsv | cut -f1-3,9 | tr '\t\n' ': ')" \
+	"banknote:exact:none:0 banknote:trig:ort:2 banknote:trig:simplex:2 banknote:pos:ort:4 banknote:pos:simplex:4 banknote:trig:ort:6 banknote:trig:simplex:6 banknote:pos:ort:12 banknote:pos:simplex:12 wifi:exact:none:0 wifi:trig:ort:3 wifi:trig:simplex:3 wifi:pos:ort:7 wifi:pos:simplex:7 wifi:trig:ort:10 wifi:trig:simplex:10 wifi:pos:ort:21 wifi:pos:simplex:21 " \
+	"--ratio: per dataset, exact then a pass per r with r d real (r d / 2 complex) features (d = 4, 7)"
+"$RFX" dump ratio.h5 uci_gamma > rg.tsv 2> /dev/null
+is "$(rows rg.tsv)" 36 \
+	"uci_gamma: (1 + 2 x 4) methods x 2 gammas x 2 datasets"
+"$RFX" dump --attrs ratio.h5 > rattrs.txt 2> /dev/null
+grep -q '^options/ratio	1,3$' rattrs.txt
+ok $? "attributes: ratio as given" || diag_file rattrs.txt
+run uci-classify --dataset banknote --seeds 2 --gamma 0.5,2 --method pos --projection ort --budget 12
+awk -F'\t' 'NR == FNR { if ($2 == "pos" && $3 == "ort" && $9 == 12 && $1 == "banknote") want = $0; next }
+	FNR > 1 { got = $0 } END { exit want == "" || got != want }' ratio.tsv "$tmp/out"
+ok $? "--ratio 3 on banknote (d = 4) is --budget 12"
+
+# Many features approach exact kernel regression (Algorithm 1 converges to
+# eq. 2.1 as M grows): at gamma 0.2 and M = 1024 d, every kind's test
+# accuracy within 3 points of exact's (69 and 100 test rows; rows near a
+# tie may flip).
+run uci-classify --dataset banknote,wifi --seeds 1 --gamma 0.2 --method exact,pos \
+	--projection iid,ort,simplex,simplex+,ort-anti --ratio 1024
+awk -F'\t' 'NR > 1 && $2 == "exact" { ex[$1] = $13 }
+	NR > 1 && $2 == "pos" { n++; d = $13 - ex[$1]; if (d < -3 || d > 3) bad = 1 }
+	END { exit bad || n != 10 }' "$tmp/out"
+ok $? "M = 1024 d: every projection kind within 3 points of exact kernel regression" ||
+	diag_file "$tmp/out"
+
+fails 2 "unknown projection" uci-classify --projection sobl $PJ
+grep -q "did you mean 'sobol'? (valid: iid, ort, .*, simplex, simplex+, ort-anti, both)" "$tmp/err"
+ok $? "unknown projection: the registry's message with its hint, and both" || diag_file "$tmp/err"
+fails 2 "a kind listed twice (both and ort)" uci-classify --projection both,ort $PJ
+fails 2 "an empty projection item" uci-classify --projection ort, $PJ
+awk 'BEGIN { for (i = 0; i < 60; i++) { for (j = 0; j < 41; j++) printf "%.3f,", ((i * 41 + j) * 0.618) % 1; print i % 2 } }' > wide41.csv
+fails 2 "sobol on a 41-column dataset" uci-classify --dataset wide41.csv --label-column 42 \
+	--method pos --projection sobol --seeds 1 --gamma 1 -o out.h5
+grep -q "'wide41.csv': sobol projections exist for d <= 40" "$tmp/err"
+ok $? "sobol past d = 40: the message names the dataset" || diag_file "$tmp/err"
+fails 2 "--ratio with --budget" uci-classify --ratio 2 --budget 64 $PJ -o out.h5
+fails 2 "--ratio 0" uci-classify --ratio 0 $PJ -o out.h5
+fails 2 "--ratio 1.5" uci-classify --ratio 1.5 $PJ -o out.h5
+
+# ---------------------------------------------------------------------------
 # Data files
 
 mkdir baddata
@@ -179,7 +250,6 @@ grep -q "valid: exact, trig" "$tmp/err"
 ok $? "unknown method: the message lists exact and the estimators" || diag_file "$tmp/err"
 fails 2 "method listed twice" uci-classify --method exact,trig,exact $E
 fails 2 "empty method list" uci-classify --method '' $E
-fails 2 "unknown projection" uci-classify --projection sobol $E
 fails 2 "--seeds 0" uci-classify --dataset banknote --seeds 0 -o out.h5
 fails 2 "--seeds abc" uci-classify --dataset banknote --seeds abc -o out.h5
 fails 2 "--gamma 0" uci-classify --dataset banknote --seeds 1 --gamma 0 -o out.h5
@@ -221,6 +291,7 @@ projection	(default both)
 seeds	(default 50)
 gamma	(default 10 log-uniform values 1e-2 .. 1e2)
 budget	(default 128)
+ratio	(default none)
 encoding	(default ordinal)
 scaling	(default standard)
 seed	(default 20221121)

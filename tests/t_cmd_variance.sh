@@ -23,7 +23,7 @@ NMETHODS=$(echo $METHODS | wc -w)
 HEADER=$(printf 'method\tregime\tgamma\td\tM\tn_pairs\tn_zero\tlogvar_mean\tlogvar_std\tlogvar_min\tlogvar_max')
 MC_HEADER=$(printf '%s\tprojection\tmc_R\tmc_pairs\tsub_logvar_mean\tmc_logvar_mean\tmc_logvar_std\tmc_logvar_se\tmc_zero' "$HEADER")
 PAIR_HEADER=$(printf 'method\tparams\td\tM\tlog_kernel\tvariance\tlog_variance\tclosed_form')
-MAP_HEADER=$(printf 'map\tmethod\td\tM\tr\ttheta\tw\tlog_kernel\tlog_variance\tlog_ratio')
+MAP_HEADER=$(printf 'map\tmethod\td\tM\tr\ttheta\tw\tlog_kernel\tlog_variance\tlog_ratio\tprojection')
 # ---------------------------------------------------------------------------
 # Experiment mode
 
@@ -432,6 +432,49 @@ ok $? "--map sum defaults: --d 16,32,64,128, --w-max 100"
 run variance --map angle --method trig,oprf --baseline trig --steps 3
 awk -F'\t' 'NR > 1 && $2 == "trig" && $10 != 0 { bad = 1 } END { exit bad }' "$tmp/out"
 ok $? "--map --baseline trig: trig's log_ratio is 0"
+
+# --map on coupled projections (issue 19): exact variances of
+# lib/est/coupvar.h, a block of rows per kind, the baseline on the same kind.
+run variance --map sum --method pos,oprf --d 1,4 --steps 4 --w-max 3 --features 4 \
+	--projection iid,ort,simplex,ort-anti
+cp "$tmp/out" cmap.tsv
+is "$rc" 0 "--map sum --projection iid,ort,simplex,ort-anti: exits 0"
+is "$(tail -n +2 cmap.tsv | cut -f3,11 | uniq -c | awk '{ printf "%s:%s:%s ", $2, $3, $1 }')" \
+	"1:iid:8 1:ort:8 1:simplex:8 1:ort-anti:8 4:iid:8 4:ort:8 4:simplex:8 4:ort-anti:8 " \
+	"--map --projection: per d, a block of rows per kind (4 points x 2 methods)"
+# d = 1: a block is one column, no coupled pairs, every kind is iid.
+awk -F'\t' 'NR > 1 && $3 == 1 { k = $2 " " $7; if ($11 == "iid") v[k] = $9; else { n++; if ($9 != v[k]) bad = 1 } }
+	END { exit bad || n != 24 }' cmap.tsv
+ok $? "--map --projection at d = 1: every kind's variance is iid's"
+# PosRF, one ort block of M = d = 4 at x = y (K = 1), s^2 = w: Var = (e^w - 1)/M
+# + (M - 1)/M (e^-w 1F1(d; d/2; w/2) - 1) (ORF pairs at right angles with
+# independent chi(d) norms: E e^{(w + w').s} = 1F1(d; d/2; s^2/2), by the
+# series of docs/DERIVATIONS.md "One pair of coupled columns"), summed here.
+awk -F'\t' 'function f11(a, b, z,   t, s, n) { t = 1; s = 1
+		for (n = 0; n < 200; n++) { t *= (a + n) / (b + n) * z / (n + 1); s += t }
+		return s }
+	NR > 1 && $2 == "pos" && $3 == 4 && $11 == "ort" { w = $7; M = 4
+		want = log((exp(w) - 1) / M + (M - 1) / M * (exp(-w) * f11(4, 2, w / 2) - 1))
+		n++; if (($9 - want) ^ 2 > 1e-18) { print "#     w " w ": " $9 " want " want; bad = 1 } }
+	END { exit bad || n != 4 }' cmap.tsv
+ok $? "--map --projection ort: pos's exact variance is the 1F1 series'"
+awk -F'\t' 'NR > 1 && $3 == 4 { k = $2 " " $7; v[$11, k] = $9; keys[k] = 1 }
+	END { for (k in keys) { n++; if (!(v["simplex", k] < v["ort", k] && v["ort", k] < v["iid", k])) bad = 1 }
+	      exit bad || n != 8 }' cmap.tsv
+ok $? "--map --projection at d = 4: simplex < ort < iid for pos and oprf (SimRF's claim)"
+awk -F'\t' 'NR > 1 && $2 == "pos" && $10 != 0 { bad = 1 } END { exit bad }' cmap.tsv
+ok $? "--map --projection: the baseline pos is on each row's own kind (log_ratio 0)"
+fails 2 "--map --projection simplex with gerf (no exact coupled variance)" \
+	variance --map sum --method gerf --d 4 --steps 2 --projection simplex -o out.h5
+grep -q "no exact variance of 'gerf' on 'simplex' projections" "$tmp/err"
+ok $? "--map: a method without an exact coupled variance is named" || diag_file "$tmp/err"
+fails 2 "--map --projection simplex+ (no exact variance)" \
+	variance --map sum --method pos --d 4 --steps 2 --projection simplex+ -o out.h5
+fails 2 "--map --projection with an unknown kind" \
+	variance --map sum --method pos --d 4 --steps 2 --projection ort,foo -o out.h5
+fails 2 "a projection list outside --map" variance --projection ort,iid --L 8 --samples 1 --gamma 0.5 --regime normal -o out.h5
+run variance --map angle --method trig,pos --d 4 --steps 3 --projection ort
+is "$rc" 0 "--map angle --projection ort with trig: exits 0 (x = y is not on the grid)"
 
 # ---------------------------------------------------------------------------
 # Bad input: one line, exit 2 for usage and 1 for run-time errors, no file.

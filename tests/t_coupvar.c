@@ -157,6 +157,33 @@ static void test_errors(void)
 	rfx_params_release(&p);
 }
 
+/*
+ * x = y: TrigRF's features are cos(w . 0) = 1 whatever the coupling, so
+ * the estimate is exact and log Var is -inf (as the i.i.d. closed form
+ * says), not a failed quadrature.
+ */
+static void test_trig_equal(void)
+{
+	static const double x[3] = { 0.31, -0.12, 0.25 };
+	static const enum rfx_proj ps[3] = { RFX_PROJ_ORT, RFX_PROJ_SIMPLEX,
+					     RFX_PROJ_ORT_ANTI };
+	struct rfx_params p;
+	struct rfx_err err;
+	int j;
+
+	rfx_params_init(&p, 3);
+	for (j = 0; j < 3; j++) {
+		double lv = 0.0;
+		int ret = rfx_coupvar_log_variance(&rfx_est_trig, &p, ps[j], x, x, 6,
+						   &lv, &err);
+
+		ok(ret == RFX_OK && isinf(lv) && lv < 0.0,
+		   "trig on %s at x = y: log Var = -inf (got %d, %g)",
+		   rfx_proj_name(ps[j]), ret, lv);
+	}
+	rfx_params_release(&p);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -164,5 +191,6 @@ int main(void)
 	test_closed();
 	test_mc();
 	test_errors();
+	test_trig_equal();
 	return done_testing();
 }

@@ -277,6 +277,67 @@ with tempfile.TemporaryDirectory() as d:
     ok(any("40x30, want 41x30" in p for p in check_figures.problems), "png check: a wrong size is reported")
     check_figures.problems.clear()
 
+# --- Beyond the papers: verdicts from constructed results -------------------
+class FakeRes:
+    """Tables given as lists of dicts, as report.Results returns them."""
+    def __init__(self, tables):
+        self.t = tables
+
+    def table(self, name, table):
+        if (name, table) not in self.t:
+            raise report.Missing("no %s" % name)
+        return self.t[(name, table)]
+
+
+def var_rows(fac):
+    """fig_beyond6_4's variance rows: OPRF at 0, ADERF at -fac[regime][gamma],
+    SDERF one above ADERF, GeomRF+ at +1."""
+    out = []
+    for reg, fs in fac.items():
+        for g, f in fs:
+            for m, v in (("oprf", 0.0), ("aderf", -f), ("sderf", 1.0 - f), ("geom+", 1.0)):
+                out.append(dict(regime=reg, gamma=str(g), method=m, logvar_mean=str(v)))
+    return out
+
+
+v, t = report.beyond_favor(FakeRes({("fig_beyond6_4", "variance"):
+                                    var_rows({"normal": [(0.1, 1.0), (1.0, 4.0)],
+                                              "heterogen": [(0.1, 2.0), (0.5, 10.5), (1.0, 12.0)]})}))
+ok(v.startswith("**holds in part**") and "heterogen (gamma >= 0.5)" in v and "normal e^4.0" in v,
+   "beyond: e^10 reached in one regime from gamma 0.5 is 'holds in part': " + v[:80])
+ok([r[1] for r in t[2]] == ["aderf", "aderf"] and t[2][1][4] == "12.00 (gamma 1)",
+   "beyond: the best DERF and the largest log factor per regime")
+v, t = report.beyond_favor(FakeRes({("fig_beyond6_4", "variance"):
+                                    var_rows({"sphere": [(0.1, 0.5), (1.0, 9.9)]})}))
+ok(v.startswith("**not reached**") and "e^9.9" in v, "beyond: e^9.9 is not e^10: " + v[:60])
+
+# beyond_simrf: a map with simplex < ort < iid except one point, and a
+# Monte Carlo table where simplex+ is lower for pos and higher for oprf.
+mp = []
+for m in ("pos", "oprf"):
+    for w in (0.5, 1.0, 2.0):
+        for p, lv in (("iid", 0.0), ("ort", -0.1), ("simplex", -0.5 / w), ("ort-anti", -0.11)):
+            if m == "oprf" and w == 2.0 and p == "simplex":
+                lv = 0.05  # above ort and iid
+            mp.append(dict(method=m, d="4", w=str(w), projection=p, log_variance=str(lv)))
+tmpd = tempfile.mkdtemp()
+with open(os.path.join(tmpd, "beyond_simrf.h5.mc.tsv"), "w") as fh:
+    fh.write("pair_d\tw\tprojection\tmethod\tlog_variance\tmc_log_variance\tmc_log_variance_se\n")
+    for m, dplus in (("pos", -0.3), ("oprf", 0.3)):
+        fh.write("4\t0.5\tsimplex\t%s\t-1.0\t-1.01\t0.01\n" % m)
+        fh.write("4\t0.5\tsimplex+\t%s\t0.5\t%r\t0.01\n" % (m, -1.01 + dplus))
+v1, v2, bl = report.beyond_simrf(FakeRes({("beyond_simrf", "map"): mp}), tmpd)
+ok(v1.startswith("**fails** at 1 of 6 points"),
+   "beyond: simplex above ort and iid at one point fails claim 1 there: " + v1[:50])
+ok(v2.startswith("**holds for PosRF, not for OPRF**"),
+   "beyond: simplex+ 30 se lower for pos, higher for oprf: " + v2[:40])
+ok([r[8] for r in bl[1][2]] == ["+21.2", "-21.2"],
+   "beyond: z = difference over the combined standard error (0.3 / (0.01 sqrt 2))")
+mp = [r for r in mp if not (r["method"] == "oprf" and r["w"] == "2.0")]
+v1, v2, bl = report.beyond_simrf(FakeRes({("beyond_simrf", "map"): mp}), tmpd)
+ok(v1.startswith("**holds** on every point (5: PosRF and OPRF, d = 4, w = 0.5 .. 2)"),
+   "beyond: claim 1 holds where the order does: " + v1[:70])
+
 print("1..%d" % n)
 sys.exit(1 if failed else 0)
 EOF

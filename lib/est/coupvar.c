@@ -403,6 +403,11 @@ int rfx_coupvar_log_variance(const struct rfx_estimator_type *e,
 	}
 	lk2 = -z2;
 	c = proj == RFX_PROJ_SIMPLEX ? -1.0 / (d - 1.0) : 0.0;
+	if (e == &rfx_est_trig && z2 == 0.0) {
+		/* x = y: every feature is cos 0 = 1, the estimate exact (as iid's -inf) */
+		*lv = -INFINITY;
+		return RFX_OK;
+	}
 	if (e == &rfx_est_trig) {
 		double C, ce, Ca = 0.0, cea = 0.0, v1 = exp(lv1), tot, errb;
 

@@ -225,7 +225,8 @@ static int run_task(const struct rfx_uciexp_config *c, struct run *R,
 	const struct rfx_uci_split *S = c->split;
 	const struct rfx_params *p = &R->par[m * R->ng + g];
 	size_t slot = ((size_t)m * R->ng + g) * R->ns + s;
-	int ret, pi;
+	const char *pname;
+	int ret;
 
 	if (!kr[m]) {
 		kr[m] = rfx_kreg_rf_alloc(me->e, p, R->Mbud[m], S->nclass, c->chunk,
@@ -236,10 +237,11 @@ static int run_task(const struct rfx_uciexp_config *c, struct run *R,
 	ret = rfx_kreg_rf_set_params(kr[m], p, err);
 	if (ret)
 		return ret;
-	pi = (me->e->flags & RFX_EST_DISCRETE) ? 0 : me->proj == RFX_PROJ_ORT;
+	/* discrete estimators draw no projections: their key says iid */
+	pname = (me->e->flags & RFX_EST_DISCRETE) ? "iid" : rfx_proj_name(me->proj);
 	rfx_rng_set_key(rng, c->seed, &(struct rfx_rng_key){
 		.exp = "uci-classify", .what = "draws",
-		.name = { c->dataset, me->e->name, pi ? "ort" : "iid" },
+		.name = { c->dataset, me->e->name, pname },
 		.i = rfx_rng_bits(c->gammas[g]), .j = (uint64_t)s });
 	ret = rfx_kreg_rf_train(kr[m], rng, me->proj, scaled_train(R, g),
 				S->ytr, R->L, err);

@@ -17,7 +17,10 @@
  *
  * Randomness: the draw of (method, gamma, seed index s) comes from the
  * stream keyed ("uci-classify", "draws", dataset, estimator and projection
- * ("iid" or "ort") names, bits(gamma), s) of lib/base/rng.h. Tasks
+ * names (rfx_proj_name; "iid" for the discrete estimators), bits(gamma), s)
+ * of lib/base/rng.h: a method's draws do not depend on which other
+ * projections run beside it, and the same stream at a larger budget
+ * starts with the same columns (lib/proj/proj.h). Tasks
  * (method, gamma, seed) run in parallel with OpenMP, OpenBLAS single-
  * threaded, each task's counts land in its own slot and are summed in a
  * fixed order: the results are bit-identical for any thread count.
@@ -40,7 +43,7 @@
 /* A method: an estimator with its projections, or exact regression. */
 struct rfx_uciexp_method {
 	const struct rfx_estimator_type *e; /* NULL: exact kernel regression */
-	enum rfx_proj proj;                 /* ignored when e is NULL or discrete */
+	enum rfx_proj proj;                 /* any kind; ignored when e is NULL or discrete */
 };
 
 struct rfx_uciexp_config {
@@ -64,7 +67,7 @@ struct rfx_uciexp_config {
 struct rfx_uciexp_gamma_row {
 	char dataset[RFX_UCIEXP_NAME];
 	char method[RFX_UCIEXP_NAME];
-	char projection[RFX_UCIEXP_NAME]; /* iid, ort, discrete, none (exact) */
+	char projection[RFX_UCIEXP_NAME]; /* rfx_proj_name, discrete, none (exact) */
 	double gamma;
 	int M;                  /* feature columns (0 for exact) */
 	int seeds;              /* draws averaged (1 for exact) */

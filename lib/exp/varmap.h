@@ -15,6 +15,13 @@
  *
  * Each point fits every method to its own pair (as pair mode does) and
  * reports log Var and, against a baseline method, log(Var / Var_baseline).
+ *
+ * Projections: i.i.d. by default; any list of kinds rfx has exact
+ * variances for (lib/est/coupvar.h: iid, ort, simplex, ort-anti for trig,
+ * pos and oprf), each a block of rows with the baseline on the same kind.
+ * For PosRF and OPRF the relative variance Var/K^2 depends on the pair
+ * through |x + y|^2 only (docs/DERIVATIONS.md, "One pair of coupled
+ * columns"), so the sum map's x = y pairs are no loss of generality.
  */
 #ifndef RFX_VARMAP_H
 #define RFX_VARMAP_H
@@ -39,6 +46,8 @@ struct rfx_varmap_config {
 	int nmethods;
 	const struct rfx_estimator_type *const *methods;
 	const struct rfx_estimator_type *baseline;
+	int nprojs;             /* projection kinds; 0: iid alone */
+	const enum rfx_proj *projs;
 	double r_max;           /* angle: largest length */
 	double w_max;           /* sum: largest |x + y|^2 */
 	int steps;              /* grid points per axis */
@@ -47,6 +56,7 @@ struct rfx_varmap_config {
 struct rfx_varmap_row {
 	char map[RFX_NAME_LEN];
 	char method[RFX_NAME_LEN];
+	char projection[RFX_NAME_LEN];
 	int d, M;
 	double r, theta, w;     /* |x| = |y|, angle, |x + y|^2 */
 	double log_kernel;      /* log K(x, y) */
@@ -64,8 +74,10 @@ int rfx_varmap_parse(const char *name, enum rfx_varmap_kind *out,
 size_t rfx_varmap_nrows(const struct rfx_varmap_config *c);
 
 /*
- * Computes the map into rows (rfx_varmap_nrows entries). RFX_EINVAL for a
- * bad configuration, RFX_ENOMEM, and RFX_EINTR once rfx_cancel_request()
+ * Computes the map into rows (rfx_varmap_nrows entries): per d, per
+ * projection, per grid point, per method. RFX_EINVAL for a bad
+ * configuration or a method without an exact variance on a listed
+ * coupled kind (before any work), RFX_ENOMEM, and RFX_EINTR once rfx_cancel_request()
  * was called (polled at every grid point).
  */
 int rfx_varmap_run(const struct rfx_varmap_config *c,
