@@ -14,6 +14,7 @@
  * (twice for the complex TrigRF: re and im) instead of once per pass.
  */
 #include "est/featmap.h"
+#include "est/featmap_impl.h"
 #include "num/blas.h"
 #include "num/gemm.h"
 
@@ -45,16 +46,6 @@
 /* Output elements (n x M) from which the fused maps project into scratch. */
 #define SCRATCH_MIN_ELEMS ((size_t)1 << 19)
 
-/*
- * n doubles from a cache-line boundary, so that rows of a multiple of 8
- * entries start on one and the maps' 64-byte stores never straddle two
- * lines (malloc's 16-byte alignment cost the pos map about 10%).
- */
-static double *alloc_lines(size_t n)
-{
-	return aligned_alloc(64, (n * sizeof(double) + 63) & ~(size_t)63);
-}
-
 static int thread_num(void)
 {
 #ifdef _OPENMP
@@ -76,8 +67,8 @@ struct rfx_featmat *rfx_featmat_alloc(size_t n, int D)
 		return NULL;
 	F->cap_n = n;
 	F->cap_D = D;
-	F->re = alloc_lines(nd);
-	F->im = alloc_lines(nd);
+	F->re = featmap_alloc_lines(nd, sizeof(double));
+	F->im = featmap_alloc_lines(nd, sizeof(double));
 	F->lscale = malloc(n * sizeof(double));
 	F->work = malloc(nd * sizeof(double));
 	F->work2 = malloc(n * sizeof(double));
@@ -110,14 +101,12 @@ void rfx_featmat_free(struct rfx_featmat *F)
  * sin and cos), in chunks of stack buffers so that no call allocates. Reads lm[j] and ph[j] before writing re[j] and im[j], so the
  * in-place use the header allows holds.
  */
-#define FROM_LOG_CHUNK 256
-
 FEATMAP_CLONES
 static double from_log_row(const double *lm, const double *ph, double *re,
 			   double *im, int D, int neg)
 {
-	double m = -INFINITY, a[FROM_LOG_CHUNK];
-	double sn[FROM_LOG_CHUNK], cs[FROM_LOG_CHUNK];
+	double m = -INFINITY, a[FEATMAP_CHUNK];
+	double sn[FEATMAP_CHUNK], cs[FEATMAP_CHUNK];
 	int j0, j, c;
 
 #pragma omp simd reduction(max : m)
@@ -125,8 +114,8 @@ static double from_log_row(const double *lm, const double *ph, double *re,
 		m = lm[j] > m ? lm[j] : m;
 	if (m == -INFINITY)
 		m = 0.0;
-	for (j0 = 0; j0 < D; j0 += FROM_LOG_CHUNK) {
-		c = D - j0 < FROM_LOG_CHUNK ? D - j0 : FROM_LOG_CHUNK;
+	for (j0 = 0; j0 < D; j0 += FEATMAP_CHUNK) {
+		c = D - j0 < FEATMAP_CHUNK ? D - j0 : FEATMAP_CHUNK;
 		rfx_vmath_exp_shift(a, lm + j0, m, (size_t)c);
 		if (!ph) {
 #pragma omp simd
@@ -225,45 +214,12 @@ static void trig_block(const double *pr, double *re, double *im, size_t cnt,
 }
 
 /*
- * One row of rfx_featmat_exp: v = b w.x (from the dgemm) plus a, then
- * out = exp(v - max v) (out may be v); returns max v (0 if every v is
- * -inf).
+ * One row of rfx_featmat_exp (featmap_impl.h): there are no streaming
+ * stores in double, so nt is ignored.
  */
-FEATMAP_CLONES
-static double exp_row(double *out, double *v, const double *a, int M)
-{
-	double m = -INFINITY;
-	int j;
-
-	if (a) {
-#pragma omp simd reduction(max : m)
-		for (j = 0; j < M; j++) {
-			double t = v[j] + a[j];
-
-			v[j] = t;
-			m = t > m ? t : m;
-		}
-	} else {
-#pragma omp simd reduction(max : m)
-		for (j = 0; j < M; j++)
-			m = v[j] > m ? v[j] : m;
-	}
-	if (m == -INFINITY)
-		m = 0.0;
-	for (j = 0; j < M; j += FROM_LOG_CHUNK) {
-		double b[FROM_LOG_CHUNK];
-		int c = M - j < FROM_LOG_CHUNK ? M - j : FROM_LOG_CHUNK;
-
-		if (out != v) {
-			rfx_vmath_exp_shift(out + j, v + j, m, (size_t)c);
-			continue;
-		}
-		/* in place needs a copy (the generic kernel reads v twice) */
-		rfx_vmath_exp_shift(b, v + j, m, (size_t)c);
-		memcpy(v + j, b, (size_t)c * sizeof(double));
-	}
-	return m;
-}
+#define EXP_SHIFT_OUT(y, x, m, c, nt) ((void)(nt), rfx_vmath_exp_shift(y, x, m, c))
+FEATMAP_DEFINE_EXP_ROW(double, exp_row, rfx_vmath_exp_shift, EXP_SHIFT_OUT)
+#undef EXP_SHIFT_OUT
 
 /*
  * One row of rfx_featmat_hybrid from its nc projections pr; xx = |x|^2.
@@ -404,7 +360,7 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt,
 #pragma omp simd reduction(+ : xx)
 		for (l = 0; l < w->d; l++)
 			xx += x[l] * x[l];
-		F->lscale[i0 + i] = exp_row(re + i * M, pr + i * M, f->a, f->M) +
+		F->lscale[i0 + i] = exp_row(re + i * M, pr + i * M, f->a, f->M, 0) +
 				    f->c * xx + f->e;
 	}
 }

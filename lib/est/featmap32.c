@@ -10,6 +10,7 @@
  * so rows do not depend on the thread count.
  */
 #include "est/featmap32.h"
+#include "est/featmap_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,9 +22,6 @@
 
 /* Output elements (n x M) from which the maps project into scratch. */
 #define SCRATCH_MIN_ELEMS ((size_t)1 << 19)
-
-/* Floats a row chunk of exp_row works on at once. */
-#define CHUNK 256
 
 struct rfx_draw32 *rfx_draw32_alloc(const struct rfx_draw *w)
 {
@@ -69,11 +67,6 @@ void rfx_draw32_colnorms(const struct rfx_draw32 *w, int M, double A,
 	}
 }
 
-static float *alloc_lines(size_t n)
-{
-	return aligned_alloc(64, (n * sizeof(float) + 63) & ~(size_t)63);
-}
-
 struct rfx_featmat32 *rfx_featmat32_alloc(size_t n, int D)
 {
 	struct rfx_featmat32 *F;
@@ -86,8 +79,8 @@ struct rfx_featmat32 *rfx_featmat32_alloc(size_t n, int D)
 		return NULL;
 	F->cap_n = n;
 	F->cap_D = D;
-	F->re = alloc_lines(nd);
-	F->im = alloc_lines(nd);
+	F->re = featmap_alloc_lines(nd, sizeof(float));
+	F->im = featmap_alloc_lines(nd, sizeof(float));
 	F->lscale = malloc(n * sizeof(double));
 	F->cwork = malloc((size_t)D * sizeof(float));
 	if (!F->re || !F->im || !F->lscale || !F->cwork) {
@@ -122,45 +115,13 @@ struct fused32 {
 };
 
 /*
- * One row of the exp map: v = b w.x (from the product) plus a, then out =
- * expf(v - max v) (out may be v: through a chunk on the stack); returns
- * max v (0 if every v is -inf).
+ * One row of the exp map (featmap_impl.h), streaming its output where nt
+ * is set.
  */
-RFX_SIMD_CLONES
-static float exp_row(float *out, float *v, const float *a, int M, int nt)
-{
-	float m = -INFINITY, t[CHUNK];
-	int j, c;
-
-	if (a) {
-#pragma omp simd reduction(max : m)
-		for (j = 0; j < M; j++) {
-			float s = v[j] + a[j];
-
-			v[j] = s;
-			m = s > m ? s : m;
-		}
-	} else {
-#pragma omp simd reduction(max : m)
-		for (j = 0; j < M; j++)
-			m = v[j] > m ? v[j] : m;
-	}
-	if (m == -INFINITY)
-		m = 0.0f;
-	for (j = 0; j < M; j += CHUNK) {
-		c = M - j < CHUNK ? M - j : CHUNK;
-		if (out != v) {
-			if (nt)
-				rfx_vmath_expf_shift_nt(out + j, v + j, m, (size_t)c);
-			else
-				rfx_vmath_expf_shift(out + j, v + j, m, (size_t)c);
-			continue;
-		}
-		rfx_vmath_expf_shift(t, v + j, m, (size_t)c);
-		memcpy(v + j, t, (size_t)c * sizeof(float));
-	}
-	return m;
-}
+#define EXPF_SHIFT_OUT(y, x, m, c, nt)					\
+	((nt) ? rfx_vmath_expf_shift_nt(y, x, m, c) : rfx_vmath_expf_shift(y, x, m, c))
+FEATMAP_DEFINE_EXP_ROW(float, exp_row, rfx_vmath_expf_shift, EXPF_SHIFT_OUT)
+#undef EXPF_SHIFT_OUT
 
 /* |x|^2 in float */
 RFX_SIMD_CLONES

@@ -1,0 +1,78 @@
+/*
+ * What lib/est/featmap.c (float64) shares with lib/est/featmap32.c
+ * (float32) and with nothing else: the cache-line allocation of the
+ * feature arrays and the one row of the exponential maps, written once
+ * for both precisions (FEATMAP_DEFINE_EXP_ROW, after lib/num/gemm.c's
+ * DEFINE_GEMM), so that the float32 path cannot drift from the float64
+ * one. Each file expands the row in its own translation unit with its
+ * own vmath calls, so the code of each is what it was when each file
+ * wrote its row out (the same operations in the same order, the same
+ * clones: the maps' bits are unchanged).
+ */
+#ifndef RFX_FEATMAP_IMPL_H
+#define RFX_FEATMAP_IMPL_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "num/logmath.h"
+
+/* Elements of a row chunk that the exp maps shift on the stack at once. */
+#define FEATMAP_CHUNK 256
+
+/*
+ * n elements of size bytes from a cache-line boundary, so that rows of a
+ * multiple of 64 bytes start on one and the maps' 64-byte stores never
+ * straddle two lines (malloc's 16-byte alignment cost the pos map about
+ * 10%). NULL on OOM; free with free().
+ */
+static inline void *featmap_alloc_lines(size_t n, size_t size)
+{
+	return aligned_alloc(64, (n * size + 63) & ~(size_t)63);
+}
+
+/*
+ * static T NAME(T *out, T *v, const T *a, int M, int nt): one row of the
+ * exp maps, v = b w.x (from the product) plus a (NULL: none), then out =
+ * exp(v - max v) (out may be v: through a chunk on the stack, since the
+ * generic kernel reads v twice); returns max v (0 if every v is -inf).
+ * SHIFT(y, x, m, c) is the precision's rfx_vmath_exp*_shift; where out is
+ * not v, SHIFT_OUT(y, x, m, c, nt) (nt: streaming stores, for outputs far
+ * larger than the caches, where the precision has them).
+ */
+#define FEATMAP_DEFINE_EXP_ROW(T, NAME, SHIFT, SHIFT_OUT)		\
+	RFX_SIMD_CLONES							\
+	static T NAME(T *out, T *v, const T *a, int M, int nt)		\
+	{								\
+		T m = -INFINITY, t[FEATMAP_CHUNK];			\
+		int j, c;						\
+									\
+		if (a) {						\
+			_Pragma("omp simd reduction(max : m)")		\
+			for (j = 0; j < M; j++) {			\
+				T s = v[j] + a[j];			\
+									\
+				v[j] = s;				\
+				m = s > m ? s : m;			\
+			}						\
+		} else {						\
+			_Pragma("omp simd reduction(max : m)")		\
+			for (j = 0; j < M; j++)				\
+				m = v[j] > m ? v[j] : m;		\
+		}							\
+		if (m == -INFINITY)					\
+			m = 0;						\
+		for (j = 0; j < M; j += FEATMAP_CHUNK) {		\
+			c = M - j < FEATMAP_CHUNK ? M - j : FEATMAP_CHUNK; \
+			if (out != v) {					\
+				SHIFT_OUT(out + j, v + j, m, (size_t)c, nt); \
+				continue;				\
+			}						\
+			SHIFT(t, v + j, m, (size_t)c);			\
+			memcpy(v + j, t, (size_t)c * sizeof(T));	\
+		}							\
+		return m;						\
+	}
+
+#endif
