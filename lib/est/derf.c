@@ -178,6 +178,114 @@ out:
  * per-row terms added to the row scales.
  */
 /*
+ * The steps of the map written once for both precisions (after
+ * lib/num/gemm.c's DEFINE_GEMM): T is the type of the inputs, the
+ * projections and the features (double, or float for
+ * rfx_derf_features32), GEMM its product. The sums stay in double in
+ * both (in float32 from the float T, X and projections), so each
+ * expansion is the code each function had when it wrote these steps out.
+ *
+ * NAME_project: Bt = B_k^T rounded to T, then T = X B_k^T (n x d) in
+ * blocks of ROWS rows, each on one thread with one BLAS thread, so that a
+ * row's values do not depend on the thread count (outer: not inside a
+ * parallel region already).
+ *
+ * NAME_colconst: out[m] = sum_l a_l w_l^2 over column m < M of omega (d x
+ * cap), summed in double and rounded once to T.
+ *
+ * NAME_rows: the per-row terms r = sum_l t_l^2/(1 - 4a_l) + |x|^2 (s4[l]
+ * = 1/(1 - 4a_l)), lscale[i] -= r/2, and r into keep[i] unless keep is
+ * NULL; over threads when par.
+ */
+#define DERF_DEFINE_STEPS(T, NAME, GEMM)				\
+	static void NAME##_project(const double *B, T *Bt, const T *X,	\
+				   size_t n, size_t d, T *Tm, int outer) \
+	{								\
+		size_t l, k, nblk = (n + ROWS - 1) / ROWS;		\
+		long blk;						\
+		int saved = 0;						\
+									\
+		for (l = 0; l < d; l++)					\
+			for (k = 0; k < d; k++)				\
+				Bt[k * d + l] = (T)B[l * d + k];	\
+		if (outer)						\
+			saved = rfx_blas_single_begin();		\
+		_Pragma("omp parallel for schedule(static) if (outer && nblk > 1)") \
+		for (blk = 0; blk < (long)nblk; blk++) {		\
+			size_t i0 = (size_t)blk * ROWS;			\
+			size_t nb = n - i0 < ROWS ? n - i0 : ROWS;	\
+									\
+			GEMM(nb, d, d, 1, X + i0 * d, d, Bt, d, Tm + i0 * d, d); \
+		}							\
+		if (outer)						\
+			rfx_blas_single_end(saved);			\
+	}								\
+									\
+	static void NAME##_colconst(const double *a, const T *omega,	\
+				    int cap, size_t d, int M, T *out)	\
+	{								\
+		size_t l;						\
+		int m;							\
+									\
+		for (m = 0; m < M; m++) {				\
+			double c = 0.0;					\
+									\
+			for (l = 0; l < d; l++) {			\
+				double om = omega[l * (size_t)cap + (size_t)m]; \
+									\
+				c += a[l] * om * om;			\
+			}						\
+			out[m] = (T)c;					\
+		}							\
+	}								\
+									\
+	static void NAME##_rows(const T *Tm, const T *X, size_t n,	\
+				size_t d, const double *s4,		\
+				double *lscale, double *keep, int par)	\
+	{								\
+		long i;							\
+									\
+		_Pragma("omp parallel for schedule(static) if (par)")	\
+		for (i = 0; i < (long)n; i++) {				\
+			const T *t = Tm + (size_t)i * d, *x = X + (size_t)i * d; \
+			double r = 0.0;					\
+			size_t j;					\
+									\
+			_Pragma("omp simd reduction(+ : r)")		\
+			for (j = 0; j < d; j++)				\
+				r += (double)t[j] * t[j] * s4[j] +	\
+				     (double)x[j] * x[j];		\
+			lscale[i] -= 0.5 * r;				\
+			if (keep)					\
+				keep[i] = r;				\
+		}							\
+	}
+
+DERF_DEFINE_STEPS(double, derf64, rfx_gemm)
+DERF_DEFINE_STEPS(float, derf32, rfx_sgemm)
+#undef DERF_DEFINE_STEPS
+
+/* sum_l log(1 - 4a_l)/4, the log of the DERFs' determinant factor D */
+static double derf_logd(const double *a, size_t d)
+{
+	double logd = 0.0;
+	size_t l;
+
+	for (l = 0; l < d; l++)
+		logd += 0.25 * log1p(-4.0 * a[l]);
+	return logd;
+}
+
+/* s4[l] = 1/(1 - 4a_l), the weights of the per-row terms */
+static void derf_s4(const double *a, size_t d, double *s4)
+{
+	size_t l;
+
+	for (l = 0; l < d; l++)
+		s4[l] = 1.0 / (1.0 - 4.0 * a[l]);
+}
+
+/*
  * What rfx_derf_features computes of the inputs alone, kept in the
  * feature matrix (F->derf) for the next call: T = X B_k^T, the per-row
  * terms r = sum_l t_l^2/(1 - 4a_l) + |x|^2 and logd, recognised by a copy
@@ -242,12 +350,11 @@ int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
 		      int side, const double *X, size_t n, int M,
 		      struct rfx_featmat *F, struct rfx_err *err)
 {
-	size_t d = (size_t)p->d, l, k, nblk = (n + ROWS - 1) / ROWS;
+	size_t d = (size_t)p->d, nblk = (n + ROWS - 1) / ROWS;
 	const double *a, *B;
 	double *T = NULL, *Tnew = NULL, *Bt = NULL, *r = NULL, logd = 0.0;
 	struct rfx_derf_cache *c;
-	long blk;
-	int m, outer = 1, saved = 0, ret = rfx_derf_check(p, "derf", err);
+	int outer = 1, ret = rfx_derf_check(p, "derf", err);
 
 	if (ret)
 		return ret;
@@ -268,61 +375,23 @@ int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
 			ret = rfx_error(err, RFX_ENOMEM, "out of memory");
 			goto out;
 		}
-		for (l = 0; l < d; l++)
-			for (k = 0; k < d; k++)
-				Bt[k * d + l] = B[l * d + k];
-		/*
-		 * T = X B_k^T in blocks of rows, each on one thread with one
-		 * BLAS thread: a row's values do not depend on the thread
-		 * count.
-		 */
-		if (outer)
-			saved = rfx_blas_single_begin();
-#pragma omp parallel for schedule(static) if (outer && nblk > 1)
-		for (blk = 0; blk < (long)nblk; blk++) {
-			size_t i0 = (size_t)blk * ROWS;
-			size_t nb = n - i0 < ROWS ? n - i0 : ROWS;
-
-			rfx_gemm(nb, d, d, 1.0, X + i0 * d, d, Bt, d, T + i0 * d, d);
-		}
-		if (outer)
-			rfx_blas_single_end(saved);
-		for (l = 0; l < d; l++)
-			logd += 0.25 * log1p(-4.0 * a[l]);
+		derf64_project(B, Bt, X, n, d, T, outer);
+		logd = derf_logd(a, d);
 	}
-	for (m = 0; m < M; m++) {
-		double cm = 0.0;
-
-		for (l = 0; l < d; l++) {
-			double om = w->omega[l * (size_t)w->cap + (size_t)m];
-
-			cm += a[l] * om * om;
-		}
-		F->cwork[m] = cm;
-	}
+	derf64_colconst(a, w->omega, w->cap, d, M, F->cwork);
 	rfx_featmat_exp(F, w, T, n, M, 1.0, F->cwork, 0.0,
 			logd - 0.5 * log((double)M));
 	/* the per-row terms -(sum_l t_l^2/(1 - 4a_l) + |x|^2)/2 */
 	if (r) {
+		size_t k;
+
 		for (k = 0; k < n; k++)
 			F->lscale[k] -= 0.5 * r[k];
 		goto out;
 	}
-	for (l = 0; l < d; l++)
-		Bt[l] = 1.0 / (1.0 - 4.0 * a[l]);
-#pragma omp parallel for schedule(static) if (outer && nblk > 1)
-	for (blk = 0; blk < (long)n; blk++) {
-		const double *t = T + (size_t)blk * d, *x = X + (size_t)blk * d;
-		double rr = 0.0;
-		size_t j;
-
-#pragma omp simd reduction(+ : rr)
-		for (j = 0; j < d; j++)
-			rr += t[j] * t[j] * Bt[j] + x[j] * x[j];
-		F->lscale[blk] -= 0.5 * rr;
-		if (c)
-			c->r[blk] = rr;
-	}
+	derf_s4(a, d, Bt); /* Bt is free again: its first d entries */
+	derf64_rows(T, X, n, d, Bt, F->lscale, c ? c->r : NULL,
+		    outer && nblk > 1);
 	if (c) {
 		c->logd = logd;
 		c->filled = 1;
@@ -344,12 +413,11 @@ int rfx_derf_features32(const struct rfx_params *p,
 			size_t n, int M, struct rfx_featmat32 *F,
 			struct rfx_err *err)
 {
-	size_t d = (size_t)p->d, l, k, nblk = (n + ROWS - 1) / ROWS;
+	size_t d = (size_t)p->d, nblk = (n + ROWS - 1) / ROWS;
 	const double *a, *B;
 	float *T = NULL, *Bt = NULL;
-	double *s4 = NULL, logd = 0.0;
-	long blk;
-	int m, outer = 1, saved = 0, ret = rfx_derf_check(p, "derf", err);
+	double *s4 = NULL, logd;
+	int outer = 1, ret = rfx_derf_check(p, "derf", err);
 
 	if (ret)
 		return ret;
@@ -362,49 +430,16 @@ int rfx_derf_features32(const struct rfx_params *p,
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (l = 0; l < d; l++)
-		for (k = 0; k < d; k++)
-			Bt[k * d + l] = (float)B[l * d + k];
 #ifdef _OPENMP
 	outer = !omp_in_parallel();
 #endif
-	if (outer)
-		saved = rfx_blas_single_begin();
-#pragma omp parallel for schedule(static) if (outer && nblk > 1)
-	for (blk = 0; blk < (long)nblk; blk++) {
-		size_t i0 = (size_t)blk * ROWS, nb = n - i0 < ROWS ? n - i0 : ROWS;
-
-		rfx_sgemm(nb, d, d, 1.0f, X + i0 * d, d, Bt, d, T + i0 * d, d);
-	}
-	if (outer)
-		rfx_blas_single_end(saved);
-	for (l = 0; l < d; l++) {
-		logd += 0.25 * log1p(-4.0 * a[l]);
-		s4[l] = 1.0 / (1.0 - 4.0 * a[l]);
-	}
-	for (m = 0; m < M; m++) {
-		double c = 0.0;
-
-		for (l = 0; l < d; l++) {
-			double om = w->omega[l * (size_t)w->cap + (size_t)m];
-
-			c += a[l] * om * om;
-		}
-		F->cwork[m] = (float)c;
-	}
+	derf32_project(B, Bt, X, n, d, T, outer);
+	logd = derf_logd(a, d);
+	derf_s4(a, d, s4);
+	derf32_colconst(a, w->omega, w->cap, d, M, F->cwork);
 	rfx_featmat32_exp(F, w, T, n, M, 1.0f, F->cwork, 0.0,
 			  logd - 0.5 * log((double)M));
-#pragma omp parallel for schedule(static) if (outer && nblk > 1)
-	for (blk = 0; blk < (long)n; blk++) {
-		const float *t = T + (size_t)blk * d, *x = X + (size_t)blk * d;
-		double r = 0.0;
-		size_t j;
-
-#pragma omp simd reduction(+ : r)
-		for (j = 0; j < d; j++)
-			r += (double)t[j] * t[j] * s4[j] + (double)x[j] * x[j];
-		F->lscale[blk] -= 0.5 * r;
-	}
+	derf32_rows(T, X, n, d, s4, F->lscale, NULL, outer && nblk > 1);
 out:
 	free(T);
 	free(Bt);
