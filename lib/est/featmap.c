@@ -222,6 +222,21 @@ FEATMAP_DEFINE_EXP_ROW(double, exp_row, rfx_vmath_exp_shift, EXP_SHIFT_OUT)
 #undef EXP_SHIFT_OUT
 
 /*
+ * |x|^2 of one input row, inlined into the block functions (not cloned:
+ * featmap32.c's float sumsq is, and sums in another order).
+ */
+static inline double sumsq(const double *x, int d)
+{
+	double xx = 0.0;
+	int l;
+
+#pragma omp simd reduction(+ : xx)
+	for (l = 0; l < d; l++)
+		xx += x[l] * x[l];
+	return xx;
+}
+
+/*
  * One row of rfx_featmat_hybrid from its nc projections pr; xx = |x|^2.
  * Sets the row's D entries of re and im and returns its scale.
  */
@@ -306,18 +321,11 @@ static void hybrid_block(const struct fused *f, size_t i0, size_t cnt)
 
 	rfx_gemm(cnt, (size_t)nc, (size_t)w->d, 1.0, f->X + i0 * (size_t)w->d,
 		 (size_t)w->d, w->omega, (size_t)w->cap, pr, (size_t)nc);
-	for (i = 0; i < cnt; i++) {
-		const double *x = f->X + (i0 + i) * (size_t)w->d;
-		double xx = 0.0;
-		int l;
-
-#pragma omp simd reduction(+ : xx)
-		for (l = 0; l < w->d; l++)
-			xx += x[l] * x[l];
-		F->lscale[i0 + i] = hybrid_row(h, pr + i * (size_t)nc, xx, f->sgn,
-					       F->re + (i0 + i) * D,
+	for (i = 0; i < cnt; i++)
+		F->lscale[i0 + i] = hybrid_row(h, pr + i * (size_t)nc,
+					       sumsq(f->X + (i0 + i) * (size_t)w->d, w->d),
+					       f->sgn, F->re + (i0 + i) * D,
 					       F->im + (i0 + i) * D, pe);
-	}
 }
 
 /*
@@ -352,17 +360,10 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt,
 		trig_block(pr, re, F->im + i0 * M, cnt * M, f->sgn);
 		return;
 	}
-	for (i = 0; i < cnt; i++) {
-		const double *x = f->X + (i0 + i) * (size_t)w->d;
-		double xx = 0.0;
-		int l;
-
-#pragma omp simd reduction(+ : xx)
-		for (l = 0; l < w->d; l++)
-			xx += x[l] * x[l];
+	for (i = 0; i < cnt; i++)
 		F->lscale[i0 + i] = exp_row(re + i * M, pr + i * M, f->a, f->M, 0) +
-				    f->c * xx + f->e;
-	}
+				    f->c * sumsq(f->X + (i0 + i) * (size_t)w->d, w->d) +
+				    f->e;
 }
 
 /*
