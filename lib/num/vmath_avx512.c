@@ -328,110 +328,257 @@ static const double cq[6] = {
 	-0x1.27e4fa1272706p-22, 0x1.1eeb634b132cdp-29, -0x1.907999e6897e2p-37,
 };
 
-/* sum_k c[k] w^k, k < n, Horner */
-X512 __m512d horner(const double *c, const int n, __m512d w)
-{
-	__m512d p = _mm512_set1_pd(c[n - 1]);
-	int m;
+/*
+ * Single precision, 16 lanes: the same reductions in float with FMA.
+ *
+ * sin and cos (vsincos_ps): n the integer nearest x 2/pi (the shift 1.5 2^23 leaves
+ * it in the low bits), r = x - n P1 - n P2 - n P3 with pi/2 = P1 + P2 +
+ * P3 + O(2^-73) in floats, all three positive (so that x = -0 keeps r =
+ * -0 and sin(-0) = -0). The first FMA is exact (n P1 is exact inside
+ * it and x - n P1, a multiple of 2^-24 below 1 in modulus, fits in 24
+ * bits), the next two round once each, so r is within about an ulp of
+ * itself for |x| <= 2^16; beyond, glibc's sinf and cosf. sin r = r +
+ * r^3 S(r^2) and cos r = 1 - r^2/2 + r^4 C(r^2), S and C of degree 2,
+ * Chebyshev fits in floats on r^2 in [0, 0.62] (tools/fit_sincos.py
+ * --float: 0.22 and 0.015 ulp of their own).
+ *
+ * exp(u) (vexpf), u = x - m: u = k log 2 + r, |r| <= log(2)/2 (k L1 exact
+ * inside the FMA), e^r = 1 + r + r^2 q(r) with q of degree 4 (Chebyshev,
+ * tools/fit_sincos.py --float: 0.18 ulp), 2^k by vscalefps. Lanes below
+ * -87.33 are 0: e^u would be subnormal, and any operation producing one
+ * costs a microcode assist (see vexp); u is clamped to [-87.33, 88.8]
+ * first, which keeps -inf from making r a NaN (a NaN passes through).
+ */
+static const float fpio2_1 = 0x1.921fb4p+0f;  /* pi/2 truncated to 24 bits */
+static const float fpio2_2 = 0x1.4442d0p-24f; /* the rest, truncated */
+static const float fpio2_3 = 0x1.84698ap-48f; /* and rounded: 1e-22 left */
 
-#pragma GCC unroll 16
-	for (m = n - 2; m >= 0; m--)
-		p = _mm512_fmadd_pd(p, w, _mm512_set1_pd(c[m]));
-	return p;
-}
+static const float fsq[3] = { -0x1.555552p-3f, 0x1.110c1cp-7f, -0x1.9ac2cap-13f };
+static const float fcq[3] = { 0x1.555554p-5f, -0x1.6c12c8p-10f, 0x1.9bd314p-16f };
+static const float feq[5] = { 0x1p-1f, 0x1.5554d8p-3f, 0x1.555516p-5f,
+			      0x1.12106cp-7f, 0x1.6d1606p-10f };
 
-/* sin and cos of the lanes with |x| <= 2^20; the others are left to the caller */
-X512 void vsincos(__m512d x, __m512d *sp, __m512d *cp)
-{
-	/* 1.5 2^52: the sum's last bits are n, as a two's complement integer */
-	const __m512d shift = _mm512_set1_pd(0x1.8p52);
-	const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ULL);
-	__m512d k = _mm512_fmadd_pd(x, _mm512_set1_pd(0x1.45f306dc9c883p-1), shift);
-	__m512d n = _mm512_sub_pd(k, shift);
-	__m512i q = _mm512_castpd_si512(k);
-	__m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(pio2_1), x);
-	__m512d w, s, c;
-	__mmask8 swap, ns;
+/*
+ * sin, cos and the array loops written once for both precisions, as
+ * lib/num/gemm.c's DEFINE_GEMM: S is the intrinsics' suffix, pd (double,
+ * 8 lanes) or ps (float, 16), and the types, the integer forms of the
+ * sign tricks and each precision's constants follow from it (OP(S, X)
+ * is X_pd or X_ps). Each expansion is the code the precision had when it
+ * was written out on its own: the same operations in the same order.
+ */
+#define OP(S, X) X##_##S
+#define TY_pd double
+#define TY_ps float
+#define VEC_pd __m512d
+#define VEC_ps __m512
+#define MASK_pd __mmask8
+#define MASK_ps __mmask16
+#define W_pd 8
+#define W_ps 16
+#define SET1I_pd _mm512_set1_epi64
+#define SET1I_ps _mm512_set1_epi32
+#define TERNLOG_pd _mm512_ternarylogic_epi64
+#define TERNLOG_ps _mm512_ternarylogic_epi32
+#define TESTM_pd _mm512_test_epi64_mask
+#define TESTM_ps _mm512_test_epi32_mask
+#define XORM_pd _mm512_mask_xor_epi64
+#define XORM_ps _mm512_mask_xor_epi32
+#define SIGN_pd ((long long)0x8000000000000000ULL) /* the sign bit */
+#define SIGN_ps ((int)0x80000000u)
+#define SHIFT_pd 0x1.8p52 /* 1.5 2^p: the sum's last bits are n */
+#define SHIFT_ps 0x1.8p23f
+#define TWO_OVER_PI_pd 0x1.45f306dc9c883p-1
+#define TWO_OVER_PI_ps 0x1.45f306p-1f
+#define PIO2_1_pd pio2_1
+#define PIO2_1_ps fpio2_1
+#define PIO2_2_pd pio2_2
+#define PIO2_2_ps fpio2_2
+#define PIO2_3_pd pio2_3
+#define PIO2_3_ps fpio2_3
+#define SQ_pd sq
+#define SQ_ps fsq
+#define CQ_pd cq
+#define CQ_ps fcq
+#define FAR_pd 0x1p20 /* |x| from which glibc's scalar functions take over */
+#define FAR_ps 0x1p16f
+#define SIN_pd sin
+#define SIN_ps sinf
+#define COS_pd cos
+#define COS_ps cosf
+#define VEXP_pd vexp
+#define VEXP_ps vexpf
+#define TY(S) OP(S, TY)
+#define VEC(S) OP(S, VEC)
+#define MASK(S) OP(S, MASK)
+#define W(S) OP(S, W)
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-	r = _mm512_fnmadd_pd(n, _mm512_set1_pd(pio2_2), r);
-	r = _mm512_fnmadd_pd(n, _mm512_set1_pd(pio2_3), r);
-	w = _mm512_mul_pd(r, r);
-	s = _mm512_fmadd_pd(_mm512_mul_pd(r, w), horner(sq, 7, w), r);
-	c = _mm512_fmadd_pd(_mm512_mul_pd(w, w), horner(cq, 6, w),
-			    _mm512_fnmadd_pd(_mm512_set1_pd(0.5), w,
-					     _mm512_set1_pd(1.0)));
-	/*
-	 * sin r has the sign of r: take it (one operation, "sign ? r : s"),
-	 * which makes sin(-0) -0 where the sum above gives +0.
-	 */
-	s = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(
-		_mm512_castpd_si512(s), _mm512_castpd_si512(r), sign, 0xd8));
-	/*
-	 * n mod 4 = 1 or 3: sin x = +-cos r, cos x = -+sin r; sin x is
-	 * negated for 2 and 3, cos x for 1 and 2 (the xor of the two bits).
-	 */
-	swap = _mm512_test_epi64_mask(q, _mm512_set1_epi64(1));
-	ns = _mm512_test_epi64_mask(q, _mm512_set1_epi64(2));
-	*sp = _mm512_castsi512_pd(_mm512_mask_xor_epi64(
-		_mm512_castpd_si512(_mm512_mask_blend_pd(swap, s, c)), ns,
-		_mm512_castpd_si512(_mm512_mask_blend_pd(swap, s, c)), sign));
-	*cp = _mm512_castsi512_pd(_mm512_mask_xor_epi64(
-		_mm512_castpd_si512(_mm512_mask_blend_pd(swap, c, s)),
-		(__mmask8)(ns ^ swap),
-		_mm512_castpd_si512(_mm512_mask_blend_pd(swap, c, s)), sign));
-}
-
-/* The lanes of v that vsincos leaves: |x| > 2^20, inf and NaN. */
-X512 __mmask8 sincos_far(__m512d v)
-{
-	return _mm512_cmp_pd_mask(_mm512_abs_pd(v), _mm512_set1_pd(0x1p20),
-				  _CMP_NLE_UQ);
-}
-
-/* Lanes far of x[0..7] through glibc (out of line: rare). */
-__attribute__((noinline)) static void sincos_lanes(double *s, double *c,
-						   const double *x,
-						   unsigned far)
-{
-	int l;
-
-	for (l = 0; l < 8; l++)
-		if (far >> l & 1) {
-			s[l] = sin(x[l]);
-			c[l] = cos(x[l]);
-		}
-}
-
-/* 8 lanes under mask m (all 8: whole vectors, the main loop). */
-X512 void sincos_vec(double *s, double *c, const double *x, __mmask8 m)
-{
-	__m512d v = _mm512_maskz_loadu_pd(m, x), vs, vc;
-	__mmask8 far = sincos_far(v) & m;
-
-	vsincos(v, &vs, &vc);
-	if (far) {
-		double xs[8], ss[8], cs[8];
-
-		_mm512_storeu_pd(xs, v);
-		_mm512_storeu_pd(ss, vs);
-		_mm512_storeu_pd(cs, vc);
-		sincos_lanes(ss, cs, xs, far);
-		vs = _mm512_loadu_pd(ss);
-		vc = _mm512_loadu_pd(cs);
+/*
+ * horner_S(c, n, w) = sum_k c[k] w^k, k < n, Horner.
+ *
+ * vsincos_S: sin and cos of the lanes with |x| <= FAR; the others are
+ * left to the caller. sin r takes the sign of r (one operation, "sign ?
+ * r : s"), which makes sin(-0) -0 where the sum gives +0. n mod 4 = 1 or
+ * 3: sin x = +-cos r, cos x = -+sin r; sin x is negated for 2 and 3, cos
+ * x for 1 and 2 (the xor of the two bits).
+ *
+ * sincos_lanes_S: the lanes far of x[0..W-1] through glibc (out of line:
+ * rare).
+ *
+ * sincos_vec_S: W lanes under mask m; nt: whole aligned vectors go out by
+ * streaming stores (the caller checks alignment and passes nt only for
+ * a full mask). sincos_array_S: the array loop; nt: streaming stores
+ * where s and c are on 64-byte lines.
+ */
+#define DEFINE_SINCOS(S)						\
+	X512 VEC(S) OP(S, horner)(const TY(S) *c, const int n, VEC(S) w) \
+	{								\
+		VEC(S) p = _mm512_set1_##S(c[n - 1]);			\
+		int m;							\
+									\
+		_Pragma("GCC unroll 16")				\
+		for (m = n - 2; m >= 0; m--)				\
+			p = _mm512_fmadd_##S(p, w, _mm512_set1_##S(c[m])); \
+		return p;						\
+	}								\
+									\
+	X512 void OP(S, vsincos)(VEC(S) x, VEC(S) *sp, VEC(S) *cp)	\
+	{								\
+		const VEC(S) shift = _mm512_set1_##S(OP(S, SHIFT));	\
+		const __m512i sign = OP(S, SET1I)(OP(S, SIGN));		\
+		VEC(S) k = _mm512_fmadd_##S(x, _mm512_set1_##S(OP(S, TWO_OVER_PI)), \
+					    shift);			\
+		VEC(S) n = _mm512_sub_##S(k, shift);			\
+		__m512i q = _mm512_cast##S##_si512(k);			\
+		VEC(S) r = _mm512_fnmadd_##S(n, _mm512_set1_##S(OP(S, PIO2_1)), x); \
+		VEC(S) w, s, c, ss, cc;					\
+		MASK(S) swap, ns;					\
+									\
+		r = _mm512_fnmadd_##S(n, _mm512_set1_##S(OP(S, PIO2_2)), r); \
+		r = _mm512_fnmadd_##S(n, _mm512_set1_##S(OP(S, PIO2_3)), r); \
+		w = _mm512_mul_##S(r, r);				\
+		s = _mm512_fmadd_##S(_mm512_mul_##S(r, w),		\
+				     OP(S, horner)(OP(S, SQ), NELEM(OP(S, SQ)), w), r); \
+		c = _mm512_fmadd_##S(_mm512_mul_##S(w, w),		\
+				     OP(S, horner)(OP(S, CQ), NELEM(OP(S, CQ)), w), \
+				     _mm512_fnmadd_##S(_mm512_set1_##S(0.5), w, \
+						       _mm512_set1_##S(1.0))); \
+		s = _mm512_castsi512_##S(OP(S, TERNLOG)(		\
+			_mm512_cast##S##_si512(s), _mm512_cast##S##_si512(r), \
+			sign, 0xd8));					\
+		swap = OP(S, TESTM)(q, OP(S, SET1I)(1));		\
+		ns = OP(S, TESTM)(q, OP(S, SET1I)(2));			\
+		ss = _mm512_mask_blend_##S(swap, s, c);			\
+		cc = _mm512_mask_blend_##S(swap, c, s);			\
+		*sp = _mm512_castsi512_##S(OP(S, XORM)(			\
+			_mm512_cast##S##_si512(ss), ns,			\
+			_mm512_cast##S##_si512(ss), sign));		\
+		*cp = _mm512_castsi512_##S(OP(S, XORM)(			\
+			_mm512_cast##S##_si512(cc), (MASK(S))(ns ^ swap), \
+			_mm512_cast##S##_si512(cc), sign));		\
+	}								\
+									\
+	__attribute__((noinline)) static void OP(S, sincos_lanes)(	\
+		TY(S) *s, TY(S) *c, const TY(S) *x, unsigned far)	\
+	{								\
+		int l;							\
+									\
+		for (l = 0; l < W(S); l++)				\
+			if (far >> l & 1) {				\
+				s[l] = OP(S, SIN)(x[l]);		\
+				c[l] = OP(S, COS)(x[l]);		\
+			}						\
+	}								\
+									\
+	X512 void OP(S, sincos_vec)(TY(S) *s, TY(S) *c, const TY(S) *x, \
+				    MASK(S) m, int nt)			\
+	{								\
+		VEC(S) v = _mm512_maskz_loadu_##S(m, x), vs, vc;	\
+		MASK(S) far = _mm512_cmp_##S##_mask(			\
+			_mm512_abs_##S(v), _mm512_set1_##S(OP(S, FAR)),	\
+			_CMP_NLE_UQ) & m;				\
+									\
+		OP(S, vsincos)(v, &vs, &vc);				\
+		if (far) {						\
+			TY(S) xs[W(S)], ss[W(S)], cs[W(S)];		\
+									\
+			_mm512_storeu_##S(xs, v);			\
+			_mm512_storeu_##S(ss, vs);			\
+			_mm512_storeu_##S(cs, vc);			\
+			OP(S, sincos_lanes)(ss, cs, xs, far);		\
+			vs = _mm512_loadu_##S(ss);			\
+			vc = _mm512_loadu_##S(cs);			\
+		}							\
+		if (nt) {						\
+			_mm512_stream_##S(s, vs);			\
+			_mm512_stream_##S(c, vc);			\
+			return;						\
+		}							\
+		_mm512_mask_storeu_##S(s, m, vs);			\
+		_mm512_mask_storeu_##S(c, m, vc);			\
+	}								\
+									\
+	X512 void OP(S, sincos_array)(TY(S) *s, TY(S) *c, const TY(S) *x, \
+				      size_t n, int nt)			\
+	{								\
+		size_t k;						\
+									\
+		nt = nt && !(((uintptr_t)s | (uintptr_t)c) & 63);	\
+		for (k = 0; k + W(S) <= n; k += W(S))			\
+			OP(S, sincos_vec)(s + k, c + k, x + k,		\
+					  (MASK(S))((1ull << W(S)) - 1), nt); \
+		if (k < n)						\
+			OP(S, sincos_vec)(s + k, c + k, x + k,		\
+					  (MASK(S))((1u << (n - k)) - 1), 0); \
 	}
-	_mm512_mask_storeu_pd(s, m, vs);
-	_mm512_mask_storeu_pd(c, m, vc);
-}
+
+/*
+ * exp_array_S(y, x, m, n, nt): y = exp(x - m) by VEXP, W lanes a step,
+ * the tail through masked loads and stores; nt: streaming stores where y
+ * is on a 64-byte line.
+ */
+#define DEFINE_EXP_ARRAY(S)						\
+	X512 void OP(S, exp_array)(TY(S) *y, const TY(S) *x, TY(S) m,	\
+				   size_t n, int nt)			\
+	{								\
+		VEC(S) vm = _mm512_set1_##S(m);				\
+		size_t k;						\
+									\
+		if (nt && !((uintptr_t)y & 63)) {			\
+			for (k = 0; k + W(S) <= n; k += W(S))		\
+				_mm512_stream_##S(y + k, OP(S, VEXP)(_mm512_sub_##S( \
+					_mm512_loadu_##S(x + k), vm))); \
+		} else							\
+			for (k = 0; k + W(S) <= n; k += W(S))		\
+				_mm512_storeu_##S(y + k, OP(S, VEXP)(_mm512_sub_##S( \
+					_mm512_loadu_##S(x + k), vm))); \
+		if (k < n) {						\
+			MASK(S) t = (MASK(S))((1u << (n - k)) - 1);	\
+									\
+			_mm512_mask_storeu_##S(y + k, t, OP(S, VEXP)(_mm512_sub_##S( \
+				_mm512_maskz_loadu_##S(t, x + k), vm))); \
+		}							\
+	}
+
+DEFINE_SINCOS(pd)
+DEFINE_SINCOS(ps)
 
 __attribute__((target("avx512f,fma")))
 static void sincos_avx512(double *s, double *c, const double *x, size_t n)
 {
-	size_t k;
+	sincos_array_pd(s, c, x, n, 0);
+}
 
-	for (k = 0; k + 8 <= n; k += 8)
-		sincos_vec(s + k, c + k, x + k, (__mmask8)0xff);
-	if (k < n)
-		sincos_vec(s + k, c + k, x + k, (__mmask8)((1u << (n - k)) - 1));
+__attribute__((target("avx512f,fma")))
+static void sincosf_avx512(float *s, float *c, const float *x, size_t n)
+{
+	sincos_array_ps(s, c, x, n, 0);
+}
+
+__attribute__((target("avx512f,fma")))
+static void sincosf_nt_avx512(float *s, float *c, const float *x, size_t n)
+{
+	sincos_array_ps(s, c, x, n, 1);
 }
 
 /*
@@ -484,173 +631,7 @@ X512 __m512d vexp(__m512d u)
 	return _mm512_maskz_mov_pd(live, _mm512_scalef_pd(p, k));
 }
 
-__attribute__((target("avx512f,fma")))
-static void exp_shift_avx512(double *y, const double *x, double m, size_t n)
-{
-	__m512d vm = _mm512_set1_pd(m);
-	size_t k;
-
-	pthread_once(&once, init_once);
-	for (k = 0; k + 8 <= n; k += 8)
-		_mm512_storeu_pd(y + k,
-				 vexp(_mm512_sub_pd(_mm512_loadu_pd(x + k), vm)));
-	if (k < n) {
-		__mmask8 t = (__mmask8)((1u << (n - k)) - 1);
-
-		_mm512_mask_storeu_pd(y + k, t, vexp(_mm512_sub_pd(
-			_mm512_maskz_loadu_pd(t, x + k), vm)));
-	}
-}
-
-
-/*
- * Single precision, 16 lanes: the same reductions in float with FMA.
- *
- * sin and cos: n the integer nearest x 2/pi (the shift 1.5 2^23 leaves
- * it in the low bits), r = x - n P1 - n P2 - n P3 with pi/2 = P1 + P2 +
- * P3 + O(2^-73) in floats, all three positive (so that x = -0 keeps r =
- * -0 and sin(-0) = -0). The first FMA is exact (n P1 is exact inside
- * it and x - n P1, a multiple of 2^-24 below 1 in modulus, fits in 24
- * bits), the next two round once each, so r is within about an ulp of
- * itself for |x| <= 2^16; beyond, glibc's sinf and cosf. sin r = r +
- * r^3 S(r^2) and cos r = 1 - r^2/2 + r^4 C(r^2), S and C of degree 2,
- * Chebyshev fits in floats on r^2 in [0, 0.62] (tools/fit_sincos.py
- * --float: 0.22 and 0.015 ulp of their own).
- *
- * exp(u), u = x - m: u = k log 2 + r, |r| <= log(2)/2 (k L1 exact
- * inside the FMA), e^r = 1 + r + r^2 q(r) with q of degree 4 (Chebyshev,
- * tools/fit_sincos.py --float: 0.18 ulp), 2^k by vscalefps. Lanes below
- * -87.33 are 0: e^u would be subnormal, and any operation producing one
- * costs a microcode assist (see vexp); u is clamped to [-87.33, 88.8]
- * first, which keeps -inf from making r a NaN (a NaN passes through).
- */
-#define X512F static inline __attribute__((always_inline, target("avx512f,fma")))
-
-static const float fpio2_1 = 0x1.921fb4p+0f;  /* pi/2 truncated to 24 bits */
-static const float fpio2_2 = 0x1.4442d0p-24f; /* the rest, truncated */
-static const float fpio2_3 = 0x1.84698ap-48f; /* and rounded: 1e-22 left */
-
-static const float fsq[3] = { -0x1.555552p-3f, 0x1.110c1cp-7f, -0x1.9ac2cap-13f };
-static const float fcq[3] = { 0x1.555554p-5f, -0x1.6c12c8p-10f, 0x1.9bd314p-16f };
-static const float feq[5] = { 0x1p-1f, 0x1.5554d8p-3f, 0x1.555516p-5f,
-			      0x1.12106cp-7f, 0x1.6d1606p-10f };
-
-/* sum_k c[k] w^k, k < n, Horner */
-X512F __m512 hornerf(const float *c, const int n, __m512 w)
-{
-	__m512 p = _mm512_set1_ps(c[n - 1]);
-	int m;
-
-#pragma GCC unroll 8
-	for (m = n - 2; m >= 0; m--)
-		p = _mm512_fmadd_ps(p, w, _mm512_set1_ps(c[m]));
-	return p;
-}
-
-X512F void vsincosf(__m512 x, __m512 *sp, __m512 *cp)
-{
-	const __m512 shift = _mm512_set1_ps(0x1.8p23f);
-	const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
-	__m512 k = _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.45f306p-1f), shift);
-	__m512 n = _mm512_sub_ps(k, shift);
-	__m512i q = _mm512_castps_si512(k);
-	__m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(fpio2_1), x);
-	__m512 w, s, c, ss, cc;
-	__mmask16 swap, ns;
-
-	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(fpio2_2), r);
-	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(fpio2_3), r);
-	w = _mm512_mul_ps(r, r);
-	s = _mm512_fmadd_ps(_mm512_mul_ps(r, w), hornerf(fsq, 3, w), r);
-	c = _mm512_fmadd_ps(_mm512_mul_ps(w, w), hornerf(fcq, 3, w),
-			    _mm512_fnmadd_ps(_mm512_set1_ps(0.5f), w,
-					     _mm512_set1_ps(1.0f)));
-	/* sin r takes the sign of r (sin(-0) = -0), as in vsincos */
-	s = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
-		_mm512_castps_si512(s), _mm512_castps_si512(r), sign, 0xd8));
-	swap = _mm512_test_epi32_mask(q, _mm512_set1_epi32(1));
-	ns = _mm512_test_epi32_mask(q, _mm512_set1_epi32(2));
-	ss = _mm512_mask_blend_ps(swap, s, c);
-	cc = _mm512_mask_blend_ps(swap, c, s);
-	*sp = _mm512_castsi512_ps(_mm512_mask_xor_epi32(
-		_mm512_castps_si512(ss), ns, _mm512_castps_si512(ss), sign));
-	*cp = _mm512_castsi512_ps(_mm512_mask_xor_epi32(
-		_mm512_castps_si512(cc), (__mmask16)(ns ^ swap),
-		_mm512_castps_si512(cc), sign));
-}
-
-/* Lanes far of x[0..15] through glibc (out of line: rare). */
-__attribute__((noinline)) static void sincosf_lanes(float *s, float *c,
-						    const float *x,
-						    unsigned far)
-{
-	int l;
-
-	for (l = 0; l < 16; l++)
-		if (far >> l & 1) {
-			s[l] = sinf(x[l]);
-			c[l] = cosf(x[l]);
-		}
-}
-
-/*
- * 16 lanes under mask m; nt: whole aligned vectors go out by streaming
- * stores (the caller checks alignment and passes nt only for m = 0xffff).
- */
-X512F void sincosf_vec(float *s, float *c, const float *x, __mmask16 m,
-		       int nt)
-{
-	__m512 v = _mm512_maskz_loadu_ps(m, x), vs, vc;
-	__mmask16 far = _mm512_cmp_ps_mask(_mm512_abs_ps(v),
-					   _mm512_set1_ps(0x1p16f),
-					   _CMP_NLE_UQ) & m;
-
-	vsincosf(v, &vs, &vc);
-	if (far) {
-		float xs[16], ss[16], cs[16];
-
-		_mm512_storeu_ps(xs, v);
-		_mm512_storeu_ps(ss, vs);
-		_mm512_storeu_ps(cs, vc);
-		sincosf_lanes(ss, cs, xs, far);
-		vs = _mm512_loadu_ps(ss);
-		vc = _mm512_loadu_ps(cs);
-	}
-	if (nt) {
-		_mm512_stream_ps(s, vs);
-		_mm512_stream_ps(c, vc);
-		return;
-	}
-	_mm512_mask_storeu_ps(s, m, vs);
-	_mm512_mask_storeu_ps(c, m, vc);
-}
-
-/* The array loop; nt: streaming stores where s and c are on 64-byte lines. */
-X512F void sincosf_array(float *s, float *c, const float *x, size_t n, int nt)
-{
-	size_t k;
-
-	nt = nt && !(((uintptr_t)s | (uintptr_t)c) & 63);
-	for (k = 0; k + 16 <= n; k += 16)
-		sincosf_vec(s + k, c + k, x + k, (__mmask16)0xffff, nt);
-	if (k < n)
-		sincosf_vec(s + k, c + k, x + k,
-			    (__mmask16)((1u << (n - k)) - 1), 0);
-}
-
-__attribute__((target("avx512f,fma")))
-static void sincosf_avx512(float *s, float *c, const float *x, size_t n)
-{
-	sincosf_array(s, c, x, n, 0);
-}
-
-__attribute__((target("avx512f,fma")))
-static void sincosf_nt_avx512(float *s, float *c, const float *x, size_t n)
-{
-	sincosf_array(s, c, x, n, 1);
-}
-
-X512F __m512 vexpf(__m512 u)
+X512 __m512 vexpf(__m512 u)
 {
 	__mmask16 live = _mm512_cmp_ps_mask(u, _mm512_set1_ps(-87.33f),
 					    _CMP_NLT_UQ);
@@ -664,45 +645,35 @@ X512F __m512 vexpf(__m512 u)
 
 	r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-0x1.05c610p-29f), r);
 	p = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(r, r),
-					  hornerf(feq, 5, r), r),
+					  horner_ps(feq, 5, r), r),
 			  _mm512_set1_ps(1.0f));
 	return _mm512_maskz_mov_ps(live, _mm512_scalef_ps(p, k));
 }
 
-X512F void expf_array(float *y, const float *x, float m, size_t n, int nt)
+DEFINE_EXP_ARRAY(pd)
+DEFINE_EXP_ARRAY(ps)
+
+__attribute__((target("avx512f,fma")))
+static void exp_shift_avx512(double *y, const double *x, double m, size_t n)
 {
-	__m512 vm = _mm512_set1_ps(m);
-	size_t k;
-
-	if (nt && !((uintptr_t)y & 63)) {
-		for (k = 0; k + 16 <= n; k += 16)
-			_mm512_stream_ps(y + k, vexpf(_mm512_sub_ps(
-				_mm512_loadu_ps(x + k), vm)));
-	} else
-		for (k = 0; k + 16 <= n; k += 16)
-			_mm512_storeu_ps(y + k, vexpf(_mm512_sub_ps(
-				_mm512_loadu_ps(x + k), vm)));
-	if (k < n) {
-		__mmask16 t = (__mmask16)((1u << (n - k)) - 1);
-
-		_mm512_mask_storeu_ps(y + k, t, vexpf(_mm512_sub_ps(
-			_mm512_maskz_loadu_ps(t, x + k), vm)));
-	}
+	pthread_once(&once, init_once); /* vexp's ln2_hi and ln2_lo */
+	exp_array_pd(y, x, m, n, 0);
 }
 
 __attribute__((target("avx512f,fma")))
 static void expf_shift_avx512(float *y, const float *x, float m, size_t n)
 {
-	expf_array(y, x, m, n, 0);
+	exp_array_ps(y, x, m, n, 0);
 }
 
 __attribute__((target("avx512f,fma")))
 static void expf_shift_nt_avx512(float *y, const float *x, float m, size_t n)
 {
-	expf_array(y, x, m, n, 1);
+	exp_array_ps(y, x, m, n, 1);
 }
 
-#undef X512F
+#undef DEFINE_SINCOS
+#undef DEFINE_EXP_ARRAY
 
 #undef X512_ARRAY
 #undef X512
