@@ -35,19 +35,27 @@ GENERIC_MAP(logexpm1_generic, rfx_logexpm1)
 GENERIC_MAP(log1mexp_generic, rfx_log1mexp)
 #undef GENERIC_MAP
 
-/* Two loops: in one, GCC would call a scalar sincos (no vector form). */
-RFX_SIMD_CLONES
-static void sincos_generic(double *s, double *c, const double *x, size_t n)
-{
-	size_t k;
+/*
+ * sin and cos in both precisions (libmvec's sin and cos, sinf and cosf).
+ * Two loops: in one, GCC would call a scalar sincos (no vector form).
+ */
+#define GENERIC_SINCOS(T, NAME, SIN, COS)				\
+	RFX_SIMD_CLONES							\
+	static void NAME(T *s, T *c, const T *x, size_t n)		\
+	{								\
+		size_t k;						\
+									\
+		_Pragma("omp simd")					\
+		for (k = 0; k < n; k++)					\
+			s[k] = SIN(x[k]);				\
+		_Pragma("omp simd")					\
+		for (k = 0; k < n; k++)					\
+			c[k] = COS(x[k]);				\
+	}
 
-#pragma omp simd
-	for (k = 0; k < n; k++)
-		s[k] = sin(x[k]);
-#pragma omp simd
-	for (k = 0; k < n; k++)
-		c[k] = cos(x[k]);
-}
+GENERIC_SINCOS(double, sincos_generic, sin, cos)
+GENERIC_SINCOS(float, sincosf_generic, sinf, cosf)
+#undef GENERIC_SINCOS
 
 /*
  * exp(x - m) through libmvec's vector exp, which hands every lane below
@@ -86,24 +94,12 @@ static void exp_shift_generic(double *y, const double *x, double m, size_t n)
 	}
 }
 
-/* Single precision: libmvec's sinf and cosf, two loops as above. */
-RFX_SIMD_CLONES
-static void sincosf_generic(float *s, float *c, const float *x, size_t n)
-{
-	size_t k;
-
-#pragma omp simd
-	for (k = 0; k < n; k++)
-		s[k] = sinf(x[k]);
-#pragma omp simd
-	for (k = 0; k < n; k++)
-		c[k] = cosf(x[k]);
-}
-
 /*
  * expf(x - m) with the lanes below the normal range (EXPF_ZERO_BELOW,
  * whose results would be subnormal) set to 0, and clamped before the
- * vector expf so that it hands no lane to the scalar expf.
+ * vector expf so that it hands no lane to the scalar expf. The same three
+ * loops as exp_shift_generic's, but not its template: float flushes what
+ * double scales back from its fast band (vmath.h's contracts differ).
  */
 #define EXPF_ZERO_BELOW -87.33f
 
