@@ -41,6 +41,18 @@ static double ulps(double got, long double want)
 	return (double)(fabsl((long double)got - want) / u);
 }
 
+/*
+ * Keeps the worst error seen and where: e and its argument x replace *w
+ * and *wx when e is larger, or NaN (a NaN error must fail the bound).
+ */
+static void worse(double e, double x, double *w, double *wx)
+{
+	if (!(e <= *w)) {
+		*w = e;
+		*wx = x;
+	}
+}
+
 static void test_log(const struct rfx_vmath_kernel *k)
 {
 	static double x[N], y[N];
@@ -66,10 +78,7 @@ static void test_log(const struct rfx_vmath_kernel *k)
 		for (i = 0; i < N; i++) {
 			double e = ulps(y[i], logl((long double)x[i]));
 
-			if (!(e <= worst)) {
-				worst = e;
-				wx = x[i];
-			}
+			worse(e, x[i], &worst, &wx);
 		}
 	}
 	diag("%s: log within %.3g ulp (worst at x = %.17g)", k->name, worst, wx);
@@ -261,14 +270,8 @@ static void test_sincos(const struct rfx_vmath_kernel *k)
 			double es = ulps(s[i], sinl((long double)x[i]));
 			double ec = ulps(c[i], cosl((long double)x[i]));
 
-			if (!(es <= ws)) {
-				ws = es;
-				wxs = x[i];
-			}
-			if (!(ec <= wc)) {
-				wc = ec;
-				wxc = x[i];
-			}
+			worse(es, x[i], &ws, &wxs);
+			worse(ec, x[i], &wc, &wxc);
 		}
 	}
 	diag("%s: sin within %.3g ulp (worst at x = %.17g), cos within %.3g "
@@ -343,10 +346,7 @@ static void test_exp_shift(const struct rfx_vmath_kernel *k)
 		for (i = 0; i < N; i++) {
 			double e = ulps(y[i], expl((long double)(x[i] - m)));
 
-			if (!(e <= worst)) {
-				worst = e;
-				wx = x[i] - m;
-			}
+			worse(e, x[i] - m, &worst, &wx);
 		}
 	}
 	diag("%s: exp within %.3g ulp (worst at x - m = %.17g)", k->name, worst, wx);
@@ -431,14 +431,8 @@ static void test_sincosf(const struct rfx_vmath_kernel *k)
 			double es = ulpsf(s[i], sinl((long double)x[i]));
 			double ec = ulpsf(c[i], cosl((long double)x[i]));
 
-			if (!(es <= ws)) {
-				ws = es;
-				wxs = x[i];
-			}
-			if (!(ec <= wc)) {
-				wc = ec;
-				wxc = x[i];
-			}
+			worse(es, x[i], &ws, &wxs);
+			worse(ec, x[i], &wc, &wxc);
 		}
 	}
 	diag("%s: sinf within %.3g ulp (worst at x = %.9g), cosf within %.3g "
@@ -539,10 +533,7 @@ static void test_expf_shift(const struct rfx_vmath_kernel *k)
 			if (d < -87.33f)
 				continue;
 			e = ulpsf(y[i], expl((long double)d));
-			if (!(e <= worst)) {
-				worst = e;
-				wx = d;
-			}
+			worse(e, d, &worst, &wx);
 		}
 	}
 	diag("%s: expf within %.3g ulp (worst at x - m = %.9g)", k->name, worst, wx);
