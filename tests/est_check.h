@@ -12,11 +12,13 @@
 #define RFX_EST_CHECK_H
 
 #include <math.h>
+#include <string.h>
 #include <gsl/gsl_errno.h>
 
 #include "tap.h"
 #include "num/block.h"
 #include "est/estimator.h"
+#include "est/featmap.h"
 #include "num/kernel.h"
 #include "eval/montecarlo.h"
 #include "base/rng.h"
@@ -75,6 +77,37 @@ static inline int check_estimator_mc(const struct rfx_estimator_type *e,
 			       e->name, label, lv);
 	gsl_rng_free(r);
 	return fails;
+}
+
+/*
+ * The check of the feature maps that keep what depends on the inputs
+ * alone in the matrix (F->derf, F->dirf): e's features of X (n rows) on
+ * side, into F (which the call may take its kept values from) and into a
+ * fresh matrix, must be the same bits (re and lscale). Clears *same when
+ * they differ; returns the calls' status (err set), RFX_ENOMEM when the
+ * fresh matrix cannot be allocated.
+ */
+static inline int check_features_kept(const struct rfx_estimator_type *e,
+				      const struct rfx_params *p,
+				      const struct rfx_draw *w, int side,
+				      const double *X, size_t n, int M,
+				      struct rfx_featmat *F, int *same,
+				      struct rfx_err *err)
+{
+	struct rfx_featmat *G = rfx_featmat_alloc(n, M);
+	size_t i;
+	int ret;
+
+	if (!G)
+		return RFX_ENOMEM;
+	ret = e->features(p, w, side, X, n, M, F, err);
+	ret |= e->features(p, w, side, X, n, M, G, err);
+	for (i = 0; i < n * (size_t)M; i++)
+		*same &= memcmp(&F->re[i], &G->re[i], sizeof(double)) == 0;
+	for (i = 0; i < n; i++)
+		*same &= memcmp(&F->lscale[i], &G->lscale[i], sizeof(double)) == 0;
+	rfx_featmat_free(G);
+	return ret;
 }
 
 #endif
