@@ -11,6 +11,7 @@
  * 16 floats a vector.
  */
 #include "num/gemm.h"
+#include "num/avx512_tmpl.h"
 
 #include <cblas.h>
 #include <string.h>
@@ -24,20 +25,8 @@
 /*
  * The kernel once for both precisions: S is the intrinsics' suffix, pd
  * (double, 8 a vector) or ps (float, 16), and the types and widths follow
- * from it.
+ * from it (num/avx512_tmpl.h).
  */
-#define TY_pd double
-#define TY_ps float
-#define VEC_pd __m512d
-#define VEC_ps __m512
-#define MASK_pd __mmask8
-#define MASK_ps __mmask16
-#define W_pd 8
-#define W_ps 16
-#define TY(S) TY_##S
-#define VEC(S) VEC_##S
-#define MASK(S) MASK_##S
-#define W(S) W_##S
 
 /* The accumulators of row r: three, two or one vectors. */
 #define ACC3(S, r) VEC(S) c##r##0 = z, c##r##1 = z, c##r##2 = z

@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "num/avx512_tmpl.h"
 #include "num/logmath.h"
 
 
@@ -361,20 +362,13 @@ static const float feq[5] = { 0x1p-1f, 0x1.5554d8p-3f, 0x1.555516p-5f,
 /*
  * sin, cos and the array loops written once for both precisions, as
  * lib/num/gemm.c's DEFINE_GEMM: S is the intrinsics' suffix, pd (double,
- * 8 lanes) or ps (float, 16), and the types, the integer forms of the
- * sign tricks and each precision's constants follow from it (OP(S, X)
- * is X_pd or X_ps). Each expansion is the code the precision had when it
- * was written out on its own: the same operations in the same order.
+ * 8 lanes) or ps (float, 16), and the types (num/avx512_tmpl.h), the
+ * integer forms of the sign tricks and each precision's constants follow
+ * from it (OP(S, X) is X_pd or X_ps). Each expansion is the code the
+ * precision had when it was written out on its own: the same operations
+ * in the same order.
  */
 #define OP(S, X) X##_##S
-#define TY_pd double
-#define TY_ps float
-#define VEC_pd __m512d
-#define VEC_ps __m512
-#define MASK_pd __mmask8
-#define MASK_ps __mmask16
-#define W_pd 8
-#define W_ps 16
 #define SET1I_pd _mm512_set1_epi64
 #define SET1I_ps _mm512_set1_epi32
 #define TERNLOG_pd _mm512_ternarylogic_epi64
@@ -407,10 +401,6 @@ static const float feq[5] = { 0x1p-1f, 0x1.5554d8p-3f, 0x1.555516p-5f,
 #define COS_ps cosf
 #define VEXP_pd vexp
 #define VEXP_ps vexpf
-#define TY(S) OP(S, TY)
-#define VEC(S) OP(S, VEC)
-#define MASK(S) OP(S, MASK)
-#define W(S) OP(S, W)
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /*
