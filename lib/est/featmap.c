@@ -221,20 +221,8 @@ static void trig_block(const double *pr, double *re, double *im, size_t cnt,
 FEATMAP_DEFINE_EXP_ROW(double, exp_row, rfx_vmath_exp_shift, EXP_SHIFT_OUT)
 #undef EXP_SHIFT_OUT
 
-/*
- * |x|^2 of one input row, inlined into the block functions (not cloned:
- * featmap32.c's float sumsq is, and sums in another order).
- */
-static inline double sumsq(const double *x, int d)
-{
-	double xx = 0.0;
-	int l;
-
-#pragma omp simd reduction(+ : xx)
-	for (l = 0; l < d; l++)
-		xx += x[l] * x[l];
-	return xx;
-}
+/* |x|^2 of one input row, inlined into the (uncloned) block functions */
+FEATMAP_DEFINE_SUMSQ(static inline, double, int, sumsq)
 
 /*
  * One row of rfx_featmat_hybrid from its nc projections pr; xx = |x|^2.

@@ -123,18 +123,8 @@ struct fused32 {
 FEATMAP_DEFINE_EXP_ROW(float, exp_row, rfx_vmath_expf_shift, EXPF_SHIFT_OUT)
 #undef EXPF_SHIFT_OUT
 
-/* |x|^2 in float */
-RFX_SIMD_CLONES
-static float sumsq(const float *x, size_t d)
-{
-	float s = 0.0f;
-	size_t l;
-
-#pragma omp simd reduction(+ : s)
-	for (l = 0; l < d; l++)
-		s += x[l] * x[l];
-	return s;
-}
+/* |x|^2 in float, cloned */
+FEATMAP_DEFINE_SUMSQ(RFX_SIMD_CLONES static, float, size_t, sumsq)
 
 /* Rows i0..i0+cnt-1: project into scr (or F->re), transform into F. */
 static void block32(const void *ctx, size_t i0, size_t cnt, void *scr)

@@ -1,13 +1,14 @@
 /*
  * What lib/est/featmap.c (float64) shares with lib/est/featmap32.c
  * (float32) and with nothing else: the cache-line allocation of the
- * feature arrays and the one row of the exponential maps, written once
- * for both precisions (FEATMAP_DEFINE_EXP_ROW, after lib/num/gemm.c's
- * DEFINE_GEMM), so that the float32 path cannot drift from the float64
- * one. Each file expands the row in its own translation unit with its
- * own vmath calls, so the code of each is what it was when each file
- * wrote its row out (the same operations in the same order, the same
- * clones: the maps' bits are unchanged).
+ * feature arrays, the one row of the exponential maps and the squared
+ * norm of an input row, written once for both precisions
+ * (FEATMAP_DEFINE_EXP_ROW and FEATMAP_DEFINE_SUMSQ, after
+ * lib/num/gemm.c's DEFINE_GEMM), so that the float32 path cannot drift
+ * from the float64 one. Each file expands them in its own translation
+ * unit with its own vmath calls and clones, so the code of each is what
+ * it was when each file wrote them out (the same operations in the same
+ * order: the maps' bits are unchanged).
  */
 #ifndef RFX_FEATMAP_IMPL_H
 #define RFX_FEATMAP_IMPL_H
@@ -73,6 +74,25 @@ static inline void *featmap_alloc_lines(size_t n, size_t size)
 			memcpy(v + j, t, (size_t)c * sizeof(T));	\
 		}							\
 		return m;						\
+	}
+
+/*
+ * ATTR T NAME(const T *x, I d): |x|^2 of one input row in T, summed by
+ * omp simd's reduction, whose order (and so the last bits) depends on the
+ * vector width the function is compiled for: ATTR keeps each file's
+ * (featmap.c's inline in its uncloned callers, featmap32.c's cloned
+ * RFX_SIMD_CLONES), so that neither map's row scales change.
+ */
+#define FEATMAP_DEFINE_SUMSQ(ATTR, T, I, NAME)				\
+	ATTR T NAME(const T *x, I d)					\
+	{								\
+		T s = 0;						\
+		I l;							\
+									\
+		_Pragma("omp simd reduction(+ : s)")			\
+		for (l = 0; l < d; l++)					\
+			s += x[l] * x[l];				\
+		return s;						\
 	}
 
 #endif
