@@ -58,23 +58,12 @@ static int thread_num(void)
 struct rfx_featmat *rfx_featmat_alloc(size_t n, int D)
 {
 	struct rfx_featmat *F;
-	size_t nd = n * (size_t)D;
 
-	if (n == 0 || D < 1)
+	if (n == 0 || D < 1 || !(F = calloc(1, sizeof(*F))))
 		return NULL;
-	F = calloc(1, sizeof(*F));
-	if (!F)
-		return NULL;
-	F->cap_n = n;
-	F->cap_D = D;
-	F->re = featmap_alloc_lines(nd, sizeof(double));
-	F->im = featmap_alloc_lines(nd, sizeof(double));
-	F->lscale = malloc(n * sizeof(double));
-	F->work = malloc(nd * sizeof(double));
-	F->work2 = malloc(n * sizeof(double));
-	F->cwork = malloc((size_t)D * sizeof(double));
-	if (!F->re || !F->im || !F->lscale || !F->work || !F->work2 ||
-	    !F->cwork) {
+	if (!FEATMAP_ALLOC_SHARED(F, n, D, double) ||
+	    !(F->work = malloc(n * (size_t)D * sizeof(double))) ||
+	    !(F->work2 = malloc(n * sizeof(double)))) {
 		rfx_featmat_free(F);
 		return NULL;
 	}

@@ -70,20 +70,10 @@ void rfx_draw32_colnorms(const struct rfx_draw32 *w, int M, double A,
 struct rfx_featmat32 *rfx_featmat32_alloc(size_t n, int D)
 {
 	struct rfx_featmat32 *F;
-	size_t nd = n * (size_t)D;
 
-	if (n == 0 || D < 1)
+	if (n == 0 || D < 1 || !(F = calloc(1, sizeof(*F))))
 		return NULL;
-	F = calloc(1, sizeof(*F));
-	if (!F)
-		return NULL;
-	F->cap_n = n;
-	F->cap_D = D;
-	F->re = featmap_alloc_lines(nd, sizeof(float));
-	F->im = featmap_alloc_lines(nd, sizeof(float));
-	F->lscale = malloc(n * sizeof(double));
-	F->cwork = malloc((size_t)D * sizeof(float));
-	if (!F->re || !F->im || !F->lscale || !F->cwork) {
+	if (!FEATMAP_ALLOC_SHARED(F, n, D, float)) {
 		rfx_featmat32_free(F);
 		return NULL;
 	}

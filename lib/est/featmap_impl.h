@@ -1,7 +1,7 @@
 /*
  * What lib/est/featmap.c (float64) shares with lib/est/featmap32.c
- * (float32) and with nothing else: the cache-line allocation of the
- * feature arrays, the one row of the exponential maps and the squared
+ * (float32) and with nothing else: the allocation of the arrays both
+ * feature matrices have, the one row of the exponential maps and the squared
  * norm of an input row, written once for both precisions
  * (FEATMAP_DEFINE_EXP_ROW and FEATMAP_DEFINE_SUMSQ, after
  * lib/num/gemm.c's DEFINE_GEMM), so that the float32 path cannot drift
@@ -32,6 +32,21 @@ static inline void *featmap_alloc_lines(size_t n, size_t size)
 {
 	return aligned_alloc(64, (n * size + 63) & ~(size_t)63);
 }
+
+/*
+ * Sets the capacities of F (a struct rfx_featmat or rfx_featmat32, just
+ * calloc'ed) to n rows and D features and allocates the arrays both kinds
+ * have: re and im (n D elements of T, on cache lines), lscale (n doubles)
+ * and cwork (D elements of T). True when all four were allocated; else
+ * the caller's _free releases what was.
+ */
+#define FEATMAP_ALLOC_SHARED(F, n, D, T)				\
+	((F)->cap_n = (n), (F)->cap_D = (D),				\
+	 (F)->re = featmap_alloc_lines((n) * (size_t)(D), sizeof(T)),	\
+	 (F)->im = featmap_alloc_lines((n) * (size_t)(D), sizeof(T)),	\
+	 (F)->lscale = malloc((n) * sizeof(double)),			\
+	 (F)->cwork = malloc((size_t)(D) * sizeof(T)),			\
+	 (F)->re && (F)->im && (F)->lscale && (F)->cwork)
 
 /*
  * static T NAME(T *out, T *v, const T *a, int M, int nt): one row of the
