@@ -81,33 +81,71 @@ static inline int check_estimator_mc(const struct rfx_estimator_type *e,
 
 /*
  * The check of the feature maps that keep what depends on the inputs
- * alone in the matrix (F->derf, F->dirf): e's features of X (n rows) on
- * side, into F (which the call may take its kept values from) and into a
- * fresh matrix, must be the same bits (re and lscale). Clears *same when
- * they differ; returns the calls' status (err set), RFX_ENOMEM when the
- * fresh matrix cannot be allocated.
+ * alone in the matrix (F->derf, F->dirf): after every new draw, e's
+ * features of X on a side, into F (which the call may take its kept
+ * values from) and into a fresh matrix, must be the same bits (re and
+ * lscale). kept_check_init fits e to X against Y and allocates the draw,
+ * F and the stream (seed); kept_check_draw draws and compares once;
+ * kept_check_done reports (what completes the line) and frees.
  */
-static inline int check_features_kept(const struct rfx_estimator_type *e,
-				      const struct rfx_params *p,
-				      const struct rfx_draw *w, int side,
-				      const double *X, size_t n, int M,
-				      struct rfx_featmat *F, int *same,
-				      struct rfx_err *err)
+struct kept_check {
+	const struct rfx_estimator_type *e;
+	struct rfx_params p;     /* fitted; a test may refit it */
+	struct rfx_draw *w;
+	struct rfx_featmat *F;   /* the matrix that keeps values */
+	gsl_rng *r;
+	int same;                /* every comparison so far equal */
+	int ret;                 /* the calls' statuses, or'ed */
+};
+
+static inline void kept_check_init(struct kept_check *c,
+				   const struct rfx_estimator_type *e,
+				   const double *X, const double *Y, size_t n,
+				   int d, int M, uint64_t seed,
+				   struct rfx_err *err)
+{
+	c->e = e;
+	c->w = rfx_draw_alloc(d, M);
+	c->F = rfx_featmat_alloc(n, M);
+	c->r = rfx_rng_alloc_stream(seed, 0, 0, 0);
+	c->same = 1;
+	rfx_params_init(&c->p, d);
+	c->ret = e->fit(&c->p, X, n, Y, n, M, err);
+	if (!c->w || !c->F || !c->r)
+		c->ret = RFX_ENOMEM;
+}
+
+static inline void kept_check_draw(struct kept_check *c, int side,
+				   const double *X, size_t n, int M,
+				   struct rfx_err *err)
 {
 	struct rfx_featmat *G = rfx_featmat_alloc(n, M);
+	struct rfx_featmat *F = c->F;
 	size_t i;
-	int ret;
 
-	if (!G)
-		return RFX_ENOMEM;
-	ret = e->features(p, w, side, X, n, M, F, err);
-	ret |= e->features(p, w, side, X, n, M, G, err);
+	if (!G || c->ret) {
+		c->ret |= G ? 0 : RFX_ENOMEM;
+		rfx_featmat_free(G);
+		return;
+	}
+	c->ret |= c->e->draw(c->r, RFX_PROJ_IID, &c->p, M, c->w, err);
+	c->ret |= c->e->features(&c->p, c->w, side, X, n, M, F, err);
+	c->ret |= c->e->features(&c->p, c->w, side, X, n, M, G, err);
 	for (i = 0; i < n * (size_t)M; i++)
-		*same &= memcmp(&F->re[i], &G->re[i], sizeof(double)) == 0;
+		c->same &= memcmp(&F->re[i], &G->re[i], sizeof(double)) == 0;
 	for (i = 0; i < n; i++)
-		*same &= memcmp(&F->lscale[i], &G->lscale[i], sizeof(double)) == 0;
+		c->same &= memcmp(&F->lscale[i], &G->lscale[i],
+				  sizeof(double)) == 0;
 	rfx_featmat_free(G);
-	return ret;
+}
+
+static inline void kept_check_done(struct kept_check *c, const char *what)
+{
+	ok(!c->ret && c->same, "%s: features from kept %s", c->e->name, what);
+	rfx_params_release(&c->p);
+	rfx_draw_free(c->w);
+	rfx_featmat_free(c->F);
+	gsl_rng_free(c->r);
 }
 
 #endif

@@ -455,32 +455,18 @@ static void test_cache(void)
 		Y[i] = 0.4 * cos(2.0 + 0.5 * i);
 	}
 	for (k = 0; k < 3; k++) {
-		struct rfx_params p;
-		struct rfx_draw *w = rfx_draw_alloc(D, M);
-		struct rfx_featmat *F = rfx_featmat_alloc(N, M);
-		gsl_rng *r = rfx_rng_alloc_stream(11, 0, 0, 0);
-		int same = 1, ret;
+		struct kept_check c;
 
-		rfx_params_init(&p, D);
-		ret = es[k]->fit(&p, X, N, Y, N, M, &err);
+		kept_check_init(&c, es[k], X, Y, N, D, M, 11, &err);
 		for (rep = 0; rep < 8; rep++) {
-			int side = 1 + (rep >= 2 && rep < 4);
-
 			if (rep == 5) /* the same address, other inputs */
 				X[3] = -X[3] + 0.05;
 			if (rep == 6) /* other A and B */
-				ret |= es[k]->fit(&p, Y, N, X, N, M, &err);
-			ret |= es[k]->draw(r, RFX_PROJ_IID, &p, M, w, &err);
-			ret |= check_features_kept(es[k], &p, w, side, X, N, M, F,
-						   &same, &err);
+				c.ret |= es[k]->fit(&c.p, Y, N, X, N, M, &err);
+			kept_check_draw(&c, 1 + (rep >= 2 && rep < 4), X, N, M,
+					&err);
 		}
-		ok(!ret && same,
-		   "%s: features from kept products equal a fresh matrix's, also after the inputs or the fit change",
-		   es[k]->name);
-		rfx_params_release(&p);
-		rfx_draw_free(w);
-		rfx_featmat_free(F);
-		gsl_rng_free(r);
+		kept_check_done(&c, "products equal a fresh matrix's, also after the inputs or the fit change");
 	}
 }
 

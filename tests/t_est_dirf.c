@@ -185,29 +185,16 @@ static void test_cache(void)
 		Y[i] = 0.03 * cos(2.0 + i);
 	}
 	for (k = 0; k < 2; k++) {
-		struct rfx_params p;
-		struct rfx_draw *w = rfx_draw_alloc(D, M);
-		struct rfx_featmat *F = rfx_featmat_alloc(N, M);
-		gsl_rng *r = rfx_rng_alloc_stream(7, 0, 0, 0);
-		int same = 1, ret = 0;
+		struct kept_check c;
 
-		rfx_params_init(&p, D);
-		ret |= es[k]->fit(&p, X, N, Y, N, M, &err);
+		kept_check_init(&c, es[k], X, Y, N, D, M, 7, &err);
 		for (rep = 0; rep < 6; rep++) {
 			if (rep == 3) /* the same address, other inputs */
 				for (l = 0; l < D; l++)
 					X[l] = -X[l] + 0.001;
-			ret |= es[k]->draw(r, RFX_PROJ_IID, &p, M, w, &err);
-			ret |= check_features_kept(es[k], &p, w, 1, X, N, M, F,
-						   &same, &err);
+			kept_check_draw(&c, 1, X, N, M, &err);
 		}
-		ok(!ret && same,
-		   "%s: features from kept logs equal a fresh matrix's, also after the inputs change",
-		   es[k]->name);
-		rfx_params_release(&p);
-		rfx_draw_free(w);
-		rfx_featmat_free(F);
-		gsl_rng_free(r);
+		kept_check_done(&c, "logs equal a fresh matrix's, also after the inputs change");
 	}
 }
 
