@@ -294,23 +294,22 @@ X512_ARRAY(log1mexp_avx512, vlog1mexp, VERY_NEG, ZERO, UNDER, vlog1mexp_mid)
 #undef UNDER
 
 /*
- * sin and cos. x = n pi/2 + r with n the integer nearest x 2/pi and |r|
- * <= pi/4 (a little more where x 2/pi rounds across a half): pi/2 = P1 +
- * P2 + P3 (its binary expansion cut after 33, 66 and 119 bits; bc -l's
- * pi to 80 digits), so that for |n| < 2^20 the products n P1 and n P2 are
- * exact, x - n P1 is exact, and r = x - n P1 - n P2 - n P3 is rounded
- * twice: within an ulp of r even next to a multiple of pi/2, where r is
- * at least 2^-61 for such x. (That ulp can be 2 ulp of sin r, a binade
- * below r: 2.4 ulp in all were measured over 4e7 arguments up to 2^20.
- * Keeping r's rounding error as a second word halves that, for 15% more
- * operations; libmvec itself promises 4 ulp, and a random feature map
- * does not notice either.) sin r = r + r^3 S(r^2) and cos r = 1 - r^2/2
- * + r^4 C(r^2), S and C Chebyshev fits on r^2 in [0, 0.62] (mpmath, 50
+ * sin and cos (vsincos_pd). x = n pi/2 + r with n the integer nearest x
+ * 2/pi and |r| <= pi/4 (a little more where x 2/pi rounds across a half):
+ * pi/2 = P1 + P2 + P3 (its binary expansion cut after 33, 66 and 119 bits;
+ * bc -l's pi to 80 digits), so that for |n| < 2^20 the products n P1 and n
+ * P2 are exact, x - n P1 is exact, and r = x - n P1 - n P2 - n P3 is
+ * rounded twice: within an ulp of r even next to a multiple of pi/2, where
+ * r is at least 2^-61 for such x. (That ulp can be 2 ulp of sin r, a
+ * binade below r: 2.4 ulp in all were measured over 4e7 arguments up to
+ * 2^20. Keeping r's rounding error as a second word halves that, for 15%
+ * more operations; libmvec itself promises 4 ulp, and a random feature map
+ * does not notice either.) sin r = r + r^3 S(r^2) and cos r = 1 - r^2/2 +
+ * r^4 C(r^2), S and C Chebyshev fits on r^2 in [0, 0.62] (mpmath, 50
  * digits: tools/fit_sincos.py), whose own errors are below 0.06 and 0.01
- * ulp. The bits of n mod 4 pick and negate the two. Lanes with |x| >
- * 2^20, inf or NaN take glibc's scalar sin and cos. About 32 vector
- * operations per 8 pairs: the two FMA ports set the pace, so every one
- * counts.
+ * ulp. The bits of n mod 4 pick and negate the two. Lanes with |x| > 2^20,
+ * inf or NaN take glibc's scalar sin and cos. About 32 vector operations
+ * per 8 pairs: the two FMA ports set the pace, so every one counts.
  */
 static const double pio2_1 = 0x1.921fb544p+0;
 static const double pio2_2 = 0x1.0b4611a6p-34;
@@ -332,10 +331,10 @@ static const double cq[6] = {
 /*
  * Single precision, 16 lanes: the same reductions in float with FMA.
  *
- * sin and cos (vsincos_ps): n the integer nearest x 2/pi (the shift 1.5 2^23 leaves
- * it in the low bits), r = x - n P1 - n P2 - n P3 with pi/2 = P1 + P2 +
- * P3 + O(2^-73) in floats, all three positive (so that x = -0 keeps r =
- * -0 and sin(-0) = -0). The first FMA is exact (n P1 is exact inside
+ * sin and cos (vsincos_ps): n the integer nearest x 2/pi (the shift 1.5
+ * 2^23 leaves it in the low bits), r = x - n P1 - n P2 - n P3 with pi/2 =
+ * P1 + P2 + P3 + O(2^-73) in floats, all three positive (so that x = -0
+ * keeps r = -0 and sin(-0) = -0). The first FMA is exact (n P1 is exact inside
  * it and x - n P1, a multiple of 2^-24 below 1 in modulus, fits in 24
  * bits), the next two round once each, so r is within about an ulp of
  * itself for |x| <= 2^16; beyond, glibc's sinf and cosf. sin r = r +
