@@ -43,9 +43,6 @@
 /* Elements (rows x M) per block of the fused maps: 256 KiB per array. */
 #define BLOCK_ELEMS 32768
 
-/* Output elements (n x M) from which the fused maps project into scratch. */
-#define SCRATCH_MIN_ELEMS ((size_t)1 << 19)
-
 static int thread_num(void)
 {
 #ifdef _OPENMP
@@ -404,7 +401,7 @@ static void fused_block_cb(const void *ctx, size_t i0, size_t cnt, void *scr)
 static void fused_run(const struct fused *f, size_t n)
 {
 	size_t B = rfx_featmat_block_rows(f->M);
-	size_t scr = !f->h && n * (size_t)f->M >= SCRATCH_MIN_ELEMS
+	size_t scr = !f->h && n * (size_t)f->M >= FEATMAP_SCRATCH_MIN_ELEMS
 			     ? B * (size_t)f->M * sizeof(double) : 0;
 
 	rfx_featmat_run_blocks(n, B, scr, fused_block_cb, f);

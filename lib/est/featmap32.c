@@ -20,9 +20,6 @@
 #include "num/logmath.h"
 #include "num/vmath.h"
 
-/* Output elements (n x M) from which the maps project into scratch. */
-#define SCRATCH_MIN_ELEMS ((size_t)1 << 19)
-
 struct rfx_draw32 *rfx_draw32_alloc(const struct rfx_draw *w)
 {
 	struct rfx_draw32 *v = calloc(1, sizeof(*v));
@@ -155,7 +152,7 @@ static void block32(const void *ctx, size_t i0, size_t cnt, void *scr)
 static void run32(const struct fused32 *f, size_t n)
 {
 	size_t B = rfx_featmat_block_rows(f->M);
-	size_t scr = n * (size_t)f->M >= SCRATCH_MIN_ELEMS
+	size_t scr = n * (size_t)f->M >= FEATMAP_SCRATCH_MIN_ELEMS
 			     ? B * (size_t)f->M * sizeof(float) : 0;
 
 	rfx_featmat_run_blocks(n, B, scr, block32, f);

@@ -19,6 +19,12 @@
 
 #include "num/logmath.h"
 
+/*
+ * Output elements (n x M) from which the fused maps of both precisions
+ * project into a block of scratch per thread (see featmap.c's fused_run).
+ */
+#define FEATMAP_SCRATCH_MIN_ELEMS ((size_t)1 << 19)
+
 /* Elements of a row chunk that the exp maps shift on the stack at once. */
 #define FEATMAP_CHUNK 256
 
