@@ -25,6 +25,7 @@
 #include "num/blas.h"
 #include "num/block.h"
 #include "num/kernel.h"
+#include "num/vmath.h"
 #include "est/estimator.h"
 #include "est/featmap.h"
 #include "proj/proj.h"
@@ -463,7 +464,7 @@ enum out_kind { OUT_F64, OUT_F32, OUT_LOG };
 /*
  * o[j] = v[j] * s for j < k, each product rounded as in plain C; stream
  * writes past the caches (SSE2 streaming stores: the same bytes, and the
- * caller fences with stream_fence before the output is read).
+ * caller calls rfx_vmath_nt_fence before the output is read).
  */
 static void scale_store(double *o, const double *v, double s, int k,
 			int stream)
@@ -474,10 +475,8 @@ static void scale_store(double *o, const double *v, double s, int k,
 	if (stream && !((uintptr_t)o & 7)) {
 		__m128d vs = _mm_set1_pd(s);
 
-		if (((uintptr_t)o & 15) && k > 0) {
-			o[0] = v[0] * s;
-			j = 1;
-		}
+		for (; ((uintptr_t)(o + j) & 15) && j < k; j++)
+			o[j] = v[j] * s;
 		for (; j + 2 <= k; j += 2)
 			_mm_stream_pd(o + j, _mm_mul_pd(_mm_loadu_pd(v + j), vs));
 	}
@@ -508,17 +507,6 @@ static void scale_store32(float *o, const float *v, float s, int k,
 #endif
 	for (; j < k; j++)
 		o[j] = v[j] * s;
-}
-
-/* Orders this thread's streaming stores before what follows. */
-static void stream_fence(int stream)
-{
-#ifdef __SSE2__
-	if (stream)
-		_mm_sfence();
-#else
-	(void)stream;
-#endif
 }
 
 /*
@@ -730,7 +718,8 @@ static int features_run(const struct rfx_model *m, int side, const double *X,
 					write_row(m, F, i, ls, sg, kind, stream, o);
 			}
 		}
-		stream_fence(stream);
+		if (stream) /* this thread's streaming stores, before the join */
+			rfx_vmath_nt_fence();
 		rfx_featmat_free(F);
 		rfx_featmat32_free(G);
 		free(Xd);
