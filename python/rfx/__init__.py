@@ -324,8 +324,11 @@ class Model:
     """One estimator with its budget, projection kind, kernel, parameters
     and (after draw) one draw of its randomness: a handle on librfx's
     struct rfx_model. Use: Model(...), optionally set_param, fit, draw, then
-    features and log_variance as often as wanted. Not for concurrent use
-    from two threads; separate Models are.
+    features and log_variance as often as wanted. set_param, fit and draw
+    are not for concurrent use from two threads; features only reads the
+    model (and takes the spare output under a lock), so threads may share
+    a drawn model for it, as scikit-learn's threading backends do;
+    separate Models are independent.
 
     n_features is the budget M in the estimator's own unit (complex
     features for TrigRF, projections for PosRF and OPRF, the whole
