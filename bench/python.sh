@@ -2,7 +2,8 @@
 #
 # rfx from Python against the Python peers (issue 18): rfx.sklearn.
 # RandomFeatures.transform (bench/pyitems.py, ctypes over librfx.so, the
-# NumPy output allocated per call) beside scikit-learn's
+# output in the memory of the previous one, which the caller dropped, and
+# for trig also in a fresh NumPy array per call) beside scikit-learn's
 # RBFSampler.transform (bench/peers/featmaps.py) and the same maps written
 # in PyTorch on the CPU (bench/peers/torch_featmaps.py). Called by
 # bench/run.sh; what the lines mean is in bench/README.md.
@@ -69,6 +70,7 @@ echo "# rfx: OpenMP ${OMP_NUM_THREADS:-$(getconf _NPROCESSORS_ONLN)} threads; RB
 r=0
 while [ "$r" -lt "$rounds" ]; do
 	item py-trig "$PY" bench/pyitems.py py-trig $L $d $M 2
+	item py-trig-fresh "$PY" bench/pyitems.py py-trig-fresh $L $d $M 2
 	item py-trig-half "$PY" bench/pyitems.py py-trig $L $d $((M / 2)) 2
 	item py-trig-f32 "$PY" bench/pyitems.py py-trig-f32 $L $d $M 2
 	item py-pos "$PY" bench/pyitems.py py-pos $L $d $M 2
@@ -109,6 +111,7 @@ function ratio(slow, fast, target, what,    q) {
 END {
 	printf "%-44s %9s %9s %9s\n", "# implementation", "columns", "ms", "peak MiB"
 	row("RandomFeatures(trig).transform", "py-trig")
+	row("RandomFeatures(trig), fresh output array", "py-trig-fresh")
 	row("RandomFeatures(trig), M/2 (same width)", "py-trig-half")
 	row("RandomFeatures(trig), float32", "py-trig-f32")
 	row("RandomFeatures(pos).transform", "py-pos")
@@ -120,6 +123,7 @@ END {
 	} else
 		printf "%-44s skipped: no PyTorch (python3-torch)\n", "PyTorch maps (bench/peers)"
 	ratio("sklearn-rbf", "py-trig", rt, "RBFSampler.transform / RandomFeatures(trig), 256 projections")
+	ratio("sklearn-rbf", "py-trig-fresh", 0, "RBFSampler.transform / RandomFeatures(trig), fresh output")
 	ratio("sklearn-rbf", "py-oprf", rt, "RBFSampler.transform / RandomFeatures(oprf), same width")
 	ratio("sklearn-rbf", "py-trig-half", 0, "RBFSampler.transform / RandomFeatures(trig, M/2), same width")
 	ratio("py-trig", "py-trig-f32", 0, "RandomFeatures(trig) float64 / float32 input")

@@ -182,8 +182,12 @@ int rfx_model_dim(const struct rfx_model *m);
  * imaginary columns, so the width depends on the estimator only. Features
  * beyond double range become 0 or +-inf (e^{w.x - |x|^2} underflows for
  * |x|^2 above ~750); rfx_model_features_log keeps them.
- * Needs a draw; RFX_EINVAL for side not 1 or 2 or inputs out of range.
- * The values do not depend on the number of threads.
+ * Needs a draw; RFX_EINVAL for side not 1 or 2 or inputs out of range
+ * (naming the first bad entry in row order). On an error the contents of
+ * out are unspecified: the inputs are checked as they are mapped, so rows
+ * before a bad one may have been written. The values do not depend on
+ * the number of threads. Outputs of 16 MiB or more are written with
+ * streaming stores (the same values; they skip the caches).
  */
 int rfx_model_features(const struct rfx_model *m, int side, const double *X,
 		       size_t n, double *out, struct rfx_err *err);

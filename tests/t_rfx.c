@@ -5,8 +5,8 @@
  * calls, TrigRF's features and variance against their closed forms worked
  * out below, the softmax factor, the float32 and log-scaled outputs
  * against the double ones, reproducibility from the seed, the same bytes
- * at one thread and at two, and separate models used from two threads at
- * once.
+ * at one thread and at two, separate models used from two threads at
+ * once, and large outputs (streaming stores, inputs checked in chunks).
  */
 #include <math.h>
 #include <pthread.h>
@@ -491,6 +491,85 @@ static void test_threads(void)
 	}
 }
 
+/*
+ * Outputs of 16 MiB or more are written with streaming stores (lib/api/
+ * rfx.c): a 4096 x 512 trig output (16 MiB) in one call must have the
+ * bytes of two calls of 2048 rows (8 MiB each, plain stores; the chunks
+ * of 128 rows are the same), also at an address 8 bytes off the 16-byte
+ * alignment the stores want, and the same for the float32 path at 8192
+ * rows. And the inputs are checked in the parallel chunks: with bad
+ * entries in two chunks, the error names the first in row order.
+ */
+static void test_large_outputs(void)
+{
+	enum { R = 4096, MT = 256, W = 2 * MT, D2 = 64 };
+	struct rfx_err err;
+	struct rfx_model *t = rfx_model_alloc("trig", D2, MT, "iid", NULL, &err);
+	double *x = malloc(sizeof(double) * 2 * R * D2);
+	double *a = malloc(sizeof(double) * (R * W + 1));
+	double *b = malloc(sizeof(double) * R * W);
+	float *x32 = malloc(sizeof(float) * 2 * R * D2);
+	float *a32 = malloc(sizeof(float) * (2 * R * W + 1));
+	float *b32 = malloc(sizeof(float) * 2 * R * W);
+	size_t i;
+	int good;
+
+	if (!t || !x || !a || !b || !x32 || !a32 || !b32) {
+		ok(0, "large outputs: out of memory");
+		goto out;
+	}
+	for (i = 0; i < 2 * (size_t)R * D2; i++) {
+		x[i] = 0.13 * sin(1.917 * (double)i + 0.4);
+		x32[i] = (float)x[i];
+	}
+	if (rfx_model_fit(t, x, R, x, R, &err) || rfx_model_draw(t, 3, &err)) {
+		ok(0, "large outputs: %s", err.msg);
+		goto out;
+	}
+	omp_set_num_threads(2);
+	good = !rfx_model_features(t, 1, x, R, a, &err) &&
+	       !rfx_model_features(t, 1, x, R / 2, b, &err) &&
+	       !rfx_model_features(t, 1, x + R / 2 * D2, R / 2, b + R / 2 * W,
+				   &err);
+	ok(good && !memcmp(a, b, sizeof(double) * R * W),
+	   "a 16 MiB output (streaming stores) has the bytes of two 8 MiB ones");
+	good = !rfx_model_features(t, 2, x, R, a + 1, &err) &&
+	       !rfx_model_features(t, 2, x, R / 2, b, &err) &&
+	       !rfx_model_features(t, 2, x + R / 2 * D2, R / 2, b + R / 2 * W,
+				   &err);
+	ok(good && !memcmp(a + 1, b, sizeof(double) * R * W),
+	   "the same, side 2, at an output 8 bytes off 16-byte alignment");
+	good = !rfx_model_features_float(t, 1, x32, 2 * R, a32 + 1, &err) &&
+	       !rfx_model_features_float(t, 1, x32, R, b32, &err) &&
+	       !rfx_model_features_float(t, 1, x32 + R * D2, R, b32 + R * W,
+					 &err);
+	ok(good && !memcmp(a32 + 1, b32, sizeof(float) * 2 * R * W),
+	   "float32 path: a 16 MiB output has the bytes of two 8 MiB ones");
+	x[1500 * D2 + 7] = 2e75;
+	x[3000 * D2 + 2] = NAN;
+	ok(rfx_model_features(t, 1, x, R, a, &err) == RFX_EINVAL &&
+		   has(err.msg, "row 1500 column 7 is 2e+75, beyond"),
+	   "bad entries in two chunks: the first is named: %s", err.msg);
+	x[1500 * D2 + 7] = -INFINITY;
+	x[3000 * D2 + 2] = 2e75;
+	ok(rfx_model_features(t, 1, x, R, a, &err) == RFX_EINVAL &&
+		   has(err.msg, "row 1500 column 7 is not finite (-inf)"),
+	   "and a non-finite one first: %s", err.msg);
+	x32[4000 * D2 + 63] = NAN;
+	x32[7000 * D2] = INFINITY;
+	ok(rfx_model_features_float(t, 1, x32, 2 * R, a32, &err) == RFX_EINVAL &&
+		   has(err.msg, "row 4000 column 63 is not finite"),
+	   "float32 path: the first bad entry is named: %s", err.msg);
+out:
+	rfx_model_free(t);
+	free(x);
+	free(a);
+	free(b);
+	free(x32);
+	free(a32);
+	free(b32);
+}
+
 int main(void)
 {
 	make_inputs();
@@ -502,5 +581,6 @@ int main(void)
 	test_float_path();
 	test_alias_stream();
 	test_threads();
+	test_large_outputs();
 	return done_testing();
 }

@@ -29,6 +29,10 @@ program has it use the CPU's own (`rfx --version` then says "core set by
 rfx"), while this package leaves the host process's BLAS as it is; set
 OPENBLAS_CORETYPE to the same core for both to compare bytes.
 
+Model.features reuses the memory of an output the caller has let go of
+(see Model): a fresh NumPy array of 256 MiB costs the kernel as much time
+to zero as the map takes to compute.
+
 The library is looked up in this order: $RFX_LIBRARY; librfx.so.0 in the
 source tree (python/../); PREFIX/lib/librfx.so.0 for a package installed by
 `make install` in PREFIX/lib/python3/dist-packages; then the system's
@@ -36,6 +40,7 @@ search path.
 """
 import ctypes
 import os
+import threading
 from collections import namedtuple
 
 import numpy as np
@@ -269,21 +274,87 @@ def _parse_params(text):
     return out
 
 
+class _Spare:
+    """A Model's spare output buffer: at most one array, which nobody but
+    this object refers to (a _Lease puts it here only when it dies)."""
+
+    __slots__ = ("buf", "lock", "__weakref__")
+
+    def __init__(self):
+        self.buf = None
+        # reentrant: a collection inside take or put may free a _Lease,
+        # whose __del__ puts on the same thread
+        self.lock = threading.RLock()
+
+    def take(self, shape, dtype):
+        """The spare if it has this shape and dtype (it is then no longer
+        the spare: two threads never get the same), else None."""
+        with self.lock:
+            b = self.buf
+            if b is None or b.shape != shape or b.dtype != dtype:
+                return None
+            self.buf = None
+            return b
+
+    def put(self, buf):
+        """buf becomes the spare, in place of any older one (freed)."""
+        with self.lock:
+            self.buf = buf
+
+
+class _Lease:
+    """The owner, as NumPy sees it, of an output handed out by
+    Model.features: the returned array and every view of it have this
+    object as their base, so it dies only when the caller holds none of
+    them; it then gives the memory back to the model's spare. Exporting
+    the buffer's __array_interface__ makes np.asarray wrap the same memory
+    with this object as base."""
+
+    __slots__ = ("buf", "spare", "__array_interface__")
+
+    def __init__(self, buf, spare):
+        self.buf = buf
+        self.spare = spare
+        self.__array_interface__ = buf.__array_interface__
+
+    def __del__(self):
+        try:
+            self.spare.put(self.buf)
+        except Exception:   # interpreter shutdown: the memory is freed anyway
+            pass
+
+
 class Model:
     """One estimator with its budget, projection kind, kernel, parameters
     and (after draw) one draw of its randomness: a handle on librfx's
     struct rfx_model. Use: Model(...), optionally set_param, fit, draw, then
-    features and log_variance as often as wanted. Not for concurrent use
-    from two threads; separate Models are.
+    features and log_variance as often as wanted. set_param, fit and draw
+    are not for concurrent use from two threads; features only reads the
+    model (and takes the spare output under a lock), so threads may share
+    a drawn model for it, as scikit-learn's threading backends do;
+    separate Models are independent.
 
     n_features is the budget M in the estimator's own unit (complex
     features for TrigRF, projections for PosRF and OPRF, the whole
     structure for the hybrids); dim is the number of real columns that
     features returns.
+
+    reuse_output (default True): features writes into the memory of an
+    earlier output of the same shape and dtype once the caller holds
+    neither it nor any view of it (it is then garbage: its base object
+    has been freed), instead of a fresh NumPy array whose pages the kernel
+    zeroes first (at 65536 x 512 float64, as long as computing the map).
+    An array the caller still holds is never written to. The model keeps
+    at most one such spare buffer, which lives as long as the model (or
+    the last of its outputs) or until release_spare(). The arrays it
+    returns do not own their memory (.base is an internal object); they
+    are otherwise ordinary arrays: views, copies, pickling and np.save
+    work as for any other. reuse_output=False allocates every output
+    afresh.
     """
 
     def __init__(self, method, d, n_features, projection="iid",
-                 kernel="gauss"):
+                 kernel="gauss", reuse_output=True):
         err = _Err()
         if not isinstance(d, (int, np.integer)) or not isinstance(
                 n_features, (int, np.integer)):
@@ -300,6 +371,8 @@ class Model:
             _raise(err)
         self.method, self.d, self.n_features = method, int(d), int(n_features)
         self.projection, self.kernel = projection, kernel
+        self.reuse_output = reuse_output
+        self._spare = _Spare()
 
     def __del__(self):
         if getattr(self, "_h", None):
@@ -309,6 +382,29 @@ class Model:
     def __getstate__(self):
         raise TypeError("rfx.Model holds a C handle and cannot be pickled; "
                         "keep its arguments, params and seed instead")
+
+    def release_spare(self):
+        """Frees the spare output buffer kept for reuse (see the class);
+        the next features call allocates afresh."""
+        self._spare.put(None)
+
+    def _output(self, shape, dtype):
+        """An n x dim output array: the spare when it fits and reuse is
+        on, else a new one; give it to the caller with _hand_out."""
+        buf = self._spare.take(shape, dtype) if self.reuse_output else None
+        return np.empty(shape, dtype=dtype) if buf is None else buf
+
+    def _hand_out(self, buf, status, err):
+        """buf as the caller gets it (leased, to come back to the spare
+        when the caller drops it) after the C call's status: on an error
+        buf goes back to the spare unseen and the error is raised."""
+        if status != 0:
+            if self.reuse_output:
+                self._spare.put(buf)
+            _raise(err)
+        if not self.reuse_output:
+            return buf
+        return np.asarray(_Lease(buf, self._spare))
 
     def set_param(self, name, value=None):
         """Fixes one parameter: set_param("A", -0.1) or set_param("A=-0.1")."""
@@ -398,30 +494,26 @@ class Model:
         if log_scale and X.dtype == np.float32:
             X = X.astype(np.float64)
         if X.dtype == np.float32:
-            out = np.empty((n, D), dtype=np.float32)
-            _check(_lib.rfx_model_features_float(
+            out = self._output((n, D), np.float32)
+            return self._hand_out(out, _lib.rfx_model_features_float(
                 self._h, side, _ptr(X, ctypes.c_float), n,
                 _ptr(out, ctypes.c_float), ctypes.byref(err)), err)
-            return out
         if log_scale:
-            out = np.empty((n, D), dtype=np.float64)
+            out = self._output((n, D), np.float64)
             s = np.empty(n, dtype=np.float64)
-            _check(_lib.rfx_model_features_log(self._h, side, _ptr(X), n,
-                                               _ptr(out), _ptr(s),
-                                               ctypes.byref(err)), err)
-            return out, s
+            return self._hand_out(out, _lib.rfx_model_features_log(
+                self._h, side, _ptr(X), n, _ptr(out), _ptr(s),
+                ctypes.byref(err)), err), s
         if dtype == np.float32:
-            out = np.empty((n, D), dtype=np.float32)
-            _check(_lib.rfx_model_features_f32(self._h, side, _ptr(X), n,
-                                               _ptr(out, ctypes.c_float),
-                                               ctypes.byref(err)), err)
-            return out
+            out = self._output((n, D), np.float32)
+            return self._hand_out(out, _lib.rfx_model_features_f32(
+                self._h, side, _ptr(X), n, _ptr(out, ctypes.c_float),
+                ctypes.byref(err)), err)
         if dtype != np.float64:
             raise ValueError("dtype must be float64 or float32, got %s" % dtype)
-        out = np.empty((n, D), dtype=np.float64)
-        _check(_lib.rfx_model_features(self._h, side, _ptr(X), n, _ptr(out),
-                                       ctypes.byref(err)), err)
-        return out
+        out = self._output((n, D), np.float64)
+        return self._hand_out(out, _lib.rfx_model_features(
+            self._h, side, _ptr(X), n, _ptr(out), ctypes.byref(err)), err)
 
     def log_variance(self, X, Y):
         """log Var of the estimate for every pair of rows of X and Y (nx x ny)."""

@@ -66,6 +66,13 @@ class RandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         An int is the seed itself: RandomFeatures(random_state=7) gives
         the features of `rfx features --seed 7`. None or a RandomState
         draws a seed from NumPy's generator.
+    reuse_output : bool, default=True
+        transform writes into the memory of an earlier output of the same
+        shape once the caller holds neither it nor any view of it, instead
+        of a fresh array whose pages the kernel zeroes first (about as long
+        as the map itself at 65536 x 512). An array the caller holds is
+        never written to. At most one such spare buffer is kept, until the
+        estimator is freed or release_spare() is called (rfx.Model).
 
     Attributes
     ----------
@@ -82,7 +89,7 @@ class RandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     def __init__(self, method="oprf", n_components=256, projection="ort",
                  gamma=0.5, kernel="gauss", params=None, side=1,
-                 random_state=None):
+                 random_state=None, reuse_output=True):
         self.method = method
         self.n_components = n_components
         self.projection = projection
@@ -91,6 +98,7 @@ class RandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self.params = params
         self.side = side
         self.random_state = random_state
+        self.reuse_output = reuse_output
 
     def _scale(self):
         g = self.gamma
@@ -154,7 +162,9 @@ class RandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         X = self._validate_data(X, dtype=[np.float64, np.float32],
                                 reset=False)
         dtype = np.float32 if X.dtype == np.float32 else np.float64
-        return self._get_model().features(self._scaled(X), side, dtype)
+        m = self._get_model()
+        m.reuse_output = bool(self.reuse_output)
+        return m.features(self._scaled(X), side, dtype)
 
     def transform(self, X):
         """Features of side `side`: float32 input runs rfx's float32 path
@@ -165,6 +175,13 @@ class RandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """Features of the other side: transform(X) @ transform_other(Y).T
         estimates the kernel matrix K(X, Y)."""
         return self._transform(X, 3 - self.side)
+
+    def release_spare(self):
+        """Frees the output buffer kept for reuse (see reuse_output)."""
+        m = getattr(self, "_model", None)
+        if m is not None:
+            m.release_spare()
+        return self
 
     def __getstate__(self):
         state = super().__getstate__()

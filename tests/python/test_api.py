@@ -252,6 +252,149 @@ class TestArrays(unittest.TestCase):
                                     rtol=1e-15))
 
 
+class TestOutputReuse(unittest.TestCase):
+    """Model.features writes into an earlier output's memory only once the
+    caller holds neither that array nor any view of it; the reference
+    bytes come from a model with reuse_output=False, every output fresh."""
+    d, M = 6, 16
+    rng = np.random.default_rng(21)
+    X1 = rng.normal(size=(40, d)) * 0.4
+    X2 = rng.normal(size=(40, d)) * 0.4
+
+    def models(self, method="trig"):
+        m = rfx.Model(method, self.d, self.M).fit(self.X1).draw(8)
+        ref = rfx.Model(method, self.d, self.M, reuse_output=False)
+        return m, ref.fit(self.X1).draw(8)
+
+    @staticmethod
+    def addr(a):
+        return a.__array_interface__["data"][0]
+
+    def test_dropped_output_is_reused(self):
+        m, ref = self.models()
+        F = m.features(self.X1)
+        where = self.addr(F)
+        del F
+        G = m.features(self.X2)
+        self.assertEqual(self.addr(G), where)    # the same memory
+        self.assertEqual(G.tobytes(), ref.features(self.X2).tobytes())
+        self.assertEqual(G.shape, (40, 2 * self.M))
+        self.assertTrue(G.flags.writeable and G.flags.c_contiguous)
+        fresh = ref.features(self.X1)
+        self.assertTrue(fresh.flags.owndata)      # no reuse: plain arrays
+
+    def test_held_output_is_never_written(self):
+        m, ref = self.models()
+        F = m.features(self.X1)
+        keep = F.copy()
+        G = m.features(self.X2)
+        self.assertFalse(np.shares_memory(F, G))
+        self.assertEqual(F.tobytes(), keep.tobytes())
+        V = G[3:7, ::2]                           # a view keeps it too
+        del G
+        H = m.features(self.X1)
+        self.assertFalse(np.shares_memory(V, H))
+        self.assertEqual(V.tobytes(),
+                         ref.features(self.X2)[3:7, ::2].tobytes())
+        self.assertEqual(H.tobytes(), keep.tobytes())
+        T = H.T.reshape(-1)[::3]                  # a view of a view
+        del H
+        J = m.features(self.X2)
+        self.assertFalse(np.shares_memory(T, J))
+        self.assertEqual(T.tobytes(), keep.T.reshape(-1)[::3].tobytes())
+
+    def test_kinds_and_shapes(self):
+        """Float32 outputs, log-scaled ones and other row counts: each
+        output has its fresh bytes, a spare of another shape or dtype is
+        not used."""
+        m, ref = self.models("oprf")
+        X32 = self.X1.astype(np.float32)
+        for _ in range(2):
+            self.assertEqual(m.features(X32).tobytes(),
+                             ref.features(X32).tobytes())
+            self.assertEqual(m.features(self.X2[:7]).tobytes(),
+                             ref.features(self.X2[:7]).tobytes())
+            F, s = m.features(self.X1, log_scale=True)
+            G, t = ref.features(self.X1, log_scale=True)
+            self.assertEqual((F.tobytes(), s.tobytes()),
+                             (G.tobytes(), t.tobytes()))
+            del F
+            self.assertEqual(
+                m.features(self.X1, dtype=np.float32).tobytes(),
+                ref.features(self.X1, dtype=np.float32).tobytes())
+        self.assertEqual(m.features(np.zeros((0, self.d))).shape,
+                         (0, self.M))
+
+    def test_copies_and_pickles(self):
+        import copy
+        import io
+        import pickle
+        m, _ = self.models()
+        F = m.features(self.X1)
+        b = F.tobytes()
+        for other in (pickle.loads(pickle.dumps(F)), copy.deepcopy(F),
+                      copy.copy(F), np.array(F)):
+            self.assertEqual(other.tobytes(), b)
+            self.assertFalse(np.shares_memory(other, F))
+        f = io.BytesIO()
+        np.save(f, F)
+        f.seek(0)
+        self.assertEqual(np.load(f).tobytes(), b)
+
+    def test_error_leaves_no_output(self):
+        """A NaN input raises, also into a reused buffer, and the next
+        call is right."""
+        m, ref = self.models()
+        del_me = m.features(self.X1)
+        del del_me
+        bad = self.X2.copy()
+        bad[30, 4] = np.nan
+        with self.assertRaises(ValueError) as cm:
+            m.features(bad)
+        self.assertIn("row 30 column 4 is not finite", str(cm.exception))
+        self.assertEqual(m.features(self.X2).tobytes(),
+                         ref.features(self.X2).tobytes())
+
+    def test_one_spare_and_release(self):
+        """At most one spare buffer: the model holds nothing the caller
+        does not hold once release_spare is called."""
+        import gc
+        import weakref
+        m, _ = self.models()
+        outs = [m.features(self.X1) for _ in range(4)]
+        self.assertIsNone(m._spare.buf)           # all four are held
+        del outs
+        self.assertIsNotNone(m._spare.buf)        # one of them kept
+        gone = weakref.ref(m._spare.buf)
+        m.release_spare()
+        gc.collect()
+        self.assertIsNone(gone())
+        F = m.features(self.X1)                   # a spare outliving its
+        del m                                     # model is freed with
+        del F                                     # its last output
+
+    def test_threads(self):
+        """Two threads on one model: every output has its own bytes."""
+        import threading
+        m, ref = self.models()
+        want = {0: ref.features(self.X1).tobytes(),
+                1: ref.features(self.X2).tobytes()}
+        bad = []
+
+        def work(k):
+            X = self.X1 if k == 0 else self.X2
+            for _ in range(50):
+                if m.features(X).tobytes() != want[k]:
+                    bad.append(k)
+
+        th = [threading.Thread(target=work, args=(k,)) for k in (0, 1)]
+        for t in th:
+            t.start()
+        for t in th:
+            t.join()
+        self.assertEqual(bad, [])
+
+
 class TestCommandLine(unittest.TestCase):
     """The same arguments give the command's numbers."""
 

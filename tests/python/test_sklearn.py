@@ -75,6 +75,27 @@ class TestRandomFeatures(unittest.TestCase):
         self.assertEqual(back.transform(self.X).tobytes(),
                          rf.transform(self.X).tobytes())
 
+    def test_reuse_output(self):
+        """transform reuses a dropped output's memory (rfx.Model), the same
+        bytes as reuse_output=False, which allocates every output."""
+        rf = self.RF(method="trig", n_components=16, projection="iid",
+                     random_state=3).fit(self.X)
+        fresh = self.RF(method="trig", n_components=16, projection="iid",
+                        random_state=3, reuse_output=False).fit(self.X)
+        want = fresh.transform(self.X).tobytes()
+        self.assertTrue(fresh.transform(self.X).flags.owndata)
+        F = rf.transform(self.X)
+        held = rf.transform(self.X)
+        where = F.__array_interface__["data"][0]
+        self.assertFalse(np.shares_memory(F, held))
+        del F
+        G = rf.transform(self.X)
+        self.assertEqual(G.__array_interface__["data"][0], where)
+        self.assertEqual((G.tobytes(), held.tobytes()), (want, want))
+        del G
+        back = pickle.loads(pickle.dumps(rf.release_spare()))
+        self.assertEqual(back.transform(self.X).tobytes(), want)
+
     def test_float32(self):
         rf = self.RF(method="trig", n_components=16, random_state=1)
         F64 = rf.fit_transform(self.X)
