@@ -395,8 +395,8 @@ static void fill(gsl_rng *r, double *w, float *x, float *z, int n)
 }
 
 /*
- * The kernel k against the scalar one s, bit for bit: dot, axpy and
- * axpy_dot at every length 0..KMAX and start offset, on values whose
+ * The kernel k against the scalar one s, bit for bit: dot, dot2, axpy
+ * and axpy_dot at every length 0..KMAX and start offset, on values whose
  * sums round differently in any other order; nothing written at w[d].
  */
 static void test_kernel(const struct rfx_svm_kernel *k,
@@ -404,7 +404,7 @@ static void test_kernel(const struct rfx_svm_kernel *k,
 {
 	double w[KMAX + KOFF + 1], w1[KMAX + KOFF + 1], w2[KMAX + KOFF + 1];
 	float x[KMAX + KOFF], z[KMAX + KOFF];
-	int d, o, rep, bad_dot = 0, bad_axpy = 0, bad_fused = 0;
+	int d, o, rep, bad_dot = 0, bad_dot2 = 0, bad_axpy = 0, bad_fused = 0;
 
 	for (rep = 0; rep < 20; rep++)
 		for (o = 0; o < KOFF; o++)
@@ -416,6 +416,14 @@ static void test_kernel(const struct rfx_svm_kernel *k,
 				a = s->dot(w + o, x + o, d, z);
 				b = k->dot(w + o, x + o, d, z);
 				bad_dot += memcmp(&a, &b, sizeof(a)) != 0;
+				{
+					double a2, b2;
+
+					a = s->dot2(w + o, x + o, z + o, d, &a2, x, z);
+					b = k->dot2(w + o, x + o, z + o, d, &b2, x, z);
+					bad_dot2 += memcmp(&a, &b, sizeof(a)) != 0 ||
+						    memcmp(&a2, &b2, sizeof(a2)) != 0;
+				}
 
 				memcpy(w1, w, sizeof(w));
 				memcpy(w2, w, sizeof(w));
@@ -434,6 +442,8 @@ static void test_kernel(const struct rfx_svm_kernel *k,
 			}
 	ok(bad_dot == 0, "%s: dot equals the scalar kernel bit for bit, lengths "
 	   "0..%d (%d differ)", k->name, KMAX, bad_dot);
+	ok(bad_dot2 == 0, "%s: two dots in one pass equal the scalar kernel's "
+	   "bit for bit (%d differ)", k->name, bad_dot2);
 	ok(bad_axpy == 0, "%s: w += u x equals the scalar kernel bit for bit "
 	   "(%d differ)", k->name, bad_axpy);
 	ok(bad_fused == 0, "%s: the update fused with the next dot equals the "
@@ -468,6 +478,11 @@ static void test_kernels(void)
 			b = dot_spec(w, x, d);
 			bad += memcmp(&a, &b, sizeof(a)) != 0;
 			reordered += a != dot_seq(w, x, d);
+			a = s.dot2(w, x, z, d, &c, x, z);
+			b = dot_spec(w, x, d);
+			bad += memcmp(&a, &b, sizeof(a)) != 0;
+			b = dot_spec(w, z, d);
+			bad += memcmp(&c, &b, sizeof(c)) != 0;
 			memcpy(w1, w, sizeof(w));
 			c = s.axpy_dot(w1, u, x, z, d, x);
 			for (l = 0; l < d; l++)
@@ -476,13 +491,14 @@ static void test_kernels(void)
 			bad += memcmp(w, w1, sizeof(w)) != 0 ||
 			       memcmp(&c, &b, sizeof(c)) != 0;
 		}
-	ok(bad == 0, "scalar: dot and the fused step in the stated order "
+	ok(bad == 0, "scalar: dot, dot2 and the fused step in the stated order "
 	   "(%d differ)", bad);
 	ok(reordered > 0, "summing in another order changes %d of %d results",
 	   reordered, 50 * (KMAX + 1));
 	for (i = 0; names[i]; i++) {
 		rfx_err_clear(&err);
 		if (rfx_svm_kernel_find(names[i], &k, &err)) {
+			skip(err.msg);
 			skip(err.msg);
 			skip(err.msg);
 			skip(err.msg);
@@ -497,7 +513,7 @@ static void test_kernels(void)
 
 int main(void)
 {
-	plan(46);
+	plan(47);
 	test_closed_form();
 	test_optimality();
 	test_separable();
