@@ -24,6 +24,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "num/blas.h"
 #include "base/rng.h"
 #include "data/regime.h"
 #include "est/estimator.h"
@@ -119,6 +120,8 @@ int main(int argc, char **argv)
 	int reps, D;
 
 	gsl_set_error_handler_off();
+	/* the BLAS as rfx runs it: the floor is its dgemm (num/blas.h) */
+	rfx_blas_fit_core();
 	memset(&c, 0, sizeof(c));
 	c.L = argc > 1 ? strtoul(argv[1], NULL, 10) : 65536;
 	c.d = argc > 2 ? atoi(argv[2]) : 64;

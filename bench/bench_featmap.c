@@ -57,6 +57,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "num/blas.h"
 #include "est/estimator.h"
 #include "base/rng.h"
 
@@ -480,6 +481,8 @@ int main(int argc, char **argv)
 	int k, r, nthreads = 1, status = 1, missed = 0;
 
 	gsl_set_error_handler_off();
+	/* the BLAS as rfx runs it: the floor is its dgemm (num/blas.h) */
+	rfx_blas_fit_core();
 	if (argc > 1 && !strcmp(argv[1], "--accuracy"))
 		return run_accuracy(argc > 2 ? atoi(argv[2]) : 64,
 				    argc > 3 ? atoi(argv[3]) : 256);

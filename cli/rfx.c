@@ -24,6 +24,7 @@
 #include "dist.h"
 #include "estimators.h"
 #include "exp/clustered.h"
+#include "num/blas.h"
 #include "output.h"
 #include "version.h"
 
@@ -416,6 +417,7 @@ static int cmd_version(int argc, char **argv, const struct rfx_cli *cli)
 	(void)argc;
 	(void)argv;
 	printf("rfx %s (commit %s)\n", cli->version, cli->commit);
+	printf("blas: %s\n", rfx_blas_describe());
 	return RFX_EXIT_OK;
 }
 
@@ -449,6 +451,8 @@ int main(int argc, char **argv)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "OMP_NUM_THREADS must be a positive number of threads (or a list of them), got '%s'",
 				    bad_omp_threads);
+	/* OpenBLAS's kernels for this CPU if it fell back (num/blas.h) */
+	rfx_blas_fit_core();
 	if (argc < 2) {
 		usage(stderr);
 		return RFX_EXIT_USAGE;

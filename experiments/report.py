@@ -1352,7 +1352,10 @@ def print_tables(args):
 
 def rfx_version(rfx):
     try:
-        return subprocess.run([rfx, "--version"], capture_output=True, text=True).stdout.strip()
+        # "rfx V (commit C)" then "blas: ..." (the kernels decide last bits)
+        lines = subprocess.run([rfx, "--version"], capture_output=True,
+                               text=True).stdout.strip().splitlines()
+        return "; ".join(lines) if lines else "(unknown version)"
     except OSError:
         return "(unknown version)"
 

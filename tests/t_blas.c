@@ -7,6 +7,10 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
 #include <string.h>
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
@@ -22,6 +26,7 @@ int openblas_get_parallel(void);
 int openblas_get_num_threads(void);
 void openblas_set_num_threads(int n);
 char *openblas_get_config(void);
+char *openblas_get_corename(void);
 #define OPENBLAS_OPENMP 2
 
 static void test_binding(void)
@@ -98,6 +103,80 @@ static void test_cells(void)
 	   "and the count is restored after the sweep");
 }
 
+/*
+ * rfx_blas_fit_core: the core it should pick, worked out here from the
+ * CPU's features as blas.h states the rule, is the one OpenBLAS runs
+ * after it; a user's OPENBLAS_CORETYPE is never overridden; and the
+ * products are still right (against a plain triple loop).
+ */
+static void test_fit_core(void)
+{
+	char before[64], *env = getenv("OPENBLAS_CORETYPE");
+	const char *want = NULL;
+	double A[37 * 300], B[300 * 29], C[37 * 29], err = 0.0;
+	int i, j, p, ret;
+
+	snprintf(before, sizeof(before), "%s", openblas_get_corename());
+	__builtin_cpu_init();
+	/* the cores older than SkylakeX, and than Haswell, that it upgrades */
+	if (!env && dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init")) {
+		static const char *const older[] = {
+			"prescott", "core2", "penryn", "dunnington", "nehalem",
+			"sandybridge", "haswell",
+		};
+		int k, rank = -1;
+
+		for (k = 0; k < 7; k++)
+			if (!strcasecmp(before, older[k]))
+				rank = k;
+		if (rank >= 0 && rank < 7 && __builtin_cpu_supports("avx512f") &&
+		    __builtin_cpu_supports("avx512cd") &&
+		    __builtin_cpu_supports("avx512bw") &&
+		    __builtin_cpu_supports("avx512dq") &&
+		    __builtin_cpu_supports("avx512vl"))
+			want = "SkylakeX";
+		else if (rank >= 0 && rank < 6 &&
+			 __builtin_cpu_supports("avx2") &&
+			 __builtin_cpu_supports("fma"))
+			want = "Haswell";
+	}
+	setenv("OPENBLAS_CORETYPE", before, 1);
+	ret = rfx_blas_fit_core();
+	ok(ret == 0 && !strcmp(openblas_get_corename(), before),
+	   "OPENBLAS_CORETYPE set: the core stays %s", before);
+	if (!env)
+		unsetenv("OPENBLAS_CORETYPE");
+	ret = rfx_blas_fit_core();
+	ok(ret == (want != NULL) &&
+		   !strcasecmp(openblas_get_corename(), want ? want : before),
+	   "core %s -> %s (expected %s)", before, openblas_get_corename(),
+	   want ? want : before);
+	ok(!strstr(rfx_blas_describe(), "set by rfx") == !ret &&
+		   strstr(rfx_blas_describe(), openblas_get_corename()) != NULL,
+	   "described as '%s'", rfx_blas_describe());
+	ok(rfx_blas_fit_core() == 0, "a second call changes nothing");
+	for (i = 0; i < 37 * 300; i++)
+		A[i] = sin(0.37 * i);
+	for (i = 0; i < 300 * 29; i++)
+		B[i] = cos(0.11 * i);
+	gsl_matrix_view Av = gsl_matrix_view_array(A, 37, 300);
+	gsl_matrix_view Bv = gsl_matrix_view_array(B, 300, 29);
+	gsl_matrix_view Cv = gsl_matrix_view_array(C, 37, 29);
+	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, &Av.matrix,
+		       &Bv.matrix, 0.0, &Cv.matrix);
+	for (i = 0; i < 37; i++)
+		for (j = 0; j < 29; j++) {
+			long double s = 0.0L;
+
+			for (p = 0; p < 300; p++)
+				s += (long double)A[i * 300 + p] * B[p * 29 + j];
+			err = fmax(err, fabs(C[i * 29 + j] - (double)s));
+		}
+	/* 300 terms of size <= 1: |error| <= 300 eps (Higham's bound) */
+	ok(err <= 300 * 0x1p-52, "a 37 x 300 x 29 product on core %s: error %.3g",
+	   openblas_get_corename(), err);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
@@ -105,5 +184,6 @@ int main(void)
 	test_gsl_product();
 	test_guard();
 	test_cells();
+	test_fit_core();
 	return done_testing();
 }

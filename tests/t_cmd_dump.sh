@@ -125,7 +125,7 @@ fails 2 "--blank-on a column only a later table has (no TABLE)" dump v.h5 --blan
 
 # --attrs
 run dump --attrs v.h5
-version=$("$RFX" --version)
+version=$("$RFX" --version | head -n 1)
 {
 	printf 'command\t%s\n' "$RFX variance --method trig,oprf --regime normal,sphere --gamma 0.5,1 --L 8 --samples 2 --seed 4242 -o v.h5"
 	echo "$version" | sed 's/^rfx \([^ ]*\) (commit \(.*\))$/rfx_commit\t\2/'

@@ -189,7 +189,7 @@ run dump out.h5 params
 	[ "$(rows "$tmp/out")" -gt 0 ] &&
 	awk -F'\t' 'NR > 1 && ($2 != "heterogen" || $4 != 0) { bad = 1 } END { exit bad }' "$tmp/out"
 ok $? "rfx dump out.h5 params: the fitted parameters of the run"
-version=$("$RFX" --version)
+version=$("$RFX" --version | head -n 1)
 run dump --attrs out.h5
 {
 	printf 'command\t%s\n' "$RFX variance --method all --regime heterogen -o out.h5 --L 16 --samples 1"
@@ -679,8 +679,19 @@ v1=$(cat "$tmp/out")
 run version
 is "$(cat "$tmp/out")" "$v1" "rfx version prints what rfx --version does"
 want_v=$(sed -n 's/^VERSION = //p' "$RFX_TOP/Makefile")
-echo "$v1" | grep -Eq "^rfx $want_v \\(commit ([0-9a-f]{7,}|unknown)(-dirty)?\\)\$"
-ok $? "rfx --version: 'rfx <version> (commit ...)' ($v1)"
+echo "$v1" | head -n 1 |
+	grep -Eq "^rfx $want_v \\(commit ([0-9a-f]{7,}|unknown)(-dirty)?\\)\$"
+ok $? "rfx --version: 'rfx <version> (commit ...)' first ($v1)"
+# The BLAS line: OpenBLAS's configuration, whose core a user's
+# OPENBLAS_CORETYPE chooses over rfx's pick (lib/num/blas.h).
+[ "$(echo "$v1" | wc -l)" -eq 2 ] && echo "$v1" | sed -n 2p | grep -q '^blas: '
+ok $? "rfx --version: then 'blas: ...'"
+v2=$(OPENBLAS_CORETYPE=Prescott "$RFX" --version | sed -n 2p)
+case $v2 in
+*OpenBLAS*) echo "$v2" | grep -q ' Prescott ' && ! echo "$v2" | grep -q 'set by rfx' ;;
+*) true ;; # another BLAS: nothing to choose
+esac
+ok $? "OPENBLAS_CORETYPE=Prescott is kept, not overridden ($v2)"
 for a in --help -h help; do
 	run $a
 	[ "$rc" -eq 0 ] && head -n 1 "$tmp/out" | grep -q '^usage: rfx ' &&

@@ -86,7 +86,7 @@ want_v=$(sed -n 's/^VERSION = //p' "$RFX_TOP/Makefile")
 grep -q "^\.TH RFX 1 \"[^\"]*\" \"rfx $want_v\"" "$page"
 ok $? "doc/rfx.1's .TH names version $want_v, the Makefile's"
 run --version
-echo "$(cat "$tmp/out")" | grep -Eq "^rfx $want_v \\(commit ([0-9a-f]{7,}|unknown)(-dirty)?\\)\$"
+head -n 1 "$tmp/out" | grep -Eq "^rfx $want_v \\(commit ([0-9a-f]{7,}|unknown)(-dirty)?\\)\$"
 ok $? "rfx --version: 'rfx $want_v (commit ...)'" || diag_file "$tmp/out"
 
 # Each of the four exit codes the page documents is named in it.

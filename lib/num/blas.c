@@ -4,6 +4,10 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "num/blas.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <cblas.h>
 
@@ -24,6 +28,84 @@ void blas_memory_free(void *buffer) __attribute__((weak));
 
 /* The most buffers reserved at once (OpenBLAS has NUM_BUFFERS >= 2 x cores). */
 #define RESERVE_MAX 64
+
+/*
+ * OpenBLAS's core selection (driver/others/dynamic.c of a DYNAMIC_ARCH
+ * build): quit forgets the core, init picks one again, reading
+ * OPENBLAS_CORETYPE first. Exported, declared only internally; weak, so
+ * that without them (another BLAS, a build for one core) nothing is done.
+ */
+void gotoblas_dynamic_init(void) __attribute__((weak));
+void gotoblas_dynamic_quit(void) __attribute__((weak));
+
+/* Whether rfx_blas_fit_core changed OpenBLAS's core. */
+static int core_set;
+
+/* The newest OpenBLAS core whose instructions the CPU and OS support. */
+static const char *core_for_cpu(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	__builtin_cpu_init();
+	/* libgcc counts AVX-512 only when the OS saves its registers (XCR0) */
+	if (__builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512cd") &&
+	    __builtin_cpu_supports("avx512bw") &&
+	    __builtin_cpu_supports("avx512dq") &&
+	    __builtin_cpu_supports("avx512vl"))
+		return "SkylakeX";
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return "Haswell";
+#endif
+	return NULL;
+}
+
+/*
+ * The rank of an Intel-line OpenBLAS core, oldest first; -1 for the others
+ * (AMD's, say), which OpenBLAS picks on purpose and rfx leaves alone.
+ */
+static int core_rank(const char *name)
+{
+	static const char *const line[] = {
+		"prescott", "core2", "penryn", "dunnington", "nehalem",
+		"sandybridge", "haswell", "skylakex", "cooperlake",
+		"sapphirerapids",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(line) / sizeof(line[0]); i++)
+		if (!strcasecmp(name, line[i]))
+			return (int)i;
+	return -1;
+}
+
+int rfx_blas_fit_core(void)
+{
+	const char *core, *now;
+
+	if (!gotoblas_dynamic_init || !gotoblas_dynamic_quit || core_set ||
+	    getenv("OPENBLAS_CORETYPE"))
+		return 0;
+	core = core_for_cpu();
+	now = openblas_get_corename();
+	if (!core || !now || core_rank(now) < 0 ||
+	    core_rank(now) >= core_rank(core) ||
+	    setenv("OPENBLAS_CORETYPE", core, 1) != 0)
+		return 0;
+	gotoblas_dynamic_quit();
+	gotoblas_dynamic_init();
+	unsetenv("OPENBLAS_CORETYPE");
+	core_set = strcasecmp(openblas_get_corename(), core) == 0;
+	return core_set;
+}
+
+const char *rfx_blas_describe(void)
+{
+	static char line[256];
+
+	snprintf(line, sizeof(line), "%s%s", openblas_get_config(),
+		 core_set ? " (core set by rfx)" : "");
+	return line;
+}
 
 int rfx_blas_single_begin(void)
 {

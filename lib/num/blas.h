@@ -22,6 +22,36 @@
 #include "base/err.h"
 
 /*
+ * Has OpenBLAS run kernels made for the CPU it runs on when it does not
+ * know that CPU. OpenBLAS 0.3.21 (Debian 12's) picks its kernels by CPU
+ * model and falls back to older ones on models newer than itself: on
+ * the Xeons of 2023-24 it ran Haswell's AVX2 kernels (family 6 model 143)
+ * or Prescott's SSE3 ones (model 207), where its dgemm ran at 11-17
+ * GFLOP/s on one core (Prescott), 39 (Haswell) and 72 with its SkylakeX
+ * kernels (bench/README.md, "OpenBLAS's kernels"). When OpenBLAS is a
+ * DYNAMIC_ARCH build running an Intel-line core older than the newest
+ * whose instructions the CPU and the OS support (AVX-512 F, CD, BW, DQ
+ * and VL: SkylakeX; else AVX2 and FMA: Haswell), and the environment does
+ * not name a core (OPENBLAS_CORETYPE, which always wins), it reruns
+ * OpenBLAS's own core selection with OPENBLAS_CORETYPE naming that core,
+ * which is what a user who knew would do. Other lines (AMD's) are left
+ * as OpenBLAS chose them. It changes the BLAS of the whole process, so only a
+ * program calls it (cli/rfx.c, bench/), once, from its main thread, before
+ * any BLAS call; librfx never does (its host owns its BLAS). Returns 1
+ * when it changed the core, else 0.
+ */
+int rfx_blas_fit_core(void);
+
+/*
+ * The BLAS in one line for the record (the "blas" attribute of every
+ * HDF5 file, `rfx version`): OpenBLAS's configuration string, which names
+ * its version and core, with " (core set by rfx)" after
+ * rfx_blas_fit_core changed it. Results that go through the BLAS may
+ * differ in their last bits from one core to another. Static storage.
+ */
+const char *rfx_blas_describe(void);
+
+/*
  * Makes OpenBLAS single-threaded if it has threads of its own; returns the
  * value to hand to rfx_blas_single_end().
  */

@@ -23,7 +23,11 @@ the C library raises RfxError (a ValueError for invalid arguments, a
 MemoryError when out of memory) with the library's message.
 
 The same method, budget, projection, parameters and seed give the same
-float64 bytes as `rfx features` on the command line.
+float64 bytes as `rfx features` on the command line, when both run the
+same OpenBLAS kernels: on a CPU that OpenBLAS does not know, the rfx
+program has it use the CPU's own (`rfx --version` then says "core set by
+rfx"), while this package leaves the host process's BLAS as it is; set
+OPENBLAS_CORETYPE to the same core for both to compare bytes.
 
 The library is looked up in this order: $RFX_LIBRARY; librfx.so.0 in the
 source tree (python/../); PREFIX/lib/librfx.so.0 for a package installed by

@@ -7,6 +7,7 @@ Expected values come from outside the code under test: the kernel from its
 formula in NumPy, TrigRF's feature norms and variance from their
 derivation, the command line's numbers from a separate process.
 """
+import ctypes
 import os
 import subprocess
 import unittest
@@ -23,9 +24,25 @@ def gauss(x, y):
     return float(np.exp(-0.5 * np.sum((np.asarray(x) - np.asarray(y)) ** 2)))
 
 
-def run_rfx(*args):
-    r = subprocess.run([RFX] + list(args), capture_output=True, text=True)
+def run_rfx(*args, env=None):
+    r = subprocess.run([RFX] + list(args), capture_output=True, text=True,
+                       env=env)
     return r.returncode, r.stdout, r.stderr
+
+
+def same_blas_env():
+    """The environment for an rfx that runs this process's OpenBLAS
+    kernels: rfx picks the CPU's own core when OpenBLAS fell back to an
+    older one (lib/num/blas.h), a library never does, and bytes of
+    products depend on the kernels. None when the BLAS is not OpenBLAS."""
+    try:
+        get = rfx._lib.openblas_get_corename
+    except AttributeError:
+        return None
+    get.restype = ctypes.c_char_p
+    env = dict(os.environ)
+    env["OPENBLAS_CORETYPE"] = get().decode()
+    return env
 
 
 def has_command(name):
@@ -282,7 +299,8 @@ class TestCommandLine(unittest.TestCase):
             rc, _, err = run_rfx("features", "--x-file", path, "--method",
                                  method, "--features", str(M),
                                  "--projection", proj, "--side", str(side),
-                                 "--seed", "12345", "-o", out)
+                                 "--seed", "12345", "-o", out,
+                                 env=same_blas_env())
             self.assertEqual(rc, 0, err)
             cli = np.load(out)
             py = rfx.features(X, method, M, projection=proj, seed=12345,
