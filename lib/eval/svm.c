@@ -76,11 +76,13 @@ const double *rfx_svm_ws_alpha(const struct rfx_svm_ws *ws)
 
 /*
  * The arithmetic of a coordinate step, in kernels of one instruction set
- * each: dot, w . x in the four partial sums described below; axpy, the
- * update w += u x; and axpy_dot, the update followed by the dot of the
- * updated w with the next row, in one pass over w (train_core uses it
- * when a step changes w and another follows). Each also brings the row
- * pf into the cache for the step after (a hint, pf may equal x).
+ * each: dot, w . x in the four partial sums described below; dot2, two
+ * such dots with one w in one pass (this step's and the next one's, two
+ * independent chains of adds); axpy, the update w += u x; and axpy_dot,
+ * the update followed by the dot of the updated w with the next row, in
+ * one pass over w (train_core uses it when a step changes w and another
+ * follows). Each also brings the rows at pf (and pf2) into the cache for
+ * the steps after (a hint, pf may equal x).
  *
  * Every kernel performs the same floating-point operations in the same
  * order, so they give the same bits and the choice never shows in a
