@@ -503,9 +503,10 @@ static void train_core(const gsl_rng *r, const float *X, size_t n, int d,
 			} else if (s + 1 < active) {
 				/*
 				 * This step's w . x and the next one's together:
-				 * two independent sums run at twice the speed of
-				 * one, and a step without an update (most of them
-				 * once the a_i settle) leaves wk valid.
+				 * two independent chains of adds in one pass over
+				 * w instead of one chain waiting on its row, and a
+				 * step without an update (most of them once the
+				 * a_i settle) leaves wk valid.
 				 */
 				z = row(X, ws->order, s + 1, active, d, x);
 				known = ws->order[s + 1];
