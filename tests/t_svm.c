@@ -5,7 +5,9 @@
  * rebuilt from the dual variables, primal = dual objective, the KKT
  * complementarity of each point), a separable set classified without
  * error, one-vs-rest on planted clusters, reproducibility at any thread
- * count, and every error path.
+ * count, every error path, and the arithmetic kernels: the scalar one
+ * against the summation order written out here, every other one against
+ * the scalar one bit for bit.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -344,13 +346,179 @@ static void test_errors(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * The order of svm.c's dot as its comment states it, written out here:
+ * s_j sums w_l x_l over l = j mod 4 in the whole blocks of four, in
+ * increasing l, the tail goes to s_0, and the result is
+ * ((s_0 + s_1) + s_2) + s_3.
+ */
+static double dot_spec(const double *w, const float *x, int d)
+{
+	double s[4] = { 0.0, 0.0, 0.0, 0.0 }, t;
+	int l;
+
+	for (l = 0; l < (d & ~3); l++)
+		s[l % 4] += w[l] * (double)x[l];
+	for (; l < d; l++)
+		s[0] += w[l] * (double)x[l];
+	t = 0.0 + s[0]; /* as svm.c: a -0 sum becomes +0 */
+	t = t + s[1];
+	t = t + s[2];
+	return t + s[3];
+}
+
+/* w . x summed left to right: another order, to show that order shows. */
+static double dot_seq(const double *w, const float *x, int d)
+{
+	double s = 0.0;
+	int l;
+
+	for (l = 0; l < d; l++)
+		s += w[l] * (double)x[l];
+	return s;
+}
+
+#define KMAX 67  /* lengths 0..KMAX: every tail, several whole blocks */
+#define KOFF 3   /* start offsets 0..KOFF-1: unaligned loads */
+
+/* Values spread over 12 decades, so that every rounding shows. */
+static void fill(gsl_rng *r, double *w, float *x, float *z, int n)
+{
+	int l;
+
+	for (l = 0; l < n; l++) {
+		w[l] = gsl_ran_gaussian(r, 1.0) * pow(10.0, gsl_ran_flat(r, -6, 6));
+		x[l] = (float)(gsl_ran_gaussian(r, 1.0) *
+			       pow(10.0, gsl_ran_flat(r, -3, 3)));
+		z[l] = (float)gsl_ran_gaussian(r, 1.0);
+	}
+}
+
+/*
+ * The kernel k against the scalar one s, bit for bit: dot, dot2, axpy
+ * and axpy_dot at every length 0..KMAX and start offset, on values whose
+ * sums round differently in any other order; nothing written at w[d].
+ */
+static void test_kernel(const struct rfx_svm_kernel *k,
+			const struct rfx_svm_kernel *s, gsl_rng *r)
+{
+	double w[KMAX + KOFF + 1], w1[KMAX + KOFF + 1], w2[KMAX + KOFF + 1];
+	float x[KMAX + KOFF], z[KMAX + KOFF];
+	int d, o, rep, bad_dot = 0, bad_dot2 = 0, bad_axpy = 0, bad_fused = 0;
+
+	for (rep = 0; rep < 20; rep++)
+		for (o = 0; o < KOFF; o++)
+			for (d = 0; d <= KMAX; d++) {
+				double u = gsl_ran_gaussian(r, 1.0), a, b;
+
+				fill(r, w, x, z, KMAX + KOFF);
+				w[o + d] = 2.385;
+				a = s->dot(w + o, x + o, d, z);
+				b = k->dot(w + o, x + o, d, z);
+				bad_dot += memcmp(&a, &b, sizeof(a)) != 0;
+				{
+					double a2, b2;
+
+					a = s->dot2(w + o, x + o, z + o, d, &a2, x, z);
+					b = k->dot2(w + o, x + o, z + o, d, &b2, x, z);
+					bad_dot2 += memcmp(&a, &b, sizeof(a)) != 0 ||
+						    memcmp(&a2, &b2, sizeof(a2)) != 0;
+				}
+
+				memcpy(w1, w, sizeof(w));
+				memcpy(w2, w, sizeof(w));
+				s->axpy(w1 + o, u, x + o, d, z);
+				k->axpy(w2 + o, u, x + o, d, z);
+				bad_axpy += memcmp(w1, w2, sizeof(w)) != 0 ||
+					    w2[o + d] != 2.385;
+
+				memcpy(w1, w, sizeof(w));
+				memcpy(w2, w, sizeof(w));
+				a = s->axpy_dot(w1 + o, u, x + o, z + o, d, x);
+				b = k->axpy_dot(w2 + o, u, x + o, z + o, d, x);
+				bad_fused += memcmp(&a, &b, sizeof(a)) != 0 ||
+					     memcmp(w1, w2, sizeof(w)) != 0 ||
+					     w2[o + d] != 2.385;
+			}
+	ok(bad_dot == 0, "%s: dot equals the scalar kernel bit for bit, lengths "
+	   "0..%d (%d differ)", k->name, KMAX, bad_dot);
+	ok(bad_dot2 == 0, "%s: two dots in one pass equal the scalar kernel's "
+	   "bit for bit (%d differ)", k->name, bad_dot2);
+	ok(bad_axpy == 0, "%s: w += u x equals the scalar kernel bit for bit "
+	   "(%d differ)", k->name, bad_axpy);
+	ok(bad_fused == 0, "%s: the update fused with the next dot equals the "
+	   "scalar update then dot bit for bit (%d differ)", k->name, bad_fused);
+}
+
+/*
+ * The scalar kernel follows the order its comment states (dot_spec) and
+ * its fused step is an update then a dot (tested on its own terms);
+ * that order matters for these values (dot_seq differs on some); every
+ * other kernel this CPU runs matches the scalar one bit for bit.
+ */
+static void test_kernels(void)
+{
+	static const char *const names[] = { "avx2", NULL };
+	struct rfx_svm_kernel s, k;
+	struct rfx_err err;
+	double w[KMAX], w1[KMAX];
+	float x[KMAX], z[KMAX];
+	gsl_rng *r = stream(7);
+	int d, i, bad = 0, reordered = 0;
+
+	ok(rfx_svm_kernel_find("scalar", &s, &err) == RFX_OK,
+	   "the scalar kernel always runs (in use: %s)", rfx_svm_kernel_name());
+	for (i = 0; i < 50; i++)
+		for (d = 0; d <= KMAX; d++) {
+			double a, b, c, u = gsl_ran_gaussian(r, 1.0);
+			int l;
+
+			fill(r, w, x, z, KMAX);
+			a = s.dot(w, x, d, x);
+			b = dot_spec(w, x, d);
+			bad += memcmp(&a, &b, sizeof(a)) != 0;
+			reordered += a != dot_seq(w, x, d);
+			a = s.dot2(w, x, z, d, &c, x, z);
+			b = dot_spec(w, x, d);
+			bad += memcmp(&a, &b, sizeof(a)) != 0;
+			b = dot_spec(w, z, d);
+			bad += memcmp(&c, &b, sizeof(c)) != 0;
+			memcpy(w1, w, sizeof(w));
+			c = s.axpy_dot(w1, u, x, z, d, x);
+			for (l = 0; l < d; l++)
+				w[l] = w[l] + u * (double)x[l];
+			b = dot_spec(w, z, d);
+			bad += memcmp(w, w1, sizeof(w)) != 0 ||
+			       memcmp(&c, &b, sizeof(c)) != 0;
+		}
+	ok(bad == 0, "scalar: dot, dot2 and the fused step in the stated order "
+	   "(%d differ)", bad);
+	ok(reordered > 0, "summing in another order changes %d of %d results",
+	   reordered, 50 * (KMAX + 1));
+	for (i = 0; names[i]; i++) {
+		rfx_err_clear(&err);
+		if (rfx_svm_kernel_find(names[i], &k, &err)) {
+			skip(err.msg);
+			skip(err.msg);
+			skip(err.msg);
+			skip(err.msg);
+			continue;
+		}
+		test_kernel(&k, &s, r);
+	}
+	ok(rfx_svm_kernel_find("sse9", &k, &err) == RFX_EINVAL,
+	   "an unknown kernel is an error: %s", err.msg);
+	gsl_rng_free(r);
+}
+
 int main(void)
 {
-	plan(39);
+	plan(47);
 	test_closed_form();
 	test_optimality();
 	test_separable();
 	test_ovr();
 	test_errors();
+	test_kernels();
 	return done_testing();
 }

@@ -102,4 +102,33 @@ int rfx_svm_train_ovr(const float *X, size_t n, int d, const int *y, int K,
 void rfx_svm_predict(const double *W, int K, int d, double B, const float *X,
 		     size_t n, int *out);
 
+/*
+ * The arithmetic of a coordinate step in one instruction set, for the
+ * tests and benchmarks: dot returns w . x (d entries, the four partial
+ * sums of svm.c), dot2 returns w . x and sets *wz = w . z, axpy does
+ * w += u x, axpy_dot does w += u x and returns the new w . z. Each also
+ * prefetches the d floats at pf (and pf2; a hint, they may equal x).
+ * Every kernel gives the same bits as "scalar".
+ */
+struct rfx_svm_kernel {
+	const char *name;
+	double (*dot)(const double *w, const float *x, int d, const float *pf);
+	double (*dot2)(const double *w, const float *x, const float *z, int d,
+		       double *wz, const float *pf, const float *pf2);
+	void (*axpy)(double *w, double u, const float *x, int d,
+		     const float *pf);
+	double (*axpy_dot)(double *w, double u, const float *x, const float *z,
+			   int d, const float *pf);
+};
+
+/* The name of the kernel in use: "scalar" or "avx2". */
+const char *rfx_svm_kernel_name(void);
+
+/*
+ * Sets *k to the kernel called name. RFX_EINVAL when the name is unknown
+ * or this build or CPU lacks the kernel.
+ */
+int rfx_svm_kernel_find(const char *name, struct rfx_svm_kernel *k,
+			struct rfx_err *err);
+
 #endif
