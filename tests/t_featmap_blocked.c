@@ -283,6 +283,83 @@ out:
 }
 
 /*
+ * Whether F's rows i0.. equal G's rows 0..n-1 bit for bit (re, im where
+ * complex, lscale).
+ */
+static int same_rows(const struct rfx_featmat *F, size_t i0,
+		     const struct rfx_featmat *G, size_t n)
+{
+	size_t D = (size_t)F->D, nb = n * D * sizeof(double);
+
+	return F->D == G->D && F->is_complex == G->is_complex &&
+	       !memcmp(F->re + i0 * D, G->re, nb) &&
+	       (!F->is_complex || !memcmp(F->im + i0 * D, G->im, nb)) &&
+	       !memcmp(F->lscale + i0, G->lscale, n * sizeof(double));
+}
+
+/*
+ * Outputs of 2^19 entries and more take another path (the product into
+ * per-thread scratch, streaming stores into the output): the same bits as
+ * the same rows mapped 200 at a time, below that size.
+ */
+static void test_large(const gsl_rng *r)
+{
+	size_t n = 2100, i0, k, P = 200; /* 2100 x 256 >= 2^19 > 200 x 256 */
+	int d = 16, M = 256, m, kind, good[4] = { 1, 1, 1, 1 };
+	struct rfx_draw *w = rfx_draw_alloc(d, M);
+	struct rfx_featmat *F = rfx_featmat_alloc(n, M);
+	struct rfx_featmat *G = rfx_featmat_alloc(P, M);
+	double *X = make_inputs(r, n, d), *a = malloc((size_t)M * sizeof(*a));
+	static const char *const what[] = {
+		"trig sgn=+1", "trig sgn=-1", "exp with column constants",
+		"exp paired",
+	};
+
+	if (!w || !F || !G || !X || !a) {
+		ok(0, "allocation");
+		goto out;
+	}
+	for (k = 0; k < (size_t)d * (size_t)M; k++)
+		w->omega[k] = gauss(r);
+	for (m = 0; m < M; m++)
+		a[m] = -0.3 * m / M + 0.1 * gauss(r);
+	w->ncols = M;
+	for (kind = 0; kind < 4; kind++)
+		for (i0 = 0; i0 < n; i0 += P) {
+			size_t c = n - i0 < P ? n - i0 : P;
+			const double *Xc = X + i0 * (size_t)d;
+
+			switch (kind) {
+			case 0:
+			case 1:
+				if (i0 == 0)
+					rfx_featmat_trig(F, w, X, n, M, kind ? -1.0 : 1.0, 0.5);
+				rfx_featmat_trig(G, w, Xc, c, M, kind ? -1.0 : 1.0, 0.5);
+				break;
+			case 2:
+				if (i0 == 0)
+					rfx_featmat_exp(F, w, X, n, M, 0.83, a, -1.0, 1.7);
+				rfx_featmat_exp(G, w, Xc, c, M, 0.83, a, -1.0, 1.7);
+				break;
+			default:
+				if (i0 == 0)
+					rfx_featmat_exp_paired(F, w, X, n, M / 2, -1.0, 0.3);
+				rfx_featmat_exp_paired(G, w, Xc, c, M / 2, -1.0, 0.3);
+			}
+			good[kind] &= same_rows(F, i0, G, c);
+		}
+	for (kind = 0; kind < 4; kind++)
+		ok(good[kind], "%s on %zu x %d (scratch, streamed) = %zu rows at "
+		   "a time, bit for bit", what[kind], n, M, P);
+out:
+	rfx_draw_free(w);
+	rfx_featmat_free(F);
+	rfx_featmat_free(G);
+	free(X);
+	free(a);
+}
+
+/*
  * The estimators' features hooks (both sides) against their formulas:
  * trig exp(+-i w.x)/sqrt(M); pos exp(w.x - |x|^2)/sqrt(M); oprf
  * D exp(A|w|^2 + B w.x - |x|^2)/sqrt(M), B = sqrt(1 - 4A),
@@ -532,6 +609,7 @@ int main(void)
 	test_estimators(r);
 	test_hybrid(r);
 	test_threads(r);
+	test_large(r);
 	gsl_rng_free(r);
 	return done_testing();
 }

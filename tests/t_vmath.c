@@ -498,6 +498,35 @@ static void test_sincosf(const struct rfx_vmath_kernel *k)
 		ok(spec, "%s: sincosf_nt and expf_shift_nt give the plain "
 		   "functions' values, aligned or not", k->name);
 	}
+	/* the same for the double ones */
+	{
+		static double a[N + 16] __attribute__((aligned(64)));
+		static double s1[N + 16] __attribute__((aligned(64)));
+		static double c1[N + 16] __attribute__((aligned(64)));
+		static double s2[N + 16] __attribute__((aligned(64)));
+		static double c2[N + 16] __attribute__((aligned(64)));
+		int off;
+
+		spec = 1;
+		for (i = 0; i < N + 16; i++)
+			a[i] = 60.0 * uniform() - 30.0;
+		for (off = 0; off < 2; off++)
+			for (pass = N - 40; pass <= N; pass += 13) {
+				size_t nb = (size_t)pass * sizeof(double);
+
+				k->sincos(s1 + off, c1 + off, a, (size_t)pass);
+				k->sincos_nt(s2 + off, c2 + off, a, (size_t)pass);
+				rfx_vmath_nt_fence();
+				spec &= !memcmp(s1 + off, s2 + off, nb) &&
+					!memcmp(c1 + off, c2 + off, nb);
+				k->exp_shift(s1 + off, a, 2.5, (size_t)pass);
+				k->exp_shift_nt(s2 + off, a, 2.5, (size_t)pass);
+				rfx_vmath_nt_fence();
+				spec &= !memcmp(s1 + off, s2 + off, nb);
+			}
+		ok(spec, "%s: sincos_nt and exp_shift_nt give the plain "
+		   "functions' values, aligned or not", k->name);
+	}
 }
 
 /*

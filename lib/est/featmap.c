@@ -184,13 +184,22 @@ struct fused {
 	const struct rfx_hybmap *h; /* rfx_featmat_hybrid's map, else NULL */
 };
 
-/* re = cos and im = sgn sin of the cnt projections in pr (pr may be re). */
+/*
+ * re = cos and im = sgn sin of the cnt projections in pr (pr may be re);
+ * nt: streaming stores (pr is scratch and re, im far larger than the
+ * caches), for sgn = 1 only: a sign pass would read im back from memory.
+ */
 FEATMAP_CLONES
 static void trig_block(const double *pr, double *re, double *im, size_t cnt,
-		       double sgn)
+		       double sgn, int nt)
 {
 	size_t k;
 
+	if (nt && sgn == 1.0) {
+		rfx_vmath_sincos_nt(im, re, pr, cnt);
+		rfx_vmath_nt_fence();
+		return;
+	}
 	rfx_vmath_sincos(im, re, pr, cnt);
 	if (sgn == 1.0)
 		return;
@@ -199,11 +208,9 @@ static void trig_block(const double *pr, double *re, double *im, size_t cnt,
 		im[k] *= sgn;
 }
 
-/*
- * One row of rfx_featmat_exp (featmap_impl.h): there are no streaming
- * stores in double, so nt is ignored.
- */
-#define EXP_SHIFT_OUT(y, x, m, c, nt) ((void)(nt), rfx_vmath_exp_shift(y, x, m, c))
+/* One row of rfx_featmat_exp (featmap_impl.h). */
+#define EXP_SHIFT_OUT(y, x, m, c, nt)					\
+	((nt) ? rfx_vmath_exp_shift_nt(y, x, m, c) : rfx_vmath_exp_shift(y, x, m, c))
 FEATMAP_DEFINE_EXP_ROW(double, exp_row, rfx_vmath_exp_shift, EXP_SHIFT_OUT)
 #undef EXP_SHIFT_OUT
 
@@ -331,13 +338,16 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt,
 				v[P + j] = -v[j];
 		}
 	if (f->trig) {
-		trig_block(pr, re, F->im + i0 * M, cnt * M, f->sgn);
+		trig_block(pr, re, F->im + i0 * M, cnt * M, f->sgn, scr != NULL);
 		return;
 	}
 	for (i = 0; i < cnt; i++)
-		F->lscale[i0 + i] = exp_row(re + i * M, pr + i * M, f->a, f->M, 0) +
+		F->lscale[i0 + i] = exp_row(re + i * M, pr + i * M, f->a, f->M,
+					    scr != NULL) +
 				    f->c * sumsq(f->X + (i0 + i) * (size_t)w->d, w->d) +
 				    f->e;
+	if (scr)
+		rfx_vmath_nt_fence();
 }
 
 /*

@@ -125,7 +125,7 @@ static void expf_shift_generic(float *y, const float *x, float m, size_t n)
 static const struct rfx_vmath_kernel generic = {
 	"generic", log_generic, logexpm1_generic, log1mexp_generic,
 	sincos_generic, exp_shift_generic, sincosf_generic, expf_shift_generic,
-	sincosf_generic, expf_shift_generic
+	sincosf_generic, expf_shift_generic, sincos_generic, exp_shift_generic
 };
 
 /* The kernels, portable first; NULL-terminated. */
@@ -212,6 +212,16 @@ void rfx_vmath_sincosf_nt(float *s, float *c, const float *x, size_t n)
 void rfx_vmath_expf_shift_nt(float *y, const float *x, float m, size_t n)
 {
 	impl()->expf_shift_nt(y, x, m, n);
+}
+
+void rfx_vmath_sincos_nt(double *s, double *c, const double *x, size_t n)
+{
+	impl()->sincos_nt(s, c, x, n);
+}
+
+void rfx_vmath_exp_shift_nt(double *y, const double *x, double m, size_t n)
+{
+	impl()->exp_shift_nt(y, x, m, n);
 }
 
 const char *rfx_vmath_kernel_name(void)

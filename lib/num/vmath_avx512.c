@@ -559,6 +559,12 @@ static void sincos_avx512(double *s, double *c, const double *x, size_t n)
 }
 
 __attribute__((target("avx512f,fma")))
+static void sincos_nt_avx512(double *s, double *c, const double *x, size_t n)
+{
+	sincos_array_pd(s, c, x, n, 1);
+}
+
+__attribute__((target("avx512f,fma")))
 static void sincosf_avx512(float *s, float *c, const float *x, size_t n)
 {
 	sincos_array_ps(s, c, x, n, 0);
@@ -650,6 +656,13 @@ static void exp_shift_avx512(double *y, const double *x, double m, size_t n)
 }
 
 __attribute__((target("avx512f,fma")))
+static void exp_shift_nt_avx512(double *y, const double *x, double m, size_t n)
+{
+	pthread_once(&once, init_once);
+	exp_array_pd(y, x, m, n, 1);
+}
+
+__attribute__((target("avx512f,fma")))
 static void expf_shift_avx512(float *y, const float *x, float m, size_t n)
 {
 	exp_array_ps(y, x, m, n, 0);
@@ -670,7 +683,8 @@ static void expf_shift_nt_avx512(float *y, const float *x, float m, size_t n)
 const struct rfx_vmath_kernel rfx_vmath_avx512 = {
 	"avx512", log_avx512, logexpm1_avx512, log1mexp_avx512,
 	sincos_avx512, exp_shift_avx512, sincosf_avx512, expf_shift_avx512,
-	sincosf_nt_avx512, expf_shift_nt_avx512
+	sincosf_nt_avx512, expf_shift_nt_avx512, sincos_nt_avx512,
+	exp_shift_nt_avx512
 };
 
 #else
