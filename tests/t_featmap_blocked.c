@@ -211,6 +211,23 @@ static void test_block_rows(void)
 }
 
 /*
+ * M Gaussian columns of dimension d into w, and column constants a_m
+ * around -0.3 m / M for the exp maps.
+ */
+static void gaussian_draw(const gsl_rng *r, struct rfx_draw *w, int d, int M,
+			  double *a)
+{
+	size_t k;
+	int m;
+
+	for (k = 0; k < (size_t)d * (size_t)M; k++)
+		w->omega[k] = gauss(r);
+	for (m = 0; m < M; m++)
+		a[m] = -0.3 * m / M + 0.1 * gauss(r);
+	w->ncols = M;
+}
+
+/*
  * The direct calls on n rows across several blocks, with a partial last
  * block, M not a multiple of the vector width, and both signs.
  */
@@ -228,11 +245,7 @@ static void test_direct(const gsl_rng *r, size_t n, int d, int M)
 		ok(0, "allocation");
 		goto out;
 	}
-	for (k = 0; k < (size_t)d * (size_t)M; k++)
-		w->omega[k] = gauss(r);
-	for (m = 0; m < M; m++)
-		a[m] = -0.3 * m / M + 0.1 * gauss(r);
-	w->ncols = M;
+	gaussian_draw(r, w, d, M, a);
 
 	snprintf(label, sizeof(label), "trig n=%zu d=%d M=%d (%zu-row blocks)",
 		 n, d, M, rfx_featmat_block_rows(M));
@@ -304,8 +317,8 @@ static int same_rows(const struct rfx_featmat *F, size_t i0,
  */
 static void test_large(const gsl_rng *r)
 {
-	size_t n = 2100, i0, k, P = 200; /* 2100 x 256 >= 2^19 > 200 x 256 */
-	int d = 16, M = 256, m, kind, good[4] = { 1, 1, 1, 1 };
+	size_t n = 2100, i0, P = 200; /* 2100 x 256 >= 2^19 > 200 x 256 */
+	int d = 16, M = 256, kind, good[4] = { 1, 1, 1, 1 };
 	struct rfx_draw *w = rfx_draw_alloc(d, M);
 	struct rfx_featmat *F = rfx_featmat_alloc(n, M);
 	struct rfx_featmat *G = rfx_featmat_alloc(P, M);
@@ -319,11 +332,7 @@ static void test_large(const gsl_rng *r)
 		ok(0, "allocation");
 		goto out;
 	}
-	for (k = 0; k < (size_t)d * (size_t)M; k++)
-		w->omega[k] = gauss(r);
-	for (m = 0; m < M; m++)
-		a[m] = -0.3 * m / M + 0.1 * gauss(r);
-	w->ncols = M;
+	gaussian_draw(r, w, d, M, a);
 	for (kind = 0; kind < 4; kind++)
 		for (i0 = 0; i0 < n; i0 += P) {
 			size_t c = n - i0 < P ? n - i0 : P;

@@ -397,6 +397,43 @@ static double ulpsf(float got, long double want)
  * roundings after the exact first step), the polynomials' own errors are
  * below 0.25 ulp and the last operations round, as in the double kernel.
  */
+
+/*
+ * Whether kernel k's streaming functions SC_NT and EX_NT give the values
+ * of the plain SC (sin and cos) and EX (exp shifted) bit for bit, on
+ * 64-byte lines and off them, for tails of every length near N: in a
+ * block with i, pass, spec and k in scope.
+ */
+#define NT_SAME(T, SC, SC_NT, EX, EX_NT)				\
+	do {								\
+		static T a[N + 16] __attribute__((aligned(64)));	\
+		static T s1[N + 16] __attribute__((aligned(64)));	\
+		static T c1[N + 16] __attribute__((aligned(64)));	\
+		static T s2[N + 16] __attribute__((aligned(64)));	\
+		static T c2[N + 16] __attribute__((aligned(64)));	\
+		int off;						\
+									\
+		spec = 1;						\
+		for (i = 0; i < N + 16; i++)				\
+			a[i] = (T)(60.0 * uniform() - 30.0);		\
+		for (off = 0; off < 2; off++)				\
+			for (pass = N - 40; pass <= N; pass += 13) {	\
+				size_t nb = (size_t)pass * sizeof(T);	\
+									\
+				k->SC(s1 + off, c1 + off, a, (size_t)pass); \
+				k->SC_NT(s2 + off, c2 + off, a, (size_t)pass); \
+				rfx_vmath_nt_fence();			\
+				spec &= !memcmp(s1 + off, s2 + off, nb) && \
+					!memcmp(c1 + off, c2 + off, nb); \
+				k->EX(s1 + off, a, (T)2.5, (size_t)pass); \
+				k->EX_NT(s2 + off, a, (T)2.5, (size_t)pass); \
+				rfx_vmath_nt_fence();			\
+				spec &= !memcmp(s1 + off, s2 + off, nb); \
+			}						\
+		ok(spec, "%s: " #SC_NT " and " #EX_NT " give the plain " \
+		   "functions' values, aligned or not", k->name);	\
+	} while (0)
+
 static void test_sincosf(const struct rfx_vmath_kernel *k)
 {
 	static float x[N], s[N], c[N];
@@ -470,63 +507,8 @@ static void test_sincosf(const struct rfx_vmath_kernel *k)
 	ok(spec, "%s: sincosf in place, every tail length, nothing written "
 	   "past n", k->name);
 	/* streaming stores: the same values, on lines or not, every tail */
-	{
-		static float a[N + 16] __attribute__((aligned(64)));
-		static float s1[N + 16] __attribute__((aligned(64)));
-		static float c1[N + 16] __attribute__((aligned(64)));
-		static float s2[N + 16] __attribute__((aligned(64)));
-		static float c2[N + 16] __attribute__((aligned(64)));
-		int off;
-
-		spec = 1;
-		for (i = 0; i < N + 16; i++)
-			a[i] = (float)(60.0 * uniform() - 30.0);
-		for (off = 0; off < 2; off++)
-			for (pass = N - 40; pass <= N; pass += 13) {
-				size_t nb = (size_t)pass * sizeof(float);
-
-				k->sincosf(s1 + off, c1 + off, a, (size_t)pass);
-				k->sincosf_nt(s2 + off, c2 + off, a, (size_t)pass);
-				rfx_vmath_nt_fence();
-				spec &= !memcmp(s1 + off, s2 + off, nb) &&
-					!memcmp(c1 + off, c2 + off, nb);
-				k->expf_shift(s1 + off, a, 2.5f, (size_t)pass);
-				k->expf_shift_nt(s2 + off, a, 2.5f, (size_t)pass);
-				rfx_vmath_nt_fence();
-				spec &= !memcmp(s1 + off, s2 + off, nb);
-			}
-		ok(spec, "%s: sincosf_nt and expf_shift_nt give the plain "
-		   "functions' values, aligned or not", k->name);
-	}
-	/* the same for the double ones */
-	{
-		static double a[N + 16] __attribute__((aligned(64)));
-		static double s1[N + 16] __attribute__((aligned(64)));
-		static double c1[N + 16] __attribute__((aligned(64)));
-		static double s2[N + 16] __attribute__((aligned(64)));
-		static double c2[N + 16] __attribute__((aligned(64)));
-		int off;
-
-		spec = 1;
-		for (i = 0; i < N + 16; i++)
-			a[i] = 60.0 * uniform() - 30.0;
-		for (off = 0; off < 2; off++)
-			for (pass = N - 40; pass <= N; pass += 13) {
-				size_t nb = (size_t)pass * sizeof(double);
-
-				k->sincos(s1 + off, c1 + off, a, (size_t)pass);
-				k->sincos_nt(s2 + off, c2 + off, a, (size_t)pass);
-				rfx_vmath_nt_fence();
-				spec &= !memcmp(s1 + off, s2 + off, nb) &&
-					!memcmp(c1 + off, c2 + off, nb);
-				k->exp_shift(s1 + off, a, 2.5, (size_t)pass);
-				k->exp_shift_nt(s2 + off, a, 2.5, (size_t)pass);
-				rfx_vmath_nt_fence();
-				spec &= !memcmp(s1 + off, s2 + off, nb);
-			}
-		ok(spec, "%s: sincos_nt and exp_shift_nt give the plain "
-		   "functions' values, aligned or not", k->name);
-	}
+	NT_SAME(float, sincosf, sincosf_nt, expf_shift, expf_shift_nt);
+	NT_SAME(double, sincos, sincos_nt, exp_shift, exp_shift_nt);
 }
 
 /*
