@@ -412,6 +412,8 @@ static void test_kernel(const struct rfx_svm_kernel *k,
 				double u = gsl_ran_gaussian(r, 1.0), a, b;
 
 				fill(r, w, x, z, KMAX + KOFF);
+				/* the whole of w is compared below: set its last too */
+				w[KMAX + KOFF] = 0.0;
 				w[o + d] = 2.385;
 				a = s->dot(w + o, x + o, d, z);
 				b = k->dot(w + o, x + o, d, z);
