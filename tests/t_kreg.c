@@ -4,7 +4,8 @@
  * including gammas where every kernel value underflows), and the random-
  * feature classifier of every estimator converging to the exact scores as
  * M grows; the query clamp of the shifted estimators, chunking,
- * reproducibility, absent classes and the error paths.
+ * reproducibility, absent classes and the error paths; the chunked class
+ * sums against the plain sum of feature products.
  */
 #include "eval/kreg.h"
 #include "tap.h"
@@ -16,6 +17,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "base/rng.h"
+#include "est/featmap.h"
 
 #define D 3
 
@@ -397,11 +399,106 @@ static void test_rf_details(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * The class sums, against the plain formula: for one draw, the score of
+ * query j and class c is Re sum_{i: y_i = c} Phi1(q_j) . Phi2(x_i), here
+ * summed directly from the estimator's own feature maps of the whole
+ * training set (one call, no chunks), relative to e^{ls1_j + max_i ls2_i}.
+ * The classifier takes the training set in chunks of 16 rows with the
+ * running rescaling. Inputs spread wide (sd 3) make PosRF's row scales
+ * differ by hundreds, so rows are weighted and rescaled; TrigRF's are
+ * constant and complex, PoisRF's signed.
+ */
+static void test_class_sums(void)
+{
+	static const char *const names[] = { "trig", "pos", "pois" };
+	gsl_rng *r = rfx_rng_alloc_stream(14, 4, 0, 0);
+	size_t L = 300, nq = 20, i, j;
+	double X[300 * D], Q[20 * D], S[20 * 3], ls[20];
+	int y[300], k, c, m;
+
+	for (i = 0; i < L; i++) {
+		y[i] = (int)gsl_rng_uniform_int(r, 3);
+		for (c = 0; c < D; c++)
+			X[i * D + c] = gsl_ran_gaussian(r, 3.0);
+	}
+	for (j = 0; j < nq * D; j++)
+		Q[j] = gsl_ran_gaussian(r, 1.0);
+	for (k = 0; k < 3; k++) {
+		const struct rfx_estimator_type *e = rfx_estimator_find(names[k],
+									NULL);
+		int M = rfx_estimator_fair_features(e, 64), Dc, cap, good = 1;
+		struct rfx_params p;
+		struct rfx_kreg_rf *kr;
+		struct rfx_draw *w;
+		struct rfx_featmat *F1, *F2;
+		double ls2max = -INFINITY, worst = 0.0;
+
+		rfx_params_init(&p, D);
+		e->fit(&p, X, L, X, L, M, NULL);
+		Dc = rfx_estimator_feature_dim(e, &p, M);
+		cap = Dc > M ? Dc : M;
+		kr = rfx_kreg_rf_alloc(e, &p, M, 3, 16, NULL);
+		w = rfx_draw_alloc(D, cap);
+		F1 = rfx_featmat_alloc(nq, cap);
+		F2 = rfx_featmat_alloc(L, cap);
+		rfx_rng_set_stream(r, 8, k, 0, 0);
+		rfx_kreg_rf_train(kr, r, RFX_PROJ_IID, X, y, L, NULL);
+		rfx_kreg_rf_scores(kr, Q, nq, S, ls, NULL);
+		rfx_rng_set_stream(r, 8, k, 0, 0);
+		e->draw(r, RFX_PROJ_IID, &p, M, w, NULL);
+		e->features(&p, w, 1, Q, nq, M, F1, NULL);
+		e->features(&p, w, 2, X, L, M, F2, NULL);
+		for (i = 0; i < L; i++)
+			if (F2->lscale[i] > ls2max)
+				ls2max = F2->lscale[i];
+		for (j = 0; j < nq; j++) {
+			long double want[3] = { 0 }, mass = 0;
+
+			for (i = 0; i < L; i++) {
+				long double t = 0, a = 0;
+
+				for (m = 0; m < Dc; m++) {
+					double u = F1->re[j * Dc + m] * F2->re[i * Dc + m];
+
+					if (F1->is_complex)
+						u -= F1->im[j * Dc + m] * F2->im[i * Dc + m];
+					t += u;
+					a += fabs(u);
+				}
+				t *= expl(F2->lscale[i] - ls2max);
+				a *= expl(F2->lscale[i] - ls2max);
+				want[y[i]] += t;
+				mass += a;
+			}
+			for (c = 0; c < 3; c++) {
+				/* the classifier's score, on the same relative scale */
+				double got = S[j * 3 + c] *
+					     exp(ls[j] - F1->lscale[j] - ls2max);
+				double rel = fabsl(got - want[c]) / mass;
+
+				if (rel > worst)
+					worst = rel;
+			}
+		}
+		good = worst < 1e-13;
+		ok(good, "%s: the class sums of chunks of 16 rows give the plain sum of feature products (worst %.2g of the mass)",
+		   e->name, worst);
+		rfx_featmat_free(F1);
+		rfx_featmat_free(F2);
+		rfx_draw_free(w);
+		rfx_kreg_rf_free(kr);
+		rfx_params_release(&p);
+	}
+	gsl_rng_free(r);
+}
+
 int main(void)
 {
 	gsl_set_error_handler_off();
 	test_exact();
 	test_convergence();
 	test_rf_details();
+	test_class_sums();
 	return done_testing();
 }

@@ -337,14 +337,42 @@ int rfx_kreg_rf_features(const struct rfx_kreg_rf *k)
 	return k->D;
 }
 
-/* y += a x over n entries. */
-static void axpy(double *y, const double *x, double a, int n)
+/*
+ * Adds the n rows of a chunk of training features F to the class sums of
+ * k, row i weighted by e^{lscale_i - lsmax}. The rows go in order and each
+ * entry gets a product then a sum per row (-std=c11 does not contract them
+ * into a fused multiply-add), so the wider vectors of the clones change no
+ * bit; the clones matter because this loop touches every training feature
+ * of every draw (8% of Tables 6.2-6.3's time at SSE2 width).
+ */
+RFX_SIMD_CLONES
+static void add_class_sums(struct rfx_kreg_rf *k, const struct rfx_featmat *F,
+			   const int *ytr, size_t n)
 {
+	const int D = k->D, cplx = F->is_complex;
+	size_t i;
 	int j;
 
+	for (i = 0; i < n; i++) {
+		double dl = F->lscale[i] - k->lsmax, wgt;
+		double *sre = k->S3re + (size_t)ytr[i] * D;
+		double *sim = k->S3im + (size_t)ytr[i] * D;
+		const double *fre = F->re + i * (size_t)D;
+		const double *fim = F->im + i * (size_t)D;
+
+		/* exp underflows to 0 below -745.2: skip, saving the slow call. */
+		if (!(dl > -746.0))
+			continue;
+		/* e^0 = 1 exactly: the common case of a constant row scale */
+		wgt = dl == 0.0 ? 1.0 : exp(dl);
 #pragma omp simd
-	for (j = 0; j < n; j++)
-		y[j] += a * x[j];
+		for (j = 0; j < D; j++)
+			sre[j] += wgt * fre[j];
+		if (cplx)
+#pragma omp simd
+			for (j = 0; j < D; j++)
+				sim[j] += wgt * fim[j];
+	}
 }
 
 int rfx_kreg_rf_train(struct rfx_kreg_rf *k, const gsl_rng *r,
@@ -407,19 +435,7 @@ int rfx_kreg_rf_train(struct rfx_kreg_rf *k, const gsl_rng *r,
 			continue;
 		if (F->is_complex)
 			k->complex2 = 1;
-		for (i = 0; i < n; i++) {
-			int y = ytr[c0 + i];
-			double dl = F->lscale[i] - k->lsmax, wgt;
-
-			/* exp underflows to 0 below -745.2: skip, saving the slow call. */
-			if (!(dl > -746.0))
-				continue;
-			wgt = exp(dl);
-			axpy(k->S3re + (size_t)y * D, F->re + i * (size_t)D, wgt, D);
-			if (F->is_complex)
-				axpy(k->S3im + (size_t)y * D, F->im + i * (size_t)D, wgt,
-				     D);
-		}
+		add_class_sums(k, F, ytr + c0, n);
 	}
 	k->trained = 1;
 	return RFX_OK;
