@@ -528,6 +528,31 @@ static int oprf_fit(struct rfx_params *p, const double *X, size_t nx,
  * e = log D - log(M)/2. Otherwise the log-moduli and phases are written in
  * real arithmetic and converted by rfx_featmat_from_log.
  */
+/*
+ * One row of gerf_features' general case: from the projections pr and
+ * |x|^2 = xx, the log-moduli into lm and the phases into ph. Cloned so
+ * that it runs 8 wide: every entry is still the same sums and products
+ * in the same order (-std=c11 contracts nothing), so the bytes are those
+ * of the scalar loop. lm is F->re, converted in place by
+ * rfx_featmat_from_log. With the scalar loop writing back into F->work,
+ * the gerf runs of Tables 6.2-6.3 on chess took 0.87 CPU-s instead of
+ * 0.62 (3 seeds).
+ */
+RFX_SIMD_CLONES
+static void log_row(const double *pr, double xx, const double *cw, int M,
+		    double ldr, double ldi, double c, double a_re, double a_im,
+		    double br, double bi, double *lm, double *ph)
+{
+	double r0 = ldr + c * xx;
+	int m;
+
+#pragma omp simd
+	for (m = 0; m < M; m++) {
+		ph[m] = ldi + a_im * cw[m] + bi * pr[m];
+		lm[m] = r0 + a_re * cw[m] + br * pr[m];
+	}
+}
+
 static int gerf_features(const struct rfx_params *p, const struct rfx_draw *w,
 			 int side, const double *X, size_t n, int M,
 			 struct rfx_featmat *F, struct rfx_err *err)
@@ -557,19 +582,11 @@ static int gerf_features(const struct rfx_params *p, const struct rfx_draw *w,
 	ldi = cimag(k.log_d);
 	rfx_featmat_project(F, w, X, n, 0, M);
 	rfx_rownorms(X, n, w->d, F->work2);
-	for (i = 0; i < n; i++) {
-		double *pr = F->work + i * (size_t)M;
-		double *ph = F->im + i * (size_t)M;
-		double r0 = ldr + k.c * F->work2[i];
-
-		for (m = 0; m < M; m++) {
-			double cw = F->cwork[m];
-
-			ph[m] = ldi + p->A_im * cw + bi * pr[m];
-			pr[m] = r0 + p->A_re * cw + br * pr[m];
-		}
-	}
-	rfx_featmat_from_log(F, n, M, F->work, F->im);
+	for (i = 0; i < n; i++)
+		log_row(F->work + i * (size_t)M, F->work2[i], F->cwork, M, ldr,
+			ldi, k.c, p->A_re, p->A_im, br, bi, F->re + i * (size_t)M,
+			F->im + i * (size_t)M);
+	rfx_featmat_from_log(F, n, M, F->re, F->im);
 	return RFX_OK;
 }
 
