@@ -3,9 +3,10 @@
  * For L inputs of dimension d and a budget of M features it times one
  * OpenBLAS dgemm of the projection's shape (L x d times d x M, all BLAS
  * threads), then the features hook of trig, pos, oprf, the angular
- * hybrid ang and the dense-exponential sderf (one extra d x d product per
- * input; aderf and saderf share its map) through the registry, exactly as the Monte Carlo code calls
- * it, and prints each map's time as a multiple of the dgemm's. The target
+ * hybrid ang and the dense-exponential sderf and aderf (one extra d x d
+ * product per input) and saderf (a diagonal one) through the registry,
+ * exactly as the Monte Carlo code calls it, and prints each map's time as
+ * a multiple of the dgemm's. The target
  * (bench/README.md, issue 23) is a multiple of at most 0.75 (1.5 for ang).
  * Then the float32 maps of trig, pos, oprf and sderf (the features32
  * hooks, lib/est/featmap32.h: float inputs, the draw rounded to float),
@@ -36,8 +37,8 @@
  * computed in float from the float features (as float attention code
  * does) against double from the double ones, relative to max |out|.
  *
- * With --item (dgemm, trig, pos, oprf, ang or sderf, or trig32, pos32,
- * oprf32 or sderf32 for a float32 map) the process allocates and
+ * With --item (dgemm, trig, pos, oprf, ang, sderf, aderf or saderf, or
+ * trig32, pos32, oprf32 or sderf32 for a float32 map) the process allocates and
  * runs that item alone and prints "NAME ms peak_KiB features cpu_ms" (the
  * best wall time, and the least CPU time of a timed run, all threads): the peak
  * resident set (getrusage) is then the item's own, inputs included, which
@@ -154,13 +155,14 @@ static void settle(void)
 	nanosleep(&ts, NULL);
 }
 
-#define NMETHODS 5
-#define NF32 4 /* the first four but ang have float32 maps: trig pos oprf sderf */
+#define NMETHODS 7
+#define NF32 4 /* the float32 maps: trig pos oprf sderf */
 
 static const int f32_of[NF32] = { 0, 1, 2, 4 }; /* their places in methods[] */
 
 static const struct rfx_estimator_type *const methods[NMETHODS] = {
-	&rfx_est_trig, &rfx_est_pos, &rfx_est_oprf, &rfx_est_ang, &rfx_est_sderf
+	&rfx_est_trig, &rfx_est_pos, &rfx_est_oprf, &rfx_est_ang, &rfx_est_sderf,
+	&rfx_est_aderf, &rfx_est_saderf
 };
 
 /* n inputs of dimension d and norm about 1 (the normal regime, gamma 1). */
@@ -509,7 +511,8 @@ int main(int argc, char **argv)
 	reps = argc > 4 ? atoi(argv[4]) : 7;
 	if (item == -3 || L < 1 || d < 1 || M < 1 || reps < 1 || argc > 5) {
 		fprintf(stderr, "usage: bench_featmap [--item dgemm|trig|pos|"
-				"oprf|ang|sderf|trig32|pos32|oprf32|sderf32] "
+				"oprf|ang|sderf|aderf|saderf|trig32|pos32|oprf32|"
+				"sderf32] "
 				"[L [d [M [reps]]]]\n");
 		return 2;
 	}

@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
 done
 
 L=65536 d=64 M=256
-MAP_TARGET=0.75  # largest map time / dgemm time (issue 23): trig pos oprf sderf
+MAP_TARGET=0.75  # largest map time / dgemm time (issue 23): trig pos oprf and the DERFs
 ANG_TARGET=1.5   # the same for ang (216 complex features)
 F32_TARGET=0.5   # largest float32 map time / float64 map time (issue 23)
 PEER_TARGET=3    # smallest peer time / rfx time (NumPy, fit_transform)
@@ -124,6 +124,8 @@ while [ "$r" -lt "$rounds" ]; do
 	item ang "$bin" --item ang $L $d $M 2
 	item sderf "$bin" --item sderf $L $d $M 2
 	item sderf32 "$bin" --item sderf32 $L $d $M 2
+	item aderf "$bin" --item aderf $L $d $M 2
+	item saderf "$bin" --item saderf $L $d $M 2
 	r=$((r + 1))
 done
 awk -v mt="$MAP_TARGET" -v at="$ANG_TARGET" -v ft="$F32_TARGET" \
@@ -151,8 +153,9 @@ END {
 	printf "%-10s %-30s %-13s %9s %8s %9s  %s\n", "# op", "implementation",
 	       "features", "ms", "x dgemm", "peak MiB", "target"
 	row("project", "OpenBLAS dgemm (the floor)", "dgemm", "L x M"); printf "\n"
-	for (i = 1; i <= 5; i++) {
-		m = (i == 1 ? "trig" : (i == 2 ? "pos" : (i == 3 ? "oprf" : (i == 4 ? "ang" : "sderf"))))
+	nm = split("trig pos oprf ang sderf aderf saderf", maps, " ")
+	for (i = 1; i <= nm; i++) {
+		m = maps[i]
 		feat = nf[m] ((m == "trig" || m == "ang") ? " complex" : " real")
 		tg = m == "ang" ? at : mt
 		row(m " map", "rfx " m, m, feat)

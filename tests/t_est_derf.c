@@ -480,6 +480,96 @@ static void test_cache(void)
 	}
 }
 
+/*
+ * Large inputs take the map's block path (the rows X B_k^T and their
+ * terms made a block at a time inside the exp map, with the product in
+ * scratch): every log-feature against the definition,
+ *   log f = log D + sum_l a_l w_l^2 + w.t - sum_l t_l^2/(2(1 - 4a_l))
+ *           - |x|^2/2 - log(M)/2,  t = B_k x,
+ * summed here in long double from the parameters (to 1e-12), and each
+ * row's bits against the same rows mapped a few at a time (the small
+ * calls go through the kept products of F->derf), on both sides.
+ */
+static void test_large(void)
+{
+	enum { N = 9000, D = 8, M = 64, C = 150 };
+	static double X[N * D];
+	struct rfx_err err;
+	int k, side, l;
+	size_t i;
+
+	for (i = 0; i < (size_t)N * D; i++)
+		X[i] = 0.6 * sin(0.37 * (double)i + 0.11 * (double)(i % 7));
+	for (k = 0; k < 3; k++) {
+		const struct rfx_estimator_type *e = derfs[k];
+		struct rfx_params p;
+		struct rfx_draw *w = rfx_draw_alloc(D, M);
+		struct rfx_featmat *F = rfx_featmat_alloc(N, M);
+		struct rfx_featmat *G = rfx_featmat_alloc(C, M);
+		gsl_rng *r = rfx_rng_alloc_stream(29, 1, 2, (unsigned long)k);
+		int ret;
+
+		rfx_params_init(&p, D);
+		ret = e->fit(&p, X, N / 2, X + (size_t)(N / 2) * D, N / 2, M, &err) ||
+		      e->draw(r, RFX_PROJ_ORT, &p, M, w, &err);
+		for (side = 1; side <= 2 && !ret; side++) {
+			const double *a = rfx_derf_a(&p), *B = rfx_derf_b(&p, side);
+			double worst = 0.0;
+			int same = 1;
+
+			ret = e->features(&p, w, side, X, N, M, F, &err);
+			for (i = 0; i < N && !ret; i++) {
+				const double *x = X + i * D;
+				long double t[D], rest = 0.0L;
+				int m;
+
+				for (l = 0; l < D; l++) {
+					int q;
+
+					t[l] = 0.0L;
+					for (q = 0; q < D; q++)
+						t[l] += (long double)B[l * D + q] * x[q];
+					rest += 0.25L * log1pl(-4.0L * a[l]) -
+						t[l] * t[l] / (2.0L * (1.0L - 4.0L * a[l])) -
+						(long double)x[l] * x[l] / 2.0L;
+				}
+				rest -= 0.5L * logl((long double)M);
+				for (m = 0; m < M; m++) {
+					long double lf = rest, got;
+
+					for (l = 0; l < D; l++) {
+						long double om = w->omega[l * w->cap + m];
+
+						lf += a[l] * om * om + om * t[l];
+					}
+					got = logl(F->re[i * M + m]) + F->lscale[i];
+					if (fabsl(got - lf) / (1.0L + fabsl(lf)) > worst)
+						worst = (double)(fabsl(got - lf) / (1.0L + fabsl(lf)));
+				}
+			}
+			for (i = 0; i < N && !ret; i += C) {
+				ret = e->features(&p, w, side, X + i * D, C, M, G, &err);
+				same &= !ret &&
+					!memcmp(G->re, F->re + i * M, sizeof(double) * C * M) &&
+					!memcmp(G->lscale, F->lscale + i, sizeof(double) * C);
+			}
+			ok(!ret && worst < 1e-12,
+			   "%s side %d: %d x %d features made a block at a time match the definition (worst %.2g)",
+			   e->name, side, N, M, worst);
+			ok(!ret && same,
+			   "%s side %d: ... bit for bit the same rows mapped %d at a time",
+			   e->name, side, C);
+		}
+		if (ret)
+			ok(0, "%s: %s", e->name, err.msg);
+		rfx_params_release(&p);
+		rfx_draw_free(w);
+		rfx_featmat_free(F);
+		rfx_featmat_free(G);
+		gsl_rng_free(r);
+	}
+}
+
 static void test_errors(void)
 {
 	struct rfx_params p;
@@ -513,6 +603,7 @@ int main(void)
 	gsl_set_error_handler_off();
 	test_scalar();
 	test_cache();
+	test_large();
 	test_mc();
 	test_optimal();
 	test_tiny();

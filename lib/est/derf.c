@@ -11,21 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
 
-#include "num/blas.h"
 #include "num/gemm.h"
 #include "num/logmath.h"
 #include "num/vmath.h"
-
-/* Rows per block of the extra product X B_k^T in the feature maps. */
-#define ROWS 256
 
 int rfx_derf_alloc(struct rfx_params *p, struct rfx_err *err)
 {
@@ -178,47 +170,49 @@ out:
  * per-row terms added to the row scales.
  */
 /*
+ * The inputs of the exp map, T = X B_k^T, and the per-row terms, made a
+ * block of rows at a time inside the map (rfx_featmat_exp_rows): written
+ * out whole, T (n x d) and its two reads cost the map a third of its time
+ * at d = 64, M = 256. Each row's values are those of a whole-matrix
+ * product, since rfx's gemm sums each entry over k in order whatever the
+ * rows around it (lib/num/gemm.h). What the blocks need:
+ */
+struct derf_src {
+	const void *X;      /* n x d inputs, of the map's precision */
+	const void *Bt;     /* B_k^T (d x d), rounded to it */
+	int diag;           /* B_k is diagonal (SADERF): t_l = b_ll x_l */
+	const double *s4;   /* s4[l] = 1/(1 - 4a_l) */
+	size_t d;
+	void *keep_T;       /* when set, T is also copied there (n x d) */
+	double *keep_r;     /* and the per-row terms r there (n) */
+};
+
+/*
  * The steps of the map written once for both precisions (after
  * lib/num/gemm.c's DEFINE_GEMM): T is the type of the inputs, the
  * projections and the features (double, or float for
  * rfx_derf_features32), GEMM its product. The sums stay in double in
- * both (in float32 from the float T, X and projections), so each
- * expansion is the code each function had when it wrote these steps out.
+ * both (in float32 from the float T, X and projections).
  *
- * NAME_project: Bt = B_k^T rounded to T, then T = X B_k^T (n x d) in
- * blocks of ROWS rows, each on one thread with one BLAS thread, so that a
- * row's values do not depend on the thread count (outer: not inside a
- * parallel region already).
+ * NAME_transpose: Bt = B_k^T rounded to T.
  *
  * NAME_colconst: out[m] = sum_l a_l w_l^2 over column m < M of omega (d x
  * cap), summed in double and rounded once to T.
  *
- * NAME_rows: the per-row terms r = sum_l t_l^2/(1 - 4a_l) + |x|^2 (s4[l]
- * = 1/(1 - 4a_l)), lscale[i] -= r/2, and r into keep[i] unless keep is
- * NULL; over threads when par.
+ * NAME_make: rows i0..i0+cnt-1 of X B_k^T into Tm (struct
+ * rfx_featmat_rows's make).
+ *
+ * NAME_finish: the per-row terms r = sum_l t_l^2/(1 - 4a_l) + |x|^2 of
+ * the same rows, lscale[i] -= r/2 (its finish).
  */
 #define DERF_DEFINE_STEPS(T, NAME, GEMM)				\
-	static void NAME##_project(const double *B, T *Bt, const T *X,	\
-				   size_t n, size_t d, T *Tm, int outer) \
+	static void NAME##_transpose(const double *B, T *Bt, size_t d)	\
 	{								\
-		size_t l, k, nblk = (n + ROWS - 1) / ROWS;		\
-		long blk;						\
-		int saved = 0;						\
+		size_t l, k;						\
 									\
 		for (l = 0; l < d; l++)					\
 			for (k = 0; k < d; k++)				\
 				Bt[k * d + l] = (T)B[l * d + k];	\
-		if (outer)						\
-			saved = rfx_blas_single_begin();		\
-		_Pragma("omp parallel for schedule(static) if (outer && nblk > 1)") \
-		for (blk = 0; blk < (long)nblk; blk++) {		\
-			size_t i0 = (size_t)blk * ROWS;			\
-			size_t nb = n - i0 < ROWS ? n - i0 : ROWS;	\
-									\
-			GEMM(nb, d, d, 1, X + i0 * d, d, Bt, d, Tm + i0 * d, d); \
-		}							\
-		if (outer)						\
-			rfx_blas_single_end(saved);			\
 	}								\
 									\
 	static void NAME##_colconst(const double *a, const T *omega,	\
@@ -239,31 +233,65 @@ out:
 		}							\
 	}								\
 									\
-	static void NAME##_rows(const T *Tm, const T *X, size_t n,	\
-				size_t d, const double *s4,		\
-				double *lscale, double *keep, int par)	\
+	static void NAME##_make(const void *ctx, size_t i0, size_t cnt,	\
+				void *out)				\
 	{								\
-		long i;							\
+		const struct derf_src *s = ctx;				\
+		size_t d = s->d, i, l;					\
+		const T *X = (const T *)s->X + i0 * d, *Bt = s->Bt;	\
+		T *Tm = out;						\
 									\
-		_Pragma("omp parallel for schedule(static) if (par)")	\
-		for (i = 0; i < (long)n; i++) {				\
-			const T *t = Tm + (size_t)i * d, *x = X + (size_t)i * d; \
+		if (!s->diag)						\
+			GEMM(cnt, d, d, 1, X, d, Bt, d, Tm, d);		\
+		else /* the product's bits: it adds exact zeros to these */ \
+			for (i = 0; i < cnt; i++)			\
+				for (l = 0; l < d; l++)			\
+					Tm[i * d + l] = X[i * d + l] *	\
+							Bt[l * d + l];	\
+		if (s->keep_T)						\
+			memcpy((T *)s->keep_T + i0 * d, Tm,		\
+			       cnt * d * sizeof(T));			\
+	}								\
+									\
+	static void NAME##_finish(const void *ctx, size_t i0, size_t cnt, \
+				  const void *rows, double *lscale)	\
+	{								\
+		const struct derf_src *s = ctx;				\
+		const T *Tm = rows, *X = (const T *)s->X + i0 * s->d;	\
+		size_t i, j, d = s->d;					\
+									\
+		for (i = 0; i < cnt; i++) {				\
+			const T *t = Tm + i * d, *x = X + i * d;	\
 			double r = 0.0;					\
-			size_t j;					\
 									\
 			_Pragma("omp simd reduction(+ : r)")		\
 			for (j = 0; j < d; j++)				\
-				r += (double)t[j] * t[j] * s4[j] +	\
+				r += (double)t[j] * t[j] * s->s4[j] +	\
 				     (double)x[j] * x[j];		\
 			lscale[i] -= 0.5 * r;				\
-			if (keep)					\
-				keep[i] = r;				\
+			if (s->keep_r)					\
+				s->keep_r[i0 + i] = r;			\
 		}							\
 	}
 
 DERF_DEFINE_STEPS(double, derf64, rfx_gemm)
 DERF_DEFINE_STEPS(float, derf32, rfx_sgemm)
 #undef DERF_DEFINE_STEPS
+
+/*
+ * Whether B (d x d) is diagonal, as SADERF's are: its map then scales
+ * the inputs (O(d) a row) instead of multiplying them by B^T (O(d^2)).
+ */
+static int derf_diagonal(const double *B, size_t d)
+{
+	size_t l, k;
+
+	for (l = 0; l < d; l++)
+		for (k = 0; k < d; k++)
+			if (k != l && B[l * d + k] != 0.0)
+				return 0;
+	return 1;
+}
 
 /* sum_l log(1 - 4a_l)/4, the log of the DERFs' determinant factor D */
 static double derf_logd(const double *a, size_t d)
@@ -350,54 +378,44 @@ int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
 		      int side, const double *X, size_t n, int M,
 		      struct rfx_featmat *F, struct rfx_err *err)
 {
-	size_t d = (size_t)p->d, nblk = (n + ROWS - 1) / ROWS;
+	size_t d = (size_t)p->d;
 	const double *a, *B;
-	double *T = NULL, *Tnew = NULL, *Bt = NULL, *r = NULL, logd = 0.0;
+	double *Bt, logd;
 	struct rfx_derf_cache *c;
-	int outer = 1, ret = rfx_derf_check(p, "derf", err);
+	struct derf_src s;
+	const struct rfx_featmat_rows src = { derf64_make, derf64_finish, &s };
+	int ret = rfx_derf_check(p, "derf", err);
 
 	if (ret)
 		return ret;
 	a = rfx_derf_a(p);
 	B = rfx_derf_b(p, side == 1 ? 1 : 2);
 	c = derf_cache(F, X, n, d, B, a);
-#ifdef _OPENMP
-	outer = !omp_in_parallel();
-#endif
-	if (c && c->filled) {
-		T = c->T;
-		r = c->r;
-		logd = c->logd;
-	} else {
-		T = c ? c->T : (Tnew = malloc(n * d * sizeof(double)));
-		Bt = malloc(d * d * sizeof(double));
-		if (!T || !Bt) {
-			ret = rfx_error(err, RFX_ENOMEM, "out of memory");
-			goto out;
-		}
-		derf64_project(B, Bt, X, n, d, T, outer);
-		logd = derf_logd(a, d);
-	}
 	derf64_colconst(a, w->omega, w->cap, d, M, F->cwork);
-	rfx_featmat_exp(F, w, T, n, M, 1.0, F->cwork, 0.0,
-			logd - 0.5 * log((double)M));
-	/* the per-row terms -(sum_l t_l^2/(1 - 4a_l) + |x|^2)/2 */
-	if (r) {
+	if (c && c->filled) {
 		size_t k;
 
+		rfx_featmat_exp(F, w, c->T, n, M, 1.0, F->cwork, 0.0,
+				c->logd - 0.5 * log((double)M));
 		for (k = 0; k < n; k++)
-			F->lscale[k] -= 0.5 * r[k];
-		goto out;
+			F->lscale[k] -= 0.5 * c->r[k];
+		return RFX_OK;
 	}
-	derf_s4(a, d, Bt); /* Bt is free again: its first d entries */
-	derf64_rows(T, X, n, d, Bt, F->lscale, c ? c->r : NULL,
-		    outer && nblk > 1);
-	if (c) {
+	Bt = malloc((d * d + d) * sizeof(double)); /* and s4 after it */
+	if (!Bt)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	derf64_transpose(B, Bt, d);
+	derf_s4(a, d, Bt + d * d);
+	logd = derf_logd(a, d);
+	s = (struct derf_src){ X, Bt, derf_diagonal(B, d), Bt + d * d, d,
+			       c ? c->T : NULL, c ? c->r : NULL };
+	if (rfx_featmat_exp_rows(F, w, &src, n, M, 1.0, F->cwork, 0.0,
+				 logd - 0.5 * log((double)M)))
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+	else if (c) {
 		c->logd = logd;
 		c->filled = 1;
 	}
-out:
-	free(Tnew);
 	free(Bt);
 	return ret;
 }
@@ -406,42 +424,40 @@ out:
  * The same in float32 (lib/est/featmap32.c): T = X B_k^T by rfx_sgemm
  * from B_k rounded to float, the column constants sum_l a_l w_l^2 of the
  * float projections (summed in double, rounded once), the float exp map,
- * then the per-row terms, summed in double from the float T and X.
+ * and the per-row terms, summed in double from the float T and X. No
+ * cache: Monte Carlo runs in double.
  */
 int rfx_derf_features32(const struct rfx_params *p,
 			const struct rfx_draw32 *w, int side, const float *X,
 			size_t n, int M, struct rfx_featmat32 *F,
 			struct rfx_err *err)
 {
-	size_t d = (size_t)p->d, nblk = (n + ROWS - 1) / ROWS;
+	size_t d = (size_t)p->d;
 	const double *a, *B;
-	float *T = NULL, *Bt = NULL;
-	double *s4 = NULL, logd;
-	int outer = 1, ret = rfx_derf_check(p, "derf", err);
+	float *Bt = NULL;
+	double *s4 = NULL;
+	struct derf_src s;
+	const struct rfx_featmat_rows src = { derf32_make, derf32_finish, &s };
+	int ret = rfx_derf_check(p, "derf", err);
 
 	if (ret)
 		return ret;
 	a = rfx_derf_a(p);
-	B = rfx_derf_b(p, side == 1 ? 1 : 2);
-	T = malloc(n * d * sizeof(float));
 	Bt = malloc(d * d * sizeof(float));
 	s4 = malloc(d * sizeof(double));
-	if (!T || !Bt || !s4) {
+	if (!Bt || !s4) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
 		goto out;
 	}
-#ifdef _OPENMP
-	outer = !omp_in_parallel();
-#endif
-	derf32_project(B, Bt, X, n, d, T, outer);
-	logd = derf_logd(a, d);
+	B = rfx_derf_b(p, side == 1 ? 1 : 2);
+	derf32_transpose(B, Bt, d);
 	derf_s4(a, d, s4);
 	derf32_colconst(a, w->omega, w->cap, d, M, F->cwork);
-	rfx_featmat32_exp(F, w, T, n, M, 1.0f, F->cwork, 0.0,
-			  logd - 0.5 * log((double)M));
-	derf32_rows(T, X, n, d, s4, F->lscale, NULL, outer && nblk > 1);
+	s = (struct derf_src){ X, Bt, derf_diagonal(B, d), s4, d, NULL, NULL };
+	if (rfx_featmat32_exp_rows(F, w, &src, n, M, 1.0f, F->cwork, 0.0,
+				   derf_logd(a, d) - 0.5 * log((double)M)))
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
 out:
-	free(T);
 	free(Bt);
 	free(s4);
 	return ret;

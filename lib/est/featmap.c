@@ -182,6 +182,8 @@ struct fused {
 	double c, e;          /* exp: row constant c|x|^2 + e */
 	struct rfx_featmat *F;
 	const struct rfx_hybmap *h; /* rfx_featmat_hybrid's map, else NULL */
+	const struct rfx_featmat_rows *src; /* makes the inputs, else NULL */
+	int pscr;             /* the product goes to scratch (fused_run) */
 };
 
 /*
@@ -310,25 +312,35 @@ static void hybrid_block(const struct fused *f, size_t i0, size_t cnt)
 }
 
 /*
- * Rows i0..i0+cnt-1: project into scr (cnt x M, NULL: into F->re), then
- * transform in cache into F->re and F->im.
+ * Rows i0..i0+cnt-1: project into scratch (cnt x M, when f->pscr; else
+ * into F->re), then transform in cache into F->re and F->im. The inputs
+ * are f->X's rows, or those f->src makes into the scratch after the
+ * product's (cnt x d).
  */
 static void fused_block(const struct fused *f, size_t i0, size_t cnt,
 			double *scr)
 {
 	const struct rfx_draw *w = f->w;
 	struct rfx_featmat *F = f->F;
-	size_t M = (size_t)f->M, i;
-	double *re = F->re + i0 * M, *pr = scr ? scr : re;
-	int P = f->paired ? f->M / 2 : f->M;
+	size_t M = (size_t)f->M, d = (size_t)w->d, i;
+	int P = f->paired ? f->M / 2 : f->M, nt = f->pscr && scr;
+	double *re = F->re + i0 * M, *pr = nt ? scr : re;
+	const double *X;
 
 	if (f->h) {
 		hybrid_block(f, i0, cnt);
 		return;
 	}
+	if (f->src) { /* run_blocks gave scratch for these */
+		double *T = nt ? scr + cnt * M : scr;
 
-	rfx_gemm(cnt, (size_t)P, (size_t)w->d, f->b, f->X + i0 * (size_t)w->d,
-		 (size_t)w->d, w->omega, (size_t)w->cap, pr, M);
+		f->src->make(f->src->ctx, i0, cnt, T);
+		X = T;
+	} else
+		X = f->X + i0 * d;
+
+	rfx_gemm(cnt, (size_t)P, d, f->b, X, d, w->omega, (size_t)w->cap, pr,
+		 M);
 	if (f->paired)
 		for (i = 0; i < cnt; i++) {
 			double *v = pr + i * M;
@@ -338,16 +350,17 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt,
 				v[P + j] = -v[j];
 		}
 	if (f->trig) {
-		trig_block(pr, re, F->im + i0 * M, cnt * M, f->sgn, scr != NULL);
+		trig_block(pr, re, F->im + i0 * M, cnt * M, f->sgn, nt);
 		return;
 	}
 	for (i = 0; i < cnt; i++)
 		F->lscale[i0 + i] = exp_row(re + i * M, pr + i * M, f->a, f->M,
-					    scr != NULL) +
-				    f->c * sumsq(f->X + (i0 + i) * (size_t)w->d, w->d) +
-				    f->e;
-	if (scr)
+					    nt) +
+				    f->c * sumsq(X + i * d, w->d) + f->e;
+	if (nt)
 		rfx_vmath_nt_fence();
+	if (f->src && f->src->finish)
+		f->src->finish(f->src->ctx, i0, cnt, X, F->lscale + i0);
 }
 
 /*
@@ -358,10 +371,11 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt,
  * openblas_set_num_threads would set OpenMP's count instead), so there
  * every block runs in one, even a lone block.
  */
-void rfx_featmat_run_blocks(size_t n, size_t B, size_t scr_bytes,
-			    void (*block)(const void *ctx, size_t i0,
-					  size_t cnt, void *scr),
-			    const void *ctx)
+int rfx_featmat_run_blocks(size_t n, size_t B, size_t scr_bytes,
+			   int need_scr,
+			   void (*block)(const void *ctx, size_t i0,
+					 size_t cnt, void *scr),
+			   const void *ctx)
 {
 	size_t nb = (n + B - 1) / B, k;
 	size_t per = (scr_bytes + 63) & ~(size_t)63; /* bytes per thread */
@@ -376,12 +390,14 @@ void rfx_featmat_run_blocks(size_t n, size_t B, size_t scr_bytes,
 	/* without the memory the product goes to the output */
 	if (per)
 		scr = aligned_alloc(64, (size_t)nt * per);
+	if (need_scr && per && !scr)
+		return RFX_ENOMEM;
 #ifdef _OPENMP
 	if (omp_in_parallel()) {
 		for (k = 0; k < nb; k++)
 			block(ctx, k * B, n - k * B < B ? n - k * B : B, scr);
 		free(scr);
-		return;
+		return RFX_OK;
 	}
 #endif
 	saved = rfx_blas_single_begin();
@@ -395,6 +411,7 @@ void rfx_featmat_run_blocks(size_t n, size_t B, size_t scr_bytes,
 	}
 	rfx_blas_single_end(saved);
 	free(scr);
+	return RFX_OK;
 }
 
 static void fused_block_cb(const void *ctx, size_t i0, size_t cnt, void *scr)
@@ -406,15 +423,20 @@ static void fused_block_cb(const void *ctx, size_t i0, size_t cnt, void *scr)
  * When the output is far larger than the caches, the product goes to a
  * block of scratch per thread that stays in L2: written straight into
  * the output it would wait on memory for every line it touches first.
- * (Below the threshold the output itself stays cached.)
+ * (Below the threshold the output itself stays cached.) Made inputs
+ * (f->src) always go to scratch, after the product's. RFX_ENOMEM when
+ * that scratch cannot be had.
  */
-static void fused_run(const struct fused *f, size_t n)
+static int fused_run(struct fused *f, size_t n)
 {
 	size_t B = rfx_featmat_block_rows(f->M);
-	size_t scr = !f->h && n * (size_t)f->M >= FEATMAP_SCRATCH_MIN_ELEMS
-			     ? B * (size_t)f->M * sizeof(double) : 0;
+	size_t scr;
 
-	rfx_featmat_run_blocks(n, B, scr, fused_block_cb, f);
+	f->pscr = !f->h && n * (size_t)f->M >= FEATMAP_SCRATCH_MIN_ELEMS;
+	scr = ((f->pscr ? (size_t)f->M : 0) + (f->src ? (size_t)f->w->d : 0)) *
+	      B * sizeof(double);
+	return rfx_featmat_run_blocks(n, B, scr, f->src != NULL,
+				      fused_block_cb, f);
 }
 
 void rfx_featmat_trig(struct rfx_featmat *F, const struct rfx_draw *w,
@@ -441,6 +463,22 @@ void rfx_featmat_exp(struct rfx_featmat *F, const struct rfx_draw *w,
 	F->n = n;
 	F->D = M;
 	F->is_complex = 0;
+}
+
+int rfx_featmat_exp_rows(struct rfx_featmat *F, const struct rfx_draw *w,
+			 const struct rfx_featmat_rows *src, size_t n, int M,
+			 double b, const double *colconst, double c, double e)
+{
+	struct fused f = { w, NULL, M, 0, 0, 1.0, b, colconst, c, e, F, NULL,
+			   src, 0 };
+	int ret = fused_run(&f, n);
+
+	if (ret)
+		return ret;
+	F->n = n;
+	F->D = M;
+	F->is_complex = 0;
+	return RFX_OK;
 }
 
 void rfx_featmat_exp_paired(struct rfx_featmat *F, const struct rfx_draw *w,

@@ -107,14 +107,16 @@ size_t rfx_featmat_block_rows(int M);
  * calls block(ctx, i0, cnt, scr) for the blocks of B rows of n, each
  * block once, with scr a per-thread scratch of scr_bytes bytes on a
  * cache line (NULL for scr_bytes = 0 or when it cannot be had: block must
- * then do without). Outside an OpenMP region the blocks are spread over
- * the threads with OpenBLAS at one thread, inside one they run in order
- * on the calling thread, as described above.
+ * then do without, unless need_scr is set: then nothing runs and the
+ * return is RFX_ENOMEM; RFX_OK otherwise). Outside an OpenMP region the
+ * blocks are spread over the threads with OpenBLAS at one thread, inside
+ * one they run in order on the calling thread, as described above.
  */
-void rfx_featmat_run_blocks(size_t n, size_t B, size_t scr_bytes,
-			    void (*block)(const void *ctx, size_t i0,
-					  size_t cnt, void *scr),
-			    const void *ctx);
+int rfx_featmat_run_blocks(size_t n, size_t B, size_t scr_bytes,
+			   int need_scr,
+			   void (*block)(const void *ctx, size_t i0,
+					 size_t cnt, void *scr),
+			   const void *ctx);
 
 /*
  * TrigRF-type features exp(i sgn omega_m . x_i) e^{ls} (sgn = +1 or -1):
@@ -137,6 +139,34 @@ void rfx_featmat_trig(struct rfx_featmat *F, const struct rfx_draw *w,
 void rfx_featmat_exp(struct rfx_featmat *F, const struct rfx_draw *w,
 		     const double *X, size_t n, int M, double b,
 		     const double *colconst, double c, double e);
+
+/*
+ * Inputs that a map makes block by block instead of reading them: the
+ * DERFs' X B_k^T (lib/est/derf.c), an n x d product that written out
+ * whole and read back twice cost more memory traffic than the map itself.
+ * make(ctx, i0, cnt, T) writes rows i0..i0+cnt-1 (cnt x d, d the draw's,
+ * row-major, elements of the map's precision) to T, a per-thread scratch
+ * that stays in cache; after the block's features, finish(ctx, i0, cnt,
+ * T, lscale) (NULL: none) may adjust the block's row scales lscale[0..cnt-1]
+ * from the same rows. Both are called from several threads at once, each
+ * block once; each row must depend on its own index only, so that the
+ * thread count and the blocking do not change its bits.
+ */
+struct rfx_featmat_rows {
+	void (*make)(const void *ctx, size_t i0, size_t cnt, void *T);
+	void (*finish)(const void *ctx, size_t i0, size_t cnt, const void *T,
+		       double *lscale);
+	const void *ctx;
+};
+
+/*
+ * rfx_featmat_exp on the n rows that src makes (|x_i|^2 of the made
+ * rows). RFX_OK, or RFX_ENOMEM (F unset) when the scratch for the rows
+ * cannot be had.
+ */
+int rfx_featmat_exp_rows(struct rfx_featmat *F, const struct rfx_draw *w,
+			 const struct rfx_featmat_rows *src, size_t n, int M,
+			 double b, const double *colconst, double c, double e);
 
 /*
  * Paired positive features (HRF's exp(+w.x) and exp(-w.x) halves): for

@@ -99,6 +99,8 @@ struct fused32 {
 	const float *a;        /* exp: column constants or NULL */
 	double c, e;           /* exp: row constant c|x|^2 + e */
 	struct rfx_featmat32 *F;
+	const struct rfx_featmat_rows *src; /* makes the inputs, else NULL */
+	int pscr;              /* the product goes to scratch (run32) */
 };
 
 /*
@@ -113,49 +115,67 @@ FEATMAP_DEFINE_EXP_ROW(float, exp_row, rfx_vmath_expf_shift, EXPF_SHIFT_OUT)
 /* |x|^2 in float, cloned */
 FEATMAP_DEFINE_SUMSQ(RFX_SIMD_CLONES static, float, size_t, sumsq)
 
-/* Rows i0..i0+cnt-1: project into scr (or F->re), transform into F. */
+/*
+ * Rows i0..i0+cnt-1: project into scratch (or F->re), transform into F;
+ * the inputs are f->X's rows or those f->src makes into the scratch after
+ * the product's (as featmap.c's fused_block).
+ */
 static void block32(const void *ctx, size_t i0, size_t cnt, void *scr)
 {
 	const struct fused32 *f = ctx;
 	const struct rfx_draw32 *w = f->w;
 	struct rfx_featmat32 *F = f->F;
 	size_t M = (size_t)f->M, d = (size_t)w->d, i;
-	float *re = F->re + i0 * M, *pr = scr ? scr : re;
+	int nt = f->pscr && scr;
+	float *re = F->re + i0 * M, *pr = nt ? (float *)scr : re;
+	const float *X;
+
+	if (f->src) { /* run_blocks gave scratch for these */
+		float *T = nt ? (float *)scr + cnt * M : scr;
+
+		f->src->make(f->src->ctx, i0, cnt, T);
+		X = T;
+	} else
+		X = f->X + i0 * d;
 
 	/*
 	 * trig takes sgn as the product's factor: sin(-p) = -sin p and cos(-p)
 	 * = cos p exactly (the kernels are odd and even), so the sign costs
 	 * no pass over the output
 	 */
-	rfx_sgemm(cnt, M, d, f->trig ? f->sgn : f->b, f->X + i0 * d, d,
-		  w->omega, (size_t)w->cap, pr, M);
+	rfx_sgemm(cnt, M, d, f->trig ? f->sgn : f->b, X, d, w->omega,
+		  (size_t)w->cap, pr, M);
 	if (f->trig) {
 		float *im = F->im + i0 * M;
 
-		if (scr)
+		if (nt)
 			rfx_vmath_sincosf_nt(im, re, pr, cnt * M);
 		else
 			rfx_vmath_sincosf(im, re, pr, cnt * M);
-		if (scr)
+		if (nt)
 			rfx_vmath_nt_fence();
 		return;
 	}
 	for (i = 0; i < cnt; i++)
 		F->lscale[i0 + i] = (double)exp_row(re + i * M, pr + i * M, f->a,
-						    f->M, scr != NULL) +
-				    f->c * (double)sumsq(f->X + (i0 + i) * d, d) +
-				    f->e;
-	if (scr)
+						    f->M, nt) +
+				    f->c * (double)sumsq(X + i * d, d) + f->e;
+	if (nt)
 		rfx_vmath_nt_fence();
+	if (f->src && f->src->finish)
+		f->src->finish(f->src->ctx, i0, cnt, X, F->lscale + i0);
 }
 
-static void run32(const struct fused32 *f, size_t n)
+/* featmap.c's fused_run in float: RFX_ENOMEM without the scratch src needs */
+static int run32(struct fused32 *f, size_t n)
 {
 	size_t B = rfx_featmat_block_rows(f->M);
-	size_t scr = n * (size_t)f->M >= FEATMAP_SCRATCH_MIN_ELEMS
-			     ? B * (size_t)f->M * sizeof(float) : 0;
+	size_t scr;
 
-	rfx_featmat_run_blocks(n, B, scr, block32, f);
+	f->pscr = n * (size_t)f->M >= FEATMAP_SCRATCH_MIN_ELEMS;
+	scr = ((f->pscr ? (size_t)f->M : 0) + (f->src ? (size_t)f->w->d : 0)) *
+	      B * sizeof(float);
+	return rfx_featmat_run_blocks(n, B, scr, f->src != NULL, block32, f);
 }
 
 void rfx_featmat32_trig(struct rfx_featmat32 *F, const struct rfx_draw32 *w,
@@ -182,4 +202,21 @@ void rfx_featmat32_exp(struct rfx_featmat32 *F, const struct rfx_draw32 *w,
 	F->n = n;
 	F->D = M;
 	F->is_complex = 0;
+}
+
+int rfx_featmat32_exp_rows(struct rfx_featmat32 *F,
+			   const struct rfx_draw32 *w,
+			   const struct rfx_featmat_rows *src, size_t n, int M,
+			   float b, const float *colconst, double c, double e)
+{
+	struct fused32 f = { w, NULL, M, 0, 1.0f, b, colconst, c, e, F, src,
+			     0 };
+	int ret = run32(&f, n);
+
+	if (ret)
+		return ret;
+	F->n = n;
+	F->D = M;
+	F->is_complex = 0;
+	return RFX_OK;
 }

@@ -80,6 +80,12 @@ void rfx_featmat32_exp(struct rfx_featmat32 *F, const struct rfx_draw32 *w,
 		       const float *X, size_t n, int M, float b,
 		       const float *colconst, double c, double e);
 
+/* rfx_featmat_exp_rows in single precision (src makes float rows). */
+int rfx_featmat32_exp_rows(struct rfx_featmat32 *F,
+			   const struct rfx_draw32 *w,
+			   const struct rfx_featmat_rows *src, size_t n, int M,
+			   float b, const float *colconst, double c, double e);
+
 /*
  * c_m = A |omega_m|^2 for columns 0..M-1 of w, summed in double from the
  * float projections and rounded once, into out (the column constants of
