@@ -97,9 +97,10 @@ static inline void *featmap_alloc_lines(size_t n, size_t size)
 				v[j] += a[j];				\
 			m = v[j] > m ? v[j] : m;			\
 		}							\
-		_Pragma("omp simd reduction(max : m)")			\
-		for (k = 0; k < FEATMAP_LANES(T); k++)			\
-			m = lane[k] > m ? lane[k] : m;			\
+		for (c = FEATMAP_LANES(T) / 2; c > 0; c /= 2) /* a tree */ \
+			for (k = 0; k < c; k++)				\
+				lane[k] = lane[k + c] > lane[k] ? lane[k + c] : lane[k]; \
+		m = lane[0] > m ? lane[0] : m;				\
 		if (m == -INFINITY)					\
 			m = 0;						\
 		for (j = 0; j < M; j += FEATMAP_CHUNK) {		\
