@@ -472,8 +472,9 @@ out:
  * and pos's row constant -|x|^2. One d x d x M product per call instead
  * of the DERFs' d x d per input: at d = 64, M = 256 the map costs OPRF's
  * (bench/README.md), where the product per input made it 1.2 times that.
- * Monte Carlo, which maps 16 inputs per draw, pays the product per draw
- * instead (docs/HACKING.md's cost notes: a few percent of its time).
+ * Monte Carlo, which maps the same 16 inputs for every draw, pays the
+ * product per draw instead: at M = 8 about what the X B^T it kept across
+ * draws saved it (rfx variance's Monte Carlo takes the same time).
  */
 int rfx_derf_features_sym(const struct rfx_params *p,
 			  const struct rfx_draw *w, int side, const double *X,
