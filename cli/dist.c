@@ -24,6 +24,7 @@
 #include "base/cancel.h"
 #include "base/cells.h"
 #include "base/rng.h"
+#include "num/blas.h"
 #include "output.h"
 
 enum mode { MODE_SERIAL, MODE_MPI, MODE_SHARD, MODE_REPLAY };
@@ -174,6 +175,7 @@ static void shard_meta(struct rfx_shard *s, char *seed, size_t n)
 		snprintf(seed, n, "none");
 	s->seed = seed;
 	s->rng = (char *)rfx_rng_type()->name;
+	s->blas = (char *)rfx_blas_describe();
 	s->nsweeps = D.nsw;
 	s->sweeps = D.sw;
 }

@@ -13,6 +13,7 @@
 
 #include "cmds.h"
 #include "dist.h"
+#include "num/blas.h"
 #include "opt.h"
 #include "output.h"
 
@@ -88,6 +89,29 @@ static int check_cells(const struct rfx_shard *s, const char *const *path,
 					   k, w0->experiment);
 	free(from);
 	return ret;
+}
+
+/*
+ * The BLAS kernels decide the last bits of products (lib/num/blas.h), so
+ * shards computed with other kernels than this process's, which replays
+ * the rest of the run, give a file that may differ from a serial run's
+ * in the last bits. Said on one line, not refused: the results agree to
+ * rounding, and a login node may well have another CPU than the compute
+ * nodes (OPENBLAS_CORETYPE sets the kernels alike).
+ */
+static void note_blas(const struct rfx_shard *s, const char *const *path,
+		      int n)
+{
+	const char *mine = rfx_blas_describe();
+	int q;
+
+	for (q = 0; q < n; q++)
+		if (s[q].blas && strcmp(s[q].blas, mine)) {
+			rfx_cli_fail(RFX_EXIT_OK,
+				     "warning: '%s' was computed with BLAS '%s', this merge runs '%s': the output may differ from a serial run's in the last bits",
+				     path[q], s[q].blas, mine);
+			return;
+		}
 }
 
 static int check(struct rfx_shard *s, const char *const *path, int n,
@@ -167,6 +191,8 @@ int cmd_merge(int argc, char **argv, const struct rfx_cli *cli)
 			goto out;
 		}
 	ret = check(s, pos + 1, n, cli);
+	if (!ret)
+		note_blas(s, pos + 1, n);
 	if (!ret && !only_check)
 		ret = rfx_dist_replay(s, n, pos[0], cli);
 out:

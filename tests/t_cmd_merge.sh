@@ -110,4 +110,25 @@ run merge out.h5
 [ "$rc" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ]
 ok $? "merge without shards: exit 2, one line"
 
+# Shards record the BLAS kernels; a merge whose kernels differ says so on
+# one line and still writes the run (the results agree to rounding).
+h5dump -a blas m/a.h5.shard-0-of-3 2> /dev/null | grep -q 'OpenBLAS'
+ok $? "a shard records the BLAS kernels"
+(cd m && "$RFX" merge out.h5 a.h5.shard-?-of-3 > ../m.out 2> ../m.err)
+[ $? -eq 0 ] && ! grep -q warning m.err && [ -s m/out.h5 ]
+ok $? "merge with the shards' kernels: no warning" || diag_file m.err
+mkdir m3
+ct=Prescott # kernels other than this rfx's own
+"$RFX" --version | grep -q "^blas: .*Prescott" && ct=Core2
+# shellcheck disable=SC2086
+(cd m3 && OPENBLAS_CORETYPE=$ct "$RFX" $V -o a.h5 --shard 1/3 2> /dev/null)
+rm -f m/out.h5
+(cd m && "$RFX" merge out.h5 a.h5.shard-0-of-3 ../m3/a.h5.shard-1-of-3 \
+	a.h5.shard-2-of-3 > ../m.out 2> ../m.err)
+[ $? -eq 0 ] && [ "$(grep -c warning m.err)" -eq 1 ] &&
+	grep -q "^rfx: warning: '../m3/a.h5.shard-1-of-3' was computed with BLAS '.*$ct" m.err &&
+	[ -s m/out.h5 ]
+ok $? "merge with shards of other kernels: exit 0, one warning line naming the shard" ||
+	diag_file m.err
+
 done_testing

@@ -481,9 +481,10 @@ static void test_cache(void)
 }
 
 /*
- * Large inputs take the map's block path (the rows X B_k^T and their
- * terms made a block at a time inside the exp map, with the product in
- * scratch): every log-feature against the definition,
+ * Large inputs take the maps' block paths (aderf's rows X B_k^T and
+ * their terms made a block at a time inside the exp map, saderf's
+ * scaled, sderf's map of B^T omega; the product in scratch): every
+ * log-feature against the definition,
  *   log f = log D + sum_l a_l w_l^2 + w.t - sum_l t_l^2/(2(1 - 4a_l))
  *           - |x|^2/2 - log(M)/2,  t = B_k x,
  * summed here in long double from the parameters (to 1e-12), and each
@@ -554,7 +555,7 @@ static void test_large(void)
 					!memcmp(G->lscale, F->lscale + i, sizeof(double) * C);
 			}
 			ok(!ret && worst < 1e-12,
-			   "%s side %d: %d x %d features made a block at a time match the definition (worst %.2g)",
+			   "%s side %d: %d x %d features of one call match the definition (worst %.2g)",
 			   e->name, side, N, M, worst);
 			ok(!ret && same,
 			   "%s side %d: ... bit for bit the same rows mapped %d at a time",

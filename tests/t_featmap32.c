@@ -16,8 +16,10 @@
  *   shift) + 3u (expf's 1.5 ulp); compared where the scaled float64
  *   feature is above 2^-100 of its row's largest (below 2^-126 float32
  *   flushes to 0, and a zero there is checked as such);
- * - sderf: the same on t = B x, whose entries are off by (d + 3) u
- *   sum_l |B_kl x_l| themselves.
+ * - sderf: the same with c = -1 and (B^T w).x for w.x (lib/est/derf.c),
+ *   B^T w summed in double from the rounded w and rounded once (off by
+ *   2u sum_l |B_lk w_l|): (d + 4) u S' for (d + 2) u S, S' = sum_k |x_k|
+ *   sum_l |B_lk w_l|.
  *
  * Inputs of norms 0.5 to 16 (so |x|^2 to 256, where exp(w.x) alone would
  * overflow float). Also the draw's rounding, the representation (scaled
@@ -244,7 +246,7 @@ static void test_positive(const struct rfx_estimator_type *e, unsigned long seed
 		const double *al = rfx_derf_a(&s.p);
 
 		b = 1.0;
-		c = -0.5; /* the |x|^2 half; the t terms are bounded below */
+		c = -1.0; /* B^T P B = I: the t terms are |x|^2 (derf.c) */
 		for (m = 0; m < s.M; m++)
 			for (l = 0; l < s.d; l++) {
 				double o = s.w->omega[(size_t)l * s.w->cap + m];
@@ -257,25 +259,21 @@ static void test_positive(const struct rfx_estimator_type *e, unsigned long seed
 	good &= s.G->n == s.n && s.G->D == s.M && !s.G->is_complex;
 	for (i = 0; i < s.n; i++) {
 		const double *x = s.X + i * (size_t)s.d, *z = x;
-		double xx = 0.0, vmax = -INFINITY, rowterm = 0.0;
+		double xx = 0.0, vmax = -INFINITY;
 
 		for (l = 0; l < s.d; l++)
 			xx += x[l] * x[l];
 		if (dense) {
-			const double *B = rfx_derf_b(&s.p, 1), *al = rfx_derf_a(&s.p);
+			const double *B = rfx_derf_b(&s.p, 1);
 			int k;
 
 			for (k = 0; k < s.d; k++) {
-				double tk = 0.0, sa = 0.0;
+				double tk = 0.0;
 
-				for (l = 0; l < s.d; l++) {
+				for (l = 0; l < s.d; l++)
 					tk += B[k * s.d + l] * x[l];
-					sa += fabs(B[k * s.d + l] * x[l]);
-				}
 				t[k] = tk;
-				dt[k] = (s.d + 3) * U * sa;
-				/* -t_k^2/(2(1 - 4a_k)): its error from dt */
-				rowterm += (fabs(tk) + dt[k]) * dt[k] / (1.0 - 4.0 * al[k]);
+				dt[k] = fabs(x[k]);
 			}
 			z = t;
 		}
@@ -293,17 +291,23 @@ static void test_positive(const struct rfx_estimator_type *e, unsigned long seed
 			double S = abs_dot(s.w, m, z);
 
 			good &= f32 >= 0.0f && f32 <= 1.0f;
-			if (dense)
-				for (l = 0; l < s.d; l++)
-					S += fabs(s.w->omega[(size_t)l * s.w->cap + m]) * dt[l] /
-					     ((s.d + 2) * U);
+			if (dense) { /* S' (d + 4)/(d + 2), as the header says */
+				const double *B = rfx_derf_b(&s.p, 1);
+				int k;
+
+				for (S = 0.0, k = 0; k < s.d; k++)
+					for (l = 0; l < s.d; l++)
+						S += fabs(B[l * s.d + k] *
+							  s.w->omega[(size_t)l * s.w->cap + m]) * dt[k];
+				S *= (s.d + 4.0) / (s.d + 2.0);
+			}
 			if (!(f64 > 0x1p-100)) {
 				zeros++;
 				good &= f32 <= 0x1p-99f;
 				continue;
 			}
 			bound = fabs(b) * (s.d + 2) * U * S + fabs(c) * (s.d + 2) * U * xx +
-				rowterm + 3.0 * U * fabs(a[m]) +
+				3.0 * U * fabs(a[m]) +
 				U * (fabs(v[m]) + fabs(vmax)) + 3.0 * U + 1e-13;
 			q = fabs((log(f32) + s.G->lscale[i]) -
 				 (log(f64) + s.F->lscale[i])) / bound;

@@ -33,7 +33,8 @@ int main(void)
 		{ "second", 2, 4, 1, c1, d1 },
 	};
 	struct rfx_shard s = { 1, 3, "rfx variance '' 'a b'", 4, argv, "0.1.0",
-			       "abc1234", "20221121", "xoshiro256**", 2, sw };
+			       "abc1234", "20221121", "xoshiro256**", "OpenBLAS x",
+			       2, sw };
 	struct rfx_shard r;
 	struct rfx_err err;
 	char p[256];
@@ -50,7 +51,8 @@ int main(void)
 	good = r.index == 1 && r.count == 3 && r.argc == 4 &&
 	       !strcmp(r.command, s.command) && !strcmp(r.version, "0.1.0") &&
 	       !strcmp(r.commit, "abc1234") && !strcmp(r.seed, "20221121") &&
-	       !strcmp(r.rng, "xoshiro256**") && r.nsweeps == 2;
+	       !strcmp(r.rng, "xoshiro256**") && r.blas &&
+	       !strcmp(r.blas, "OpenBLAS x") && r.nsweeps == 2;
 	for (k = 0; good && k < 4; k++)
 		good = !strcmp(r.argv[k], argv[k]);
 	ok(good, "provenance and argv (an empty and a spaced argument) survive");
@@ -65,12 +67,14 @@ int main(void)
 	ok(r.argv == NULL && r.sweeps == NULL, "release zeroes the shard");
 
 	s.nsweeps = 0;
+	s.blas = NULL;
 	path_of(p, sizeof(p), "none.shard");
 	ok(rfx_shard_write(p, &s, &err) == RFX_OK && rfx_shard_read(p, &r, &err) == RFX_OK &&
-		   r.nsweeps == 0,
-	   "a shard without sweeps (a command without cells)");
+		   r.nsweeps == 0 && r.blas == NULL,
+	   "a shard without sweeps (a command without cells) nor BLAS");
 	rfx_shard_release(&r);
 	s.nsweeps = 2;
+	s.blas = "OpenBLAS x";
 
 	path_of(p, sizeof(p), "bad.shard");
 	s.index = 3;

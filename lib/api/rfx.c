@@ -464,50 +464,37 @@ enum out_kind { OUT_F64, OUT_F32, OUT_LOG };
 /*
  * o[j] = v[j] * s for j < k, each product rounded as in plain C; stream
  * writes past the caches (SSE2 streaming stores: the same bytes, and the
- * caller calls rfx_vmath_nt_fence before the output is read).
+ * caller calls rfx_vmath_nt_fence before the output is read). Written
+ * once for both precisions: T the element, V its SSE2 vector of W
+ * elements, SUF the intrinsics' suffix (pd, ps).
  */
-static void scale_store(double *o, const double *v, double s, int k,
-			int stream)
-{
-	int j = 0;
-
 #ifdef __SSE2__
-	if (stream && !((uintptr_t)o & 7)) {
-		__m128d vs = _mm_set1_pd(s);
-
-		for (; ((uintptr_t)(o + j) & 15) && j < k; j++)
-			o[j] = v[j] * s;
-		for (; j + 2 <= k; j += 2)
-			_mm_stream_pd(o + j, _mm_mul_pd(_mm_loadu_pd(v + j), vs));
+#define SCALE_STREAM(T, V, W, SUF)					\
+	if (stream && !((uintptr_t)o & (sizeof(T) - 1))) {		\
+		V vs = _mm_set1_##SUF(s);				\
+									\
+		for (; ((uintptr_t)(o + j) & 15) && j < k; j++)		\
+			o[j] = v[j] * s;				\
+		for (; j + W <= k; j += W)				\
+			_mm_stream_##SUF(o + j, _mm_mul_##SUF(_mm_loadu_##SUF(v + j), vs)); \
 	}
 #else
-	(void)stream;
+#define SCALE_STREAM(T, V, W, SUF) (void)stream;
 #endif
-	for (; j < k; j++)
-		o[j] = v[j] * s;
-}
-
-/* The same in float. */
-static void scale_store32(float *o, const float *v, float s, int k,
-			  int stream)
-{
-	int j = 0;
-
-#ifdef __SSE2__
-	if (stream && !((uintptr_t)o & 3)) {
-		__m128 vs = _mm_set1_ps(s);
-
-		for (; ((uintptr_t)(o + j) & 15) && j < k; j++)
-			o[j] = v[j] * s;
-		for (; j + 4 <= k; j += 4)
-			_mm_stream_ps(o + j, _mm_mul_ps(_mm_loadu_ps(v + j), vs));
+#define DEFINE_SCALE_STORE(NAME, T, V, W, SUF)				\
+	static void NAME(T *o, const T *v, T s, int k, int stream)	\
+	{								\
+		int j = 0;						\
+									\
+		SCALE_STREAM(T, V, W, SUF)				\
+		for (; j < k; j++)					\
+			o[j] = v[j] * s;				\
 	}
-#else
-	(void)stream;
-#endif
-	for (; j < k; j++)
-		o[j] = v[j] * s;
-}
+
+DEFINE_SCALE_STORE(scale_store, double, __m128d, 2, pd)
+DEFINE_SCALE_STORE(scale_store32, float, __m128, 4, ps)
+#undef DEFINE_SCALE_STORE
+#undef SCALE_STREAM
 
 /*
  * Row i of F (rows scaled by e^{ls}) as real features into o (m->Dr

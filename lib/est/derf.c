@@ -463,6 +463,109 @@ out:
 	return ret;
 }
 
+/*
+ * SDERF's map (B_1 = B_2 = B). With B^T P B = I, its unbiasedness (true
+ * to rounding for the B = diag(sqrt(1 - 4a)) V^T of rfx_derf_fit_sigma,
+ * V orthogonal; checked by the fit to 1e-8), the per-row terms are
+ * x^T B^T P B x + |x|^2 = 2|x|^2, and w.(B x) = (B^T w).x: the positive
+ * map of the projections B^T omega with column constants sum_l a_l w_l^2
+ * and pos's row constant -|x|^2. One d x d x M product per call instead
+ * of the DERFs' d x d per input: at d = 64, M = 256 the map costs OPRF's
+ * (bench/README.md), where the product per input made it 1.2 times that.
+ * Monte Carlo, which maps the same 16 inputs for every draw, pays the
+ * product per draw instead: at M = 8 about what the X B^T it kept across
+ * draws saved it (rfx variance's Monte Carlo takes the same time).
+ */
+int rfx_derf_features_sym(const struct rfx_params *p,
+			  const struct rfx_draw *w, int side, const double *X,
+			  size_t n, int M, struct rfx_featmat *F,
+			  struct rfx_err *err)
+{
+	size_t d = (size_t)p->d;
+	const double *a;
+	double *W, *Wt;
+	size_t m, k, nm = (size_t)M;
+	struct rfx_draw wb = { p->d, M, M, NULL, NULL, NULL };
+	int ret = rfx_derf_check(p, "sderf", err);
+
+	if (ret)
+		return ret;
+	a = rfx_derf_a(p);
+	W = malloc(2 * d * nm * sizeof(double));
+	if (!W)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	Wt = W + d * nm;
+	/*
+	 * (B^T omega)^T = omega^T B, M x d: transposes of the d x M draw,
+	 * not of the d x d B, which cost as much as the product itself at
+	 * Monte Carlo's M = 8 (16 inputs per call).
+	 */
+	for (m = 0; m < nm; m++)
+		for (k = 0; k < d; k++)
+			W[m * d + k] = w->omega[k * (size_t)w->cap + m];
+	rfx_gemm(nm, d, d, 1.0, W, d, rfx_derf_b(p, side == 1 ? 1 : 2), d, Wt,
+		 d);
+	for (k = 0; k < d; k++)
+		for (m = 0; m < nm; m++)
+			W[k * nm + m] = Wt[m * d + k];
+	wb.omega = W;
+	derf64_colconst(a, w->omega, w->cap, d, M, F->cwork);
+	rfx_featmat_exp(F, &wb, X, n, M, 1.0, F->cwork, -1.0,
+			derf_logd(a, d) - 0.5 * log((double)M));
+	free(W);
+	return RFX_OK;
+}
+
+/*
+ * The same in float32: B^T omega summed in double from the float
+ * projections and rounded once to float (so each entry is off by at
+ * most 2u sum_l |B_lk w_l|, u = 2^-24: tests/t_featmap32.c's bound).
+ */
+int rfx_derf_features_sym32(const struct rfx_params *p,
+			    const struct rfx_draw32 *w, int side,
+			    const float *X, size_t n, int M,
+			    struct rfx_featmat32 *F, struct rfx_err *err)
+{
+	size_t d = (size_t)p->d, k, l;
+	const double *a, *B;
+	double *acc;
+	float *W;
+	struct rfx_draw32 wb = { p->d, M, NULL };
+	int m, ret = rfx_derf_check(p, "sderf", err);
+
+	if (ret)
+		return ret;
+	a = rfx_derf_a(p);
+	B = rfx_derf_b(p, side == 1 ? 1 : 2);
+	W = malloc(d * (size_t)M * sizeof(float));
+	acc = malloc((size_t)M * sizeof(double));
+	if (!W || !acc) {
+		free(W);
+		free(acc);
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	}
+	for (k = 0; k < d; k++) { /* row k of B^T omega: sum_l B_lk omega_l */
+		for (m = 0; m < M; m++)
+			acc[m] = 0.0;
+		for (l = 0; l < d; l++) {
+			const float *om = w->omega + l * (size_t)w->cap;
+			double b = B[l * d + k];
+
+			for (m = 0; m < M; m++)
+				acc[m] += b * (double)om[m];
+		}
+		for (m = 0; m < M; m++)
+			W[k * (size_t)M + (size_t)m] = (float)acc[m];
+	}
+	wb.omega = W;
+	derf32_colconst(a, w->omega, w->cap, d, M, F->cwork);
+	rfx_featmat32_exp(F, &wb, X, n, M, 1.0f, F->cwork, -1.0,
+			  derf_logd(a, d) - 0.5 * log((double)M));
+	free(W);
+	free(acc);
+	return RFX_OK;
+}
+
 void rfx_derf_moments_release(struct rfx_derf_moments *m)
 {
 	free(m->Mx);

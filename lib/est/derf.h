@@ -25,7 +25,9 @@
  * d + 2 d^2 doubles of p->dense are a (the eigenvalues of A), then B_1
  * and B_2 (d x d row-major, already multiplied by U^T). Then
  * w^T A w = sum_l a_l w_l^2 and x^T C_k x = -sum_l (B_k x)_l^2/(2(1-4a_l)):
- * a feature map costs one extra d x d product per input, X B_k^T.
+ * a feature map costs one extra d x d product per input, X B_k^T (a
+ * scaling for SADERF's diagonal B_k; for SDERF one d x d x M product per
+ * call, B^T omega, instead).
  */
 #ifndef RFX_DERF_H
 #define RFX_DERF_H
@@ -75,6 +77,20 @@ int rfx_derf_features32(const struct rfx_params *p,
 			const struct rfx_draw32 *w, int side, const float *X,
 			size_t n, int M, struct rfx_featmat32 *F,
 			struct rfx_err *err);
+
+/*
+ * SDERF's features and features32 hooks: the same features from B^T
+ * omega and the row constant -|x|^2 (B_1 = B_2 = B with B^T P B = I
+ * makes the per-row terms 2|x|^2; see derf.c).
+ */
+int rfx_derf_features_sym(const struct rfx_params *p,
+			  const struct rfx_draw *w, int side, const double *X,
+			  size_t n, int M, struct rfx_featmat *F,
+			  struct rfx_err *err);
+int rfx_derf_features_sym32(const struct rfx_params *p,
+			    const struct rfx_draw32 *w, int side,
+			    const float *X, size_t n, int M,
+			    struct rfx_featmat32 *F, struct rfx_err *err);
 
 /*
  * The statistics the fits use: second-moment matrices Mx = mean x x^T,

@@ -353,10 +353,17 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt,
 		trig_block(pr, re, F->im + i0 * M, cnt * M, f->sgn, nt);
 		return;
 	}
+	/*
+	 * The rows' |x|^2 first, in a loop of their own: each is a chain of
+	 * dependent adds, and only there do the chains of several rows
+	 * overlap (between exp_rows they took 3% of the pos map).
+	 */
+	for (i = 0; i < cnt; i++)
+		F->lscale[i0 + i] = sumsq(X + i * d, w->d);
 	for (i = 0; i < cnt; i++)
 		F->lscale[i0 + i] = exp_row(re + i * M, pr + i * M, f->a, f->M,
 					    nt) +
-				    f->c * sumsq(X + i * d, w->d) + f->e;
+				    f->c * F->lscale[i0 + i] + f->e;
 	if (nt)
 		rfx_vmath_nt_fence();
 	if (f->src && f->src->finish)

@@ -36,6 +36,16 @@
  */
 #define FEATMAP_LANES(T) ((int)(256 / sizeof(T)))
 
+/* lane[k] = max(lane[k], lane[k + c]) for k < c (a level of the tree) */
+#define FEATMAP_MAX_HALF(lane, c)					\
+	do {								\
+		int k_;							\
+									\
+		for (k_ = 0; k_ < (c); k_++)				\
+			lane[k_] = lane[k_ + (c)] > lane[k_] ? lane[k_ + (c)] \
+							      : lane[k_]; \
+	} while (0)
+
 /*
  * n elements of size bytes from a cache-line boundary, so that rows of a
  * multiple of 64 bytes start on one and the maps' 64-byte stores never
@@ -97,9 +107,14 @@ static inline void *featmap_alloc_lines(size_t n, size_t size)
 				v[j] += a[j];				\
 			m = v[j] > m ? v[j] : m;			\
 		}							\
-		_Pragma("omp simd reduction(max : m)")			\
-		for (k = 0; k < FEATMAP_LANES(T); k++)			\
-			m = lane[k] > m ? lane[k] : m;			\
+		/* a tree, each level's width a constant (so vectorised) */ \
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 2);		\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 4);		\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 8);		\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 16);		\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 32);		\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 64);		\
+		m = lane[0] > m ? lane[0] : m;				\
 		if (m == -INFINITY)					\
 			m = 0;						\
 		for (j = 0; j < M; j += FEATMAP_CHUNK) {		\

@@ -78,6 +78,6 @@ const struct rfx_estimator_type rfx_est_sderf = {
 	.fit = sderf_fit,
 	.log_variance = rfx_derf_log_variance,
 	.draw = rfx_draw_gaussian,
-	.features = rfx_derf_features,
-	.features32 = rfx_derf_features32,
+	.features = rfx_derf_features_sym,
+	.features32 = rfx_derf_features_sym32,
 };

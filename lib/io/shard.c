@@ -122,6 +122,7 @@ int rfx_shard_write(const char *path, const struct rfx_shard *s,
 	    (ret = rfx_h5out_attr(o, "command_line", s->command, err)) ||
 	    (ret = rfx_h5out_attr(o, "seed", s->seed, err)) ||
 	    (ret = rfx_h5out_attr(o, "rng", s->rng, err)) ||
+	    (s->blas && (ret = rfx_h5out_attr(o, "blas", s->blas, err))) ||
 	    (ret = rfx_h5out_attr(o, "shard", num[0], err)) ||
 	    (ret = rfx_h5out_attr(o, "sweeps", num[1], err)))
 		goto out;
@@ -254,6 +255,7 @@ int rfx_shard_read(const char *path, struct rfx_shard *s, struct rfx_err *err)
 	s->commit = get_attr(f, "commit");
 	s->seed = get_attr(f, "seed");
 	s->rng = get_attr(f, "rng");
+	s->blas = get_attr(f, "blas"); /* optional */
 	sh = get_attr(f, "shard");
 	ns = get_attr(f, "sweeps");
 	ablob = get_data(f, "argv", H5T_NATIVE_UCHAR, 1, &alen);
@@ -311,6 +313,7 @@ void rfx_shard_release(struct rfx_shard *s)
 	free(s->command);
 	free(s->version);
 	free(s->commit);
+	free(s->blas);
 	free(s->seed);
 	free(s->rng);
 	if (s->sweeps)

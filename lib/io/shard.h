@@ -7,7 +7,8 @@
  * object times off). Root attributes, all strings: rfx_shard ("1", the
  * format), version, commit, command_line (the serial command line: the
  * shard's own without --shard), seed ("none" for a command that draws
- * nothing), rng, shard ("i/N") and sweeps (how many follow; 0 for a
+ * nothing), rng, blas (optional: the BLAS kernels, which decide the last
+ * bits of products), shard ("i/N") and sweeps (how many follow; 0 for a
  * command without cells). Dataset /argv: the serial argv, each argument
  * NUL-terminated (uint8). Group /sweepK for each sweep K of the command
  * the shard computed a share of, with string attributes experiment (the
@@ -41,6 +42,8 @@ struct rfx_shard {
 	char *version, *commit;  /* of the rfx that wrote it */
 	char *seed;              /* decimal, or "none" */
 	char *rng;               /* generator name */
+	char *blas;              /* the BLAS and its kernels (num/blas.h's
+				    rfx_blas_describe); NULL: not recorded */
 	int nsweeps;             /* sweeps recorded, in the command's order */
 	struct rfx_shard_sweep *sweeps;
 };
