@@ -2,7 +2,8 @@
  * The discretely induced random features (PoisRF, GeomRF and their positive
  * shifted variants): closed forms against Monte Carlo, the fitted
  * parameters against independent minimisations, positivity of the "+"
- * variants and the shift.
+ * variants and the shift; the logs a feature matrix keeps across draws
+ * and sets of inputs.
  */
 #include <math.h>
 #include <string.h>
@@ -198,6 +199,50 @@ static void test_cache(void)
 	}
 }
 
+/*
+ * The cache keeps several sets of inputs (Tables 6.2-6.3 give the
+ * training set in chunks): 12 sets taken twice in turn, so that the
+ * second round finds them kept, except one set that changed in place
+ * (all but its first number) and one given with a row less at the same
+ * address; then 40 sets, more than it keeps, twice, so that sets are
+ * replaced and filled again. Every call's features must be a fresh
+ * matrix's.
+ */
+static void test_cache_sets(void)
+{
+	enum { S = 40, N = 3, D = 5, M = 10 };
+	const struct rfx_estimator_type *es[] = { &rfx_est_geom,
+						  &rfx_est_pois_plus };
+	static double X[S][N * D];
+	double Y[N * D];
+	struct rfx_err err;
+	int k, rep, i, set;
+
+	for (set = 0; set < S; set++)
+		for (i = 0; i < N * D; i++)
+			X[set][i] = 0.3 * sin(1.7 * i + 0.37 * set) +
+				    (i % 4 == 0 ? 0.0 : 0.01 * set);
+	for (i = 0; i < N * D; i++)
+		Y[i] = 0.2 * cos(2.0 + i);
+	for (k = 0; k < 2; k++) {
+		struct kept_check c;
+
+		kept_check_init(&c, es[k], X[0], Y, N, D, M, 9, &err);
+		for (rep = 0; rep < 4; rep++)
+			for (set = 0; set < (rep < 2 ? 12 : S); set++) {
+				size_t n = rep == 1 && set == 11 ? N - 1 : N;
+
+				/* all but the first number: a check of part
+				   of the key would keep the stale logs */
+				if (rep == 1 && set == 7)
+					for (i = 1; i < N * D; i++)
+						X[set][i] = -X[set][i] + 0.002;
+				kept_check_draw(&c, 2, X[set], n, M, &err);
+			}
+		kept_check_done(&c, "logs of 12, then 40 sets in turn equal a fresh matrix's");
+	}
+}
+
 static void test_errors(void)
 {
 	struct rfx_params p;
@@ -224,6 +269,7 @@ int main(void)
 	test_fits();
 	test_shift();
 	test_cache();
+	test_cache_sets();
 	test_errors();
 	return done_testing();
 }

@@ -132,18 +132,25 @@ static void input_logs(const double *x, const double *shift, double g,
 }
 
 /*
- * The input_logs of the last inputs of a feature matrix, with a copy of
- * those inputs, shift and g to recognise them: Monte Carlo draws the
- * estimator thousands of times for the same few inputs (rfx variance's
- * --mc), and the d logs of each input cost more than its features at
- * small M. One malloc block (the header, then key, lz, xx, zneg), which
- * rfx_featmat_free frees. Used only up to DIRF_CACHE_MAX numbers n d,
- * so that large inputs (Tables 6.2-6.3) copy and keep nothing.
+ * The input_logs of the last few sets of inputs of a feature matrix, each
+ * with a copy of its inputs, shift and g to recognise it: Monte Carlo
+ * draws the estimator thousands of times for the same few inputs (rfx
+ * variance's --mc), and the d logs of each input cost more than its
+ * features at small M; Tables 6.2-6.3 give the training set in chunks of
+ * 1024 rows, the same chunks for every draw: while one set was kept,
+ * every chunk replaced the last, and uci-classify's DIRF methods on
+ * chess and nursery (3 seeds) took 3.1-3.5 CPU-s instead of 2.7. Up to
+ * DIRF_CACHE_SLOTS sets of at most DIRF_CACHE_MAX numbers n d each, and
+ * DIRF_CACHE_TOTAL in all (larger inputs copy and keep nothing), replaced
+ * in turn once all are used. One malloc block (the header, then per slot
+ * key, lz, xx, zneg), which rfx_featmat_free frees.
  */
 #define DIRF_CACHE_MAX 65536
+#define DIRF_CACHE_SLOTS 32
+#define DIRF_CACHE_TOTAL 262144
 
-struct rfx_dirf_cache {
-	size_t n, cap;          /* inputs cached (0: none), room for n d */
+struct dirf_slot {
+	size_t n;               /* inputs cached (0: none) */
 	int d, shifted;
 	double g;
 	double *key;            /* X (n d), then shift (d) */
@@ -151,49 +158,97 @@ struct rfx_dirf_cache {
 	unsigned char *zneg;    /* n d z < 0 */
 };
 
-/* The cache of F holding the logs of X, filled if it held others. */
-static const struct rfx_dirf_cache *
-dirf_cache(struct rfx_featmat *F, const struct rfx_draw *w, const double *X,
-	   size_t n, const double *shift, double g)
+struct rfx_dirf_cache {
+	size_t cap;             /* room for n d per slot */
+	int dcap;               /* room for the shift's d per slot */
+	int nslot, used, next;  /* slots, slots filled, next to replace */
+	struct dirf_slot slot[DIRF_CACHE_SLOTS];
+};
+
+/* Whether slot s holds the logs of X (n x d), shift and g. */
+static int slot_holds(const struct dirf_slot *s, const double *X, size_t n,
+		      int d, const double *shift, double g)
+{
+	const size_t nd = n * (size_t)d;
+
+	return s->n == n && s->d == d && s->shifted == (shift != NULL) &&
+	       memcmp(&s->g, &g, sizeof(g)) == 0 &&
+	       memcmp(s->key, X, nd * sizeof(double)) == 0 &&
+	       (!shift || memcmp(s->key + nd, shift,
+				 (size_t)d * sizeof(double)) == 0);
+}
+
+/* A cache of nslot slots for n d <= cap and d <= dcap, empty; or NULL. */
+static struct rfx_dirf_cache *cache_alloc(size_t cap, int dcap)
+{
+	size_t total = cap < DIRF_CACHE_TOTAL ? DIRF_CACHE_TOTAL / cap : 1;
+	int nslot = total < DIRF_CACHE_SLOTS ? (int)total : DIRF_CACHE_SLOTS, k;
+	/* per slot: key (cap + dcap), lz (cap), xx (cap: n <= n d), zneg */
+	size_t nums = 3 * cap + (size_t)dcap;
+	struct rfx_dirf_cache *c =
+		malloc(sizeof(*c) + (size_t)nslot * (nums * sizeof(double) + cap));
+	double *p;
+
+	if (!c)
+		return NULL;
+	c->cap = cap;
+	c->dcap = dcap;
+	c->nslot = nslot;
+	c->used = c->next = 0;
+	p = (double *)(c + 1);
+	for (k = 0; k < nslot; k++, p += nums) {
+		c->slot[k].n = 0;
+		c->slot[k].key = p;
+		c->slot[k].lz = p + cap + dcap;
+		c->slot[k].xx = c->slot[k].lz + cap;
+	}
+	for (k = 0; k < nslot; k++)
+		c->slot[k].zneg = (unsigned char *)p + (size_t)k * cap;
+	return c;
+}
+
+/* The slot of F's cache holding the logs of X, filled if none did. */
+static const struct dirf_slot *dirf_cache(struct rfx_featmat *F,
+					  const struct rfx_draw *w,
+					  const double *X, size_t n,
+					  const double *shift, double g)
 {
 	struct rfx_dirf_cache *c = F->dirf;
+	struct dirf_slot *s;
 	const size_t d = (size_t)w->d, nd = n * d;
 	size_t i;
+	int k;
 
 	if (nd == 0 || nd > DIRF_CACHE_MAX)
 		return NULL;
-	if (c && c->n == n && c->d == w->d && c->shifted == (shift != NULL) &&
-	    memcmp(&c->g, &g, sizeof(g)) == 0 &&
-	    memcmp(c->key, X, nd * sizeof(double)) == 0 &&
-	    (!shift || memcmp(c->key + nd, shift, d * sizeof(double)) == 0))
-		return c;
-	if (!c || c->cap < nd) {
-		size_t cap = nd < 4096 ? 4096 : nd, rows = cap; /* n <= n d */
-
+	for (k = 0; c && k < c->used; k++)
+		if (slot_holds(&c->slot[k], X, n, w->d, shift, g))
+			return &c->slot[k];
+	if (!c || c->cap < nd || c->dcap < w->d) {
 		free(F->dirf);
-		F->dirf = c = malloc(sizeof(*c) + (2 * cap + d + rows) *
-						  sizeof(double) + cap);
+		F->dirf = c = cache_alloc(nd < 4096 ? 4096 : nd, w->d);
 		if (!c)
 			return NULL;
-		c->cap = cap;
-		c->key = (double *)(c + 1);
-		c->lz = c->key + cap + d;
-		c->xx = c->lz + cap;
-		c->zneg = (unsigned char *)(c->xx + rows);
 	}
-	c->n = n;
-	c->d = w->d;
-	c->shifted = shift != NULL;
-	c->g = g;
-	memcpy(c->key, X, nd * sizeof(double));
+	if (c->used < c->nslot) {
+		s = &c->slot[c->used++];
+	} else {
+		s = &c->slot[c->next];
+		c->next = (c->next + 1) % c->nslot;
+	}
+	s->n = n;
+	s->d = w->d;
+	s->shifted = shift != NULL;
+	s->g = g;
+	memcpy(s->key, X, nd * sizeof(double));
 	if (shift)
-		memcpy(c->key + nd, shift, d * sizeof(double));
+		memcpy(s->key + nd, shift, d * sizeof(double));
 	for (i = 0; i < n; i++) {
-		c->xx[i] = 0.0;
-		input_logs(X + i * d, shift, g, 0, w->d, c->lz + i * d,
-			   c->zneg + i * d, &c->xx[i]);
+		s->xx[i] = 0.0;
+		input_logs(X + i * d, shift, g, 0, w->d, s->lz + i * d,
+			   s->zneg + i * d, &s->xx[i]);
 	}
-	return c;
+	return s;
 }
 
 /*
@@ -272,7 +327,7 @@ void rfx_dirf_features(struct rfx_featmat *F, const struct rfx_draw *w,
 		       const double *X, size_t n, int M, const double *shift,
 		       double base, double g, const double *colconst)
 {
-	const struct rfx_dirf_cache *c = dirf_cache(F, w, X, n, shift, g);
+	const struct dirf_slot *c = dirf_cache(F, w, X, n, shift, g);
 	const size_t d = (size_t)w->d;
 	double ls = -0.5 * log((double)M);
 	size_t i;

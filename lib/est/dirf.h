@@ -49,9 +49,11 @@ int rfx_dirf_fit_begin(struct rfx_params *p, const char *name, int shifted,
  * Fills F with the M DIRF features of the n inputs X (shifted by shift when
  * not NULL) for the draws stored as doubles in w->omega (d x cap):
  * log-modulus base - |x|^2/2 + sum_l omega_lm (log|x_l| + g) + colconst[m]
- * - log(M)/2. Keeps the logs of small inputs (n d <= 65536) in F
- * (F->dirf), with a copy of X, shift and g: a later call for the same
- * inputs and another draw, as Monte Carlo makes, takes no log.
+ * - log(M)/2. Keeps the logs of the last few sets of small inputs
+ * (n d <= 65536 each) in F (F->dirf), with copies of X, shift and g: a
+ * later call for the same inputs and another draw, as Monte Carlo makes
+ * and as kernel regression does for each chunk of its training set,
+ * takes no log.
  */
 void rfx_dirf_features(struct rfx_featmat *F, const struct rfx_draw *w,
 		       const double *X, size_t n, int M, const double *shift,
