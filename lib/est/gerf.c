@@ -521,14 +521,6 @@ static int oprf_fit(struct rfx_params *p, const double *X, size_t nx,
 }
 
 /*
- * log f = log D + A|w|^2 + (t if side 2) B w.x + C|x|^2 - log(M)/2, its real
- * part the log-modulus and its imaginary part the phase. For real A and
- * t = +1 (OPRF) B is real and the features are positive: the fused map of
- * lib/est/featmap.c with b = B, column constants A|w_m|^2, c = C and
- * e = log D - log(M)/2. Otherwise the log-moduli and phases are written in
- * real arithmetic and converted by rfx_featmat_from_log.
- */
-/*
  * One row of gerf_features' general case: from the projections pr and
  * |x|^2 = xx, the log-moduli into lm and the phases into ph. Cloned so
  * that it runs 8 wide: every entry is still the same sums and products
@@ -553,6 +545,14 @@ static void log_row(const double *pr, double xx, const double *cw, int M,
 	}
 }
 
+/*
+ * log f = log D + A|w|^2 + (t if side 2) B w.x + C|x|^2 - log(M)/2, its real
+ * part the log-modulus and its imaginary part the phase. For real A and
+ * t = +1 (OPRF) B is real and the features are positive: the fused map of
+ * lib/est/featmap.c with b = B, column constants A|w_m|^2, c = C and
+ * e = log D - log(M)/2. Otherwise the log-moduli and phases are written in
+ * real arithmetic and converted by rfx_featmat_from_log.
+ */
 static int gerf_features(const struct rfx_params *p, const struct rfx_draw *w,
 			 int side, const double *X, size_t n, int M,
 			 struct rfx_featmat *F, struct rfx_err *err)
