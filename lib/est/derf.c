@@ -197,9 +197,8 @@ out:
  * the fused positive map of lib/est/featmap.c on the transformed inputs
  * X B_k^T with b = 1 and column constants sum_l a_l w_l^2, then the
  * per-row terms added to the row scales.
- */
-/*
- * The inputs of the exp map, T = X B_k^T, and the per-row terms, made a
+ *
+ * The inputs of the exp map, T = X B_k^T, and the per-row terms are made a
  * block of rows at a time inside the map (rfx_featmat_exp_rows): written
  * out whole, T (n x d) and its two reads cost the map a third of its time
  * at d = 64, M = 256. Each row's values are those of a whole-matrix
