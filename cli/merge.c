@@ -107,8 +107,7 @@ static void note_blas(const struct rfx_shard *s, const char *const *path,
 
 	for (q = 0; q < n; q++)
 		if (s[q].blas && strcmp(s[q].blas, mine)) {
-			rfx_cli_fail(RFX_EXIT_OK,
-				     "warning: '%s' was computed with BLAS '%s', this merge runs '%s': the output may differ from a serial run's in the last bits",
+			rfx_cli_warn("'%s' was computed with BLAS '%s', this merge runs '%s': the output may differ from a serial run's in the last bits",
 				     path[q], s[q].blas, mine);
 			return;
 		}

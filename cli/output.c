@@ -48,19 +48,35 @@ int rfx_cli_threads(int threads)
 	return k;
 }
 
-int rfx_cli_fail(int code, const char *fmt, ...)
+/* "rfx: <what><message>" on stderr, one line. */
+static void say(const char *what, const char *fmt, va_list ap)
 {
 	char raw[RFX_ERR_MSG_MAX], msg[RFX_ERR_MSG_MAX];
-	va_list ap;
 
 	fflush(stdout);
-	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
 	/* One line whatever the arguments quoted in it hold. */
 	rfx_err_escape(raw, msg, sizeof(msg));
-	fprintf(stderr, "rfx: %s\n", msg);
+	fprintf(stderr, "rfx: %s%s\n", what, msg);
+}
+
+int rfx_cli_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("", fmt, ap);
+	va_end(ap);
 	return code;
+}
+
+void rfx_cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("warning: ", fmt, ap);
+	va_end(ap);
 }
 
 int rfx_out_suffix_ok(const char *path)

@@ -49,6 +49,9 @@ int rfx_cli_threads(int threads);
 int rfx_cli_fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* "rfx: warning: <msg>" on stderr, one line: the run goes on. */
+void rfx_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /*
  * The start every command shares: parses argv against opts (cli/opt.h),
  * keeps a copy of the table for the -o file's options (rfx_out_options)
