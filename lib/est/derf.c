@@ -11,10 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#else
+#define omp_in_parallel() 0
+#endif
+
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
 
+#include "num/blas.h"
 #include "num/gemm.h"
 #include "num/logmath.h"
 #include "num/vmath.h"
@@ -514,7 +521,7 @@ int rfx_derf_features_sym(const struct rfx_params *p,
 	double *W, *Wt;
 	size_t m, k, nm = (size_t)M;
 	struct rfx_draw wb = { p->d, M, M, NULL, NULL, NULL };
-	int ret = rfx_derf_check(p, "sderf", err);
+	int saved, ret = rfx_derf_check(p, "sderf", err);
 
 	if (ret)
 		return ret;
@@ -531,8 +538,15 @@ int rfx_derf_features_sym(const struct rfx_params *p,
 	for (m = 0; m < nm; m++)
 		for (k = 0; k < d; k++)
 			W[m * d + k] = w->omega[k * (size_t)w->cap + m];
+	/*
+	 * One BLAS thread (d > 320 goes to OpenBLAS), so the bits do not
+	 * depend on the thread count; inside a parallel region the caller
+	 * has set that already (featmap.h).
+	 */
+	saved = omp_in_parallel() ? 0 : rfx_blas_single_begin();
 	rfx_gemm(nm, d, d, 1.0, W, d, rfx_derf_b(p, side == 1 ? 1 : 2), d, Wt,
 		 d);
+	rfx_blas_single_end(saved);
 	for (k = 0; k < d; k++)
 		for (m = 0; m < nm; m++)
 			W[k * nm + m] = Wt[m * d + k];
