@@ -47,6 +47,12 @@ static double tab_c[16] __attribute__((aligned(64)));  /* c_j */
 static double tab_th[16] __attribute__((aligned(64))); /* -log c_j, high */
 static double tab_tl[16] __attribute__((aligned(64))); /* and low part */
 static double ln2_hi, ln2_lo; /* log 2; ln2_hi has 21 bits, so k ln2_hi is exact */
+static double tab_eh[16] __attribute__((aligned(64))); /* 2^(j/16), high */
+static double tab_el[16] __attribute__((aligned(64))); /* and the rest */
+
+/* log 2 in double and the rest (vexp: (k + j/16) exp_ln2_hi is exact in an FMA) */
+static const double exp_ln2_hi = 0x1.62e42fefa39efp-1;
+static const double exp_ln2_lo = 0x1.abc9e3b39803fp-56;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -61,6 +67,12 @@ static void init_once(void)
 	u &= ~(((uint64_t)1 << 32) - 1);
 	memcpy(&ln2_hi, &u, sizeof u);
 	ln2_lo = (double)(l2 - ln2_hi);
+	for (j = 0; j < 16; j++) {
+		long double e = exp2l(j / 16.0L);
+
+		tab_eh[j] = (double)e;
+		tab_el[j] = (double)(e - tab_eh[j]);
+	}
 	for (j = 0; j < 16; j++) {
 		long double t;
 
@@ -577,53 +589,104 @@ static void sincosf_nt_avx512(float *s, float *c, const float *x, size_t n)
 }
 
 /*
- * exp(x - m): u = x - m = k log 2 + r, |r| <= log(2)/2 (k ln2_hi exact),
- * e^r = 1 + r + r^2 q(r) with vexpm1's Taylor coefficients, and 2^k by
- * vscalefpd (+inf above the range): one pass, no scalar fallback. No
- * operation here may produce a subnormal or underflow: each costs a
+ * exp(x - m): u = x - m = (k + j/16) log 2 + r with j = 0..15 and |r| <=
+ * log(2)/32, so that e^u = 2^k 2^(j/16) e^r: 2^(j/16) from a 16-entry
+ * table held in two registers (vpermt2pd), in a high part and the rest
+ * (tab_eh, tab_el: computed at start-up from exp2l), e^r - 1 = r + r^2
+ * q(r) with q the first six terms of vexpm1's Taylor series (the next
+ * is below 2^-59 relative at r = log(2)/32), and 2^k by vscalefpd (+inf
+ * above the range). The high part is multiplied in last, 2^(j/16) e^r =
+ * hi + (hi (e^r - 1) + lo), so that only that sum rounds at the scale of
+ * the result (about half an ulp in all; the whole series on |r| <=
+ * log(2)/2 took twice the operations, a quarter of the pos map).
+ *
+ * k + j/16 comes from one FMA: u/log 2 + 1.5 2^48 rounds to a multiple
+ * of 1/16, whose last four bits of significand are j (vpermt2pd reads
+ * just those) and whose integer part is k once 1.5 2^48 is taken off
+ * (vscalefpd takes the floor itself). r = u - (k + j/16) ln2_hi is exact
+ * in one FMA (where k + j/16 is not 0, a multiple of 2^-58 below 2^-5
+ * in magnitude); ln2_lo's term rounds it once.
+ *
+ * No operation here may produce a subnormal or underflow: each costs a
  * microcode assist of about a hundred cycles, and the DIRFs' rows span
  * thousands, so that 1-3% of their lanes fall in the subnormal band
- * (that made this kernel slower than libmvec's in Tables 6.2-6.3). So
- * lanes below -745.2 are set to 0, and subnormal results are put
- * together from their integer significand. u is clamped to [-745.2, 710] before (the results beyond are
- * 0 and +inf), which keeps -inf from making r a NaN; a NaN passes
- * through (the clamps return their second operand).
+ * (that made libmvec's kernel faster than this one's first version in
+ * Tables 6.2-6.3). So vectors with a lane below -707.5 (where 2^k
+ * reaches 2^-1022, -inf among them) take vexp_low, out of the common
+ * path, which gives lanes below -745.2 zero (e^-745.2 < 2^-1075) and
+ * puts subnormal results together from their integer significand; the
+ * other lanes get the same bits either way. Above, u is capped at 710
+ * (e^710 is +inf) so that +inf does not make r a NaN; a NaN passes
+ * through (the cap returns its second operand).
  */
-X512 __m512d vexp(__m512d u)
+#define EXP_SHIFT16 0x1.8p48 /* its ulp is 1/16 */
+#define EXP_LOW -707.5       /* k <= -1022 only below */
+
+/* 2^(k + j/16) e^r for a vector of u capped to [-745.2, 710]: its
+ * significand (sig) and k + j/16 (kj: vscalefpd's floor gives k). */
+X512 __m512d vexp_sig(__m512d u, __m512d *kj)
+{
+	__m512d s = _mm512_fmadd_pd(u, _mm512_set1_pd(1.0 / RFX_LN2),
+				    _mm512_set1_pd(EXP_SHIFT16));
+	__m512i j = _mm512_castpd_si512(s);
+	__m512d r, p, hi;
+
+	*kj = _mm512_sub_pd(s, _mm512_set1_pd(EXP_SHIFT16));
+	r = _mm512_fnmadd_pd(*kj, _mm512_set1_pd(exp_ln2_hi), u);
+	r = _mm512_fnmadd_pd(*kj, _mm512_set1_pd(exp_ln2_lo), r);
+	p = _mm512_fmadd_pd(_mm512_set1_pd(eq[5]), r, _mm512_set1_pd(eq[4]));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(eq[3]));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(eq[2]));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(eq[1]));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(eq[0]));
+	p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), p, r); /* e^r - 1 */
+	hi = _mm512_permutex2var_pd(_mm512_load_pd(tab_eh), j,
+				    _mm512_load_pd(tab_eh + 8));
+	return _mm512_add_pd(hi, _mm512_fmadd_pd(hi, p, _mm512_permutex2var_pd(
+		_mm512_load_pd(tab_el), j, _mm512_load_pd(tab_el + 8))));
+}
+
+/* vexp for a vector with a lane below EXP_LOW (out of line: rare). */
+__attribute__((noinline, target("avx512f,fma")))
+static __m512d vexp_low(__m512d u)
 {
 	/* u >= -745.2 or NaN: the others are 0 (e^-745.2 < 2^-1075) */
 	__mmask8 live = _mm512_cmp_pd_mask(u, _mm512_set1_pd(-745.2), _CMP_NLT_UQ);
 	__m512d uc = _mm512_min_pd(_mm512_set1_pd(710.0),
 				   _mm512_max_pd(_mm512_set1_pd(-745.2), u));
-	__m512d k, r = reduce_ln2(uc, &k), p;
-	__mmask8 sub;
+	__m512d kj, p = vexp_sig(uc, &kj), t;
+	__mmask8 sub = _mm512_cmp_pd_mask(kj, _mm512_set1_pd(-1021.0),
+					  _CMP_LT_OQ) & live;
+	__m512i bits;
 
-	p = _mm512_add_pd(_mm512_fmadd_pd(_mm512_mul_pd(r, r), poly(eq, 12, r), r),
-			  _mm512_set1_pd(1.0));
-	sub = _mm512_cmp_pd_mask(k, _mm512_set1_pd(-1021.5), _CMP_LT_OQ) & live;
-	if (sub) {
-		/*
-		 * Subnormal results: the integer t = p 2^(k + 1074), rounded
-		 * once (roundscale), is the subnormal's significand; its bits
-		 * come from t + 2^52 (t < 2^52; t = 2^52 gives DBL_MIN). Lanes
-		 * with t >= 2^52 are normal and stay with vscalefpd.
-		 */
-		__m512d t = _mm512_maskz_scalef_pd(sub, p, _mm512_add_pd(
-			k, _mm512_set1_pd(1074.0)));
-		__m512i bits;
+	/*
+	 * Subnormal results: the integer t = p 2^(k + 1074), rounded once
+	 * (roundscale), is the subnormal's significand; its bits come from
+	 * t + 2^52 (t < 2^52; t = 2^52 gives DBL_MIN). Lanes with t >= 2^52
+	 * are normal and stay with vscalefpd.
+	 */
+	t = _mm512_maskz_scalef_pd(sub, p, _mm512_add_pd(kj, _mm512_set1_pd(1074.0)));
+	t = _mm512_roundscale_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	sub &= _mm512_cmp_pd_mask(t, _mm512_set1_pd(0x1p52), _CMP_LE_OQ);
+	bits = _mm512_sub_epi64(
+		_mm512_castpd_si512(_mm512_add_pd(t, _mm512_set1_pd(0x1p52))),
+		_mm512_castpd_si512(_mm512_set1_pd(0x1p52)));
+	return _mm512_maskz_mov_pd(
+		live, _mm512_mask_mov_pd(
+			_mm512_scalef_pd(p, _mm512_mask_mov_pd(
+				kj, sub, _mm512_setzero_pd())),
+			sub, _mm512_castsi512_pd(bits)));
+}
 
-		t = _mm512_roundscale_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-		sub &= _mm512_cmp_pd_mask(t, _mm512_set1_pd(0x1p52), _CMP_LE_OQ);
-		bits = _mm512_sub_epi64(
-			_mm512_castpd_si512(_mm512_add_pd(t, _mm512_set1_pd(0x1p52))),
-			_mm512_castpd_si512(_mm512_set1_pd(0x1p52)));
-		return _mm512_maskz_mov_pd(
-			live, _mm512_mask_mov_pd(
-				_mm512_scalef_pd(p, _mm512_mask_mov_pd(
-					k, sub, _mm512_setzero_pd())),
-				sub, _mm512_castsi512_pd(bits)));
-	}
-	return _mm512_maskz_mov_pd(live, _mm512_scalef_pd(p, k));
+X512 __m512d vexp(__m512d u)
+{
+	__m512d kj, p;
+
+	if (__builtin_expect(_mm512_cmp_pd_mask(u, _mm512_set1_pd(EXP_LOW),
+						_CMP_LT_OQ) != 0, 0))
+		return vexp_low(u);
+	p = vexp_sig(_mm512_min_pd(_mm512_set1_pd(710.0), u), &kj);
+	return _mm512_scalef_pd(p, kj);
 }
 
 X512 __m512 vexpf(__m512 u)
