@@ -611,13 +611,15 @@ static void sincosf_nt_avx512(float *s, float *c, const float *x, size_t n)
  * microcode assist of about a hundred cycles, and the DIRFs' rows span
  * thousands, so that 1-3% of their lanes fall in the subnormal band
  * (that made libmvec's kernel faster than this one's first version in
- * Tables 6.2-6.3). So vectors with a lane below -707.5 (where 2^k
- * reaches 2^-1022, -inf among them) take vexp_low, out of the common
- * path, which gives lanes below -745.2 zero (e^-745.2 < 2^-1075) and
- * puts subnormal results together from their integer significand; the
- * other lanes get the same bits either way. Above, u is capped at 710
- * (e^710 is +inf) so that +inf does not make r a NaN; a NaN passes
- * through (the cap returns its second operand).
+ * Tables 6.2-6.3). Lanes below -745.2 are 0 (e^-745.2 < 2^-1075): the
+ * common path computes them at -707.5 and masks them, since the DIRFs'
+ * rows have many (sending their vectors out of line made Tables 6.2-6.3
+ * half as slow again). Vectors with a lane in [-745.2, -707.5), where
+ * 2^k reaches 2^-1022, take vexp_low, out of the common path, which puts
+ * subnormal results together from their integer significand; the other
+ * lanes get the same bits either way. Above, u is capped at 710 (e^710
+ * is +inf) so that +inf does not make r a NaN; a NaN passes through
+ * (the caps return their second operand).
  */
 #define EXP_SHIFT16 0x1.8p48 /* its ulp is 1/16 */
 #define EXP_LOW -707.5       /* k <= -1022 only below */
@@ -646,7 +648,7 @@ X512 __m512d vexp_sig(__m512d u, __m512d *kj)
 		_mm512_load_pd(tab_el), j, _mm512_load_pd(tab_el + 8))));
 }
 
-/* vexp for a vector with a lane below EXP_LOW (out of line: rare). */
+/* vexp for a vector with a lane in [-745.2, EXP_LOW) (out of line: rare). */
 __attribute__((noinline, target("avx512f,fma")))
 static __m512d vexp_low(__m512d u)
 {
@@ -680,13 +682,16 @@ static __m512d vexp_low(__m512d u)
 
 X512 __m512d vexp(__m512d u)
 {
+	/* u >= -745.2 or NaN: the others are 0, here too (see vexp_low) */
+	__mmask8 live = _mm512_cmp_pd_mask(u, _mm512_set1_pd(-745.2), _CMP_NLT_UQ);
 	__m512d kj, p;
 
-	if (__builtin_expect(_mm512_cmp_pd_mask(u, _mm512_set1_pd(EXP_LOW),
-						_CMP_LT_OQ) != 0, 0))
+	if (__builtin_expect(_mm512_mask_cmp_pd_mask(live, u, _mm512_set1_pd(EXP_LOW),
+						     _CMP_LT_OQ) != 0, 0))
 		return vexp_low(u);
-	p = vexp_sig(_mm512_min_pd(_mm512_set1_pd(710.0), u), &kj);
-	return _mm512_scalef_pd(p, kj);
+	p = vexp_sig(_mm512_min_pd(_mm512_set1_pd(710.0),
+				   _mm512_max_pd(_mm512_set1_pd(EXP_LOW), u)), &kj);
+	return _mm512_maskz_scalef_pd(live, p, kj);
 }
 
 X512 __m512 vexpf(__m512 u)
