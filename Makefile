@@ -111,6 +111,7 @@ LIB_OBJS += lib/num/bessel_avx512.o
 LIB_OBJS += lib/num/blas.o
 LIB_OBJS += lib/num/block.o
 LIB_OBJS += lib/num/gemm.o
+LIB_OBJS += lib/num/isa.o
 LIB_OBJS += lib/num/kernel.o
 LIB_OBJS += lib/num/kmeans.o
 LIB_OBJS += lib/num/setstats.o

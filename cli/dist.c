@@ -24,7 +24,7 @@
 #include "base/cancel.h"
 #include "base/cells.h"
 #include "base/rng.h"
-#include "num/blas.h"
+#include "num/isa.h"
 #include "output.h"
 
 enum mode { MODE_SERIAL, MODE_MPI, MODE_SHARD, MODE_REPLAY };
@@ -175,7 +175,7 @@ static void shard_meta(struct rfx_shard *s, char *seed, size_t n)
 		snprintf(seed, n, "none");
 	s->seed = seed;
 	s->rng = (char *)rfx_rng_type()->name;
-	s->blas = (char *)rfx_blas_describe();
+	s->blas = (char *)rfx_isa_describe();
 	s->nsweeps = D.nsw;
 	s->sweeps = D.sw;
 }
@@ -442,6 +442,38 @@ static int launched_by_mpirun(void)
 	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") ||
 	       getenv("PMI_RANK");
 }
+
+/*
+ * Rank 0 compares every rank's kernels (num/isa.h) with its own and says
+ * on one line which rank first differs, as rfx merge does for shards:
+ * the cells that rank computes round otherwise, so the run agrees with a
+ * serial one to rounding only. Not refused (a heterogeneous allocation
+ * still gives right results); OPENBLAS_CORETYPE and like CPUs avoid it.
+ */
+#define ISA_LINE 512
+
+static void note_kernels(void)
+{
+	char mine[ISA_LINE] = { 0 }, first[ISA_LINE] = { 0 };
+	int r, odd;
+
+	snprintf(mine, sizeof(mine), "%s", rfx_isa_describe());
+	memcpy(first, mine, ISA_LINE);
+	MPI_Bcast(first, ISA_LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
+	r = strcmp(first, mine) ? D.rank : D.size;
+	MPI_Allreduce(&r, &odd, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (odd == D.size)
+		return;
+	if (D.rank == odd)
+		MPI_Send(mine, ISA_LINE, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+	else if (D.rank == 0) {
+		MPI_Recv(first, ISA_LINE, MPI_CHAR, odd, 0, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+		first[ISA_LINE - 1] = '\0';
+		rfx_cli_warn("rank %d runs kernels '%s', rank 0 '%s': the output may differ from a serial run's in the last bits",
+			     odd, first, mine);
+	}
+}
 #endif
 
 int rfx_dist_start(const struct rfx_cli *cli)
@@ -462,6 +494,7 @@ int rfx_dist_start(const struct rfx_cli *cli)
 		if (D.rank != 0 && (!freopen("/dev/null", "w", stdout) ||
 				    !freopen("/dev/null", "w", stderr)))
 			return RFX_EXIT_FAIL;
+		note_kernels();
 		if (D.shard_n)
 			return rfx_cli_fail(RFX_EXIT_USAGE,
 					    "--shard is for separate jobs, not under mpirun");

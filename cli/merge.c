@@ -13,7 +13,7 @@
 
 #include "cmds.h"
 #include "dist.h"
-#include "num/blas.h"
+#include "num/isa.h"
 #include "opt.h"
 #include "output.h"
 
@@ -92,7 +92,7 @@ static int check_cells(const struct rfx_shard *s, const char *const *path,
 }
 
 /*
- * The BLAS kernels decide the last bits of products (lib/num/blas.h), so
+ * The BLAS's and rfx's kernels decide the last bits (lib/num/isa.h), so
  * shards computed with other kernels than this process's, which replays
  * the rest of the run, give a file that may differ from a serial run's
  * in the last bits. Said on one line, not refused: the results agree to
@@ -102,12 +102,12 @@ static int check_cells(const struct rfx_shard *s, const char *const *path,
 static void note_blas(const struct rfx_shard *s, const char *const *path,
 		      int n)
 {
-	const char *mine = rfx_blas_describe();
+	const char *mine = rfx_isa_describe();
 	int q;
 
 	for (q = 0; q < n; q++)
 		if (s[q].blas && strcmp(s[q].blas, mine)) {
-			rfx_cli_warn("'%s' was computed with BLAS '%s', this merge runs '%s': the output may differ from a serial run's in the last bits",
+			rfx_cli_warn("'%s' was computed with kernels '%s', this merge runs '%s': the output may differ from a serial run's in the last bits",
 				     path[q], s[q].blas, mine);
 			return;
 		}

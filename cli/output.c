@@ -21,6 +21,7 @@
 #include "base/fmt.h"
 #include "base/rng.h"
 #include "num/blas.h"
+#include "num/isa.h"
 
 const char *volatile rfx_cli_tmpfile;
 
@@ -470,8 +471,8 @@ int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 	p.inputs = inputs;
 	if ((ret = rfx_h5out_provenance(o->h5, &p, err)))
 		return ret;
-	/* the BLAS and its kernels: they decide the last bits of products */
-	if ((ret = rfx_h5out_attr(o->h5, "blas", rfx_blas_describe(), err)))
+	/* the BLAS and rfx's kernels: they decide the last bits (num/isa.h) */
+	if ((ret = rfx_h5out_attr(o->h5, "blas", rfx_isa_describe(), err)))
 		return ret;
 	return rfx_out_options(o, err);
 }

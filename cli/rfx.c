@@ -25,6 +25,7 @@
 #include "estimators.h"
 #include "exp/clustered.h"
 #include "num/blas.h"
+#include "num/isa.h"
 #include "output.h"
 #include "version.h"
 
@@ -417,7 +418,7 @@ static int cmd_version(int argc, char **argv, const struct rfx_cli *cli)
 	(void)argc;
 	(void)argv;
 	printf("rfx %s (commit %s)\n", cli->version, cli->commit);
-	printf("blas: %s\n", rfx_blas_describe());
+	printf("blas: %s\n", rfx_isa_describe());
 	return RFX_EXIT_OK;
 }
 

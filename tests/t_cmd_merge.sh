@@ -126,7 +126,7 @@ rm -f m/out.h5
 (cd m && "$RFX" merge out.h5 a.h5.shard-0-of-3 ../m3/a.h5.shard-1-of-3 \
 	a.h5.shard-2-of-3 > ../m.out 2> ../m.err)
 [ $? -eq 0 ] && [ "$(grep -c warning m.err)" -eq 1 ] &&
-	grep -q "^rfx: warning: '../m3/a.h5.shard-1-of-3' was computed with BLAS '.*$ct" m.err &&
+	grep -q "^rfx: warning: '../m3/a.h5.shard-1-of-3' was computed with kernels '.*$ct" m.err &&
 	[ -s m/out.h5 ]
 ok $? "merge with shards of other kernels: exit 0, one warning line naming the shard" ||
 	diag_file m.err

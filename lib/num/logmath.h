@@ -47,6 +47,7 @@ float sinf(float);
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
 	!defined(__SANITIZE_ADDRESS__)
 #define RFX_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define RFX_SIMD_CLONES_ON 1 /* num/isa.c names the clone in use */
 #else
 #define RFX_SIMD_CLONES
 #endif
