@@ -187,27 +187,19 @@ struct fused {
 };
 
 /*
- * re = cos and im = sgn sin of the cnt projections in pr (pr may be re);
- * nt: streaming stores (pr is scratch and re, im far larger than the
- * caches), for sgn = 1 only: a sign pass would read im back from memory.
+ * re = cos and im = sin of the cnt projections in pr (pr may be re; the
+ * sign of the conjugate side is in them already, see fused_block); nt:
+ * streaming stores (pr is scratch and re, im far larger than the caches).
  */
-FEATMAP_CLONES
 static void trig_block(const double *pr, double *re, double *im, size_t cnt,
-		       double sgn, int nt)
+		       int nt)
 {
-	size_t k;
-
-	if (nt && sgn == 1.0) {
+	if (nt) {
 		rfx_vmath_sincos_nt(im, re, pr, cnt);
 		rfx_vmath_nt_fence();
 		return;
 	}
 	rfx_vmath_sincos(im, re, pr, cnt);
-	if (sgn == 1.0)
-		return;
-#pragma omp simd
-	for (k = 0; k < cnt; k++)
-		im[k] *= sgn;
 }
 
 /* One row of rfx_featmat_exp (featmap_impl.h). */
@@ -339,8 +331,14 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt,
 	} else
 		X = f->X + i0 * d;
 
-	rfx_gemm(cnt, (size_t)P, d, f->b, X, d, w->omega, (size_t)w->cap, pr,
-		 M);
+	/*
+	 * trig takes sgn as the product's factor, as featmap32.c's: sin(-p)
+	 * = -sin p and cos(-p) = cos p bit for bit in both vmath kernels
+	 * (tests/t_vmath.c), so the conjugate side needs no sign pass (one
+	 * after the streaming stores would read im back from memory)
+	 */
+	rfx_gemm(cnt, (size_t)P, d, f->trig ? f->sgn : f->b, X, d, w->omega,
+		 (size_t)w->cap, pr, M);
 	if (f->paired)
 		for (i = 0; i < cnt; i++) {
 			double *v = pr + i * M;
@@ -350,7 +348,7 @@ static void fused_block(const struct fused *f, size_t i0, size_t cnt,
 				v[P + j] = -v[j];
 		}
 	if (f->trig) {
-		trig_block(pr, re, F->im + i0 * M, cnt * M, f->sgn, nt);
+		trig_block(pr, re, F->im + i0 * M, cnt * M, nt);
 		return;
 	}
 	/*

@@ -37,24 +37,37 @@ GENERIC_MAP(log1mexp_generic, rfx_log1mexp)
 
 /*
  * sin and cos in both precisions (libmvec's sin and cos, sinf and cosf).
- * Two loops: in one, GCC would call a scalar sincos (no vector form).
+ * Separate loops: in one, GCC would call a scalar sincos (no vector
+ * form). Both are taken of |x| and sin times x's sign, so that sin is
+ * odd and cos even bit for bit (libmvec's cos(-x) and cos x differ by an
+ * ulp near multiples of pi; the feature maps make the conjugate side from
+ * negated projections, vmath.h). |x| goes through a chunk on the stack:
+ * GCC folds cos(fabs(x)) back into cos(x).
  */
-#define GENERIC_SINCOS(T, NAME, SIN, COS)				\
+#define GENERIC_SINCOS(T, NAME, SIN, COS, FABS, COPYSIGN)		\
 	RFX_SIMD_CLONES							\
 	static void NAME(T *s, T *c, const T *x, size_t n)		\
 	{								\
-		size_t k;						\
+		T a[256];						\
+		size_t k, j, m;						\
 									\
-		_Pragma("omp simd")					\
-		for (k = 0; k < n; k++)					\
-			s[k] = SIN(x[k]);				\
-		_Pragma("omp simd")					\
-		for (k = 0; k < n; k++)					\
-			c[k] = COS(x[k]);				\
+		for (k = 0; k < n; k += m) {				\
+			m = n - k < 256 ? n - k : 256;			\
+			_Pragma("omp simd")				\
+			for (j = 0; j < m; j++)				\
+				a[j] = FABS(x[k + j]);			\
+			_Pragma("omp simd")				\
+			for (j = 0; j < m; j++)				\
+				s[k + j] = COPYSIGN((T)1, x[k + j]) *	\
+					   SIN(a[j]);			\
+			_Pragma("omp simd")				\
+			for (j = 0; j < m; j++)				\
+				c[k + j] = COS(a[j]);			\
+		}							\
 	}
 
-GENERIC_SINCOS(double, sincos_generic, sin, cos)
-GENERIC_SINCOS(float, sincosf_generic, sinf, cosf)
+GENERIC_SINCOS(double, sincos_generic, sin, cos, fabs, copysign)
+GENERIC_SINCOS(float, sincosf_generic, sinf, cosf, fabsf, copysignf)
 #undef GENERIC_SINCOS
 
 /*

@@ -40,6 +40,9 @@ void rfx_vmath_log1mexp(double *y, const double *a, size_t n);
 /*
  * s[k] = sin(x[k]) and c[k] = cos(x[k]), k < n, the pair TrigRF's feature
  * map needs. c may be x; s must not overlap x or c. NaN for +-inf and NaN.
+ * In every kernel sin is odd and cos even bit for bit (so is sincosf):
+ * the feature maps make the conjugate side, e^{-i w.x}, from the negated
+ * projections.
  */
 void rfx_vmath_sincos(double *s, double *c, const double *x, size_t n);
 
