@@ -722,7 +722,7 @@ DEFINE_EXP_ARRAY(ps)
 __attribute__((target("avx512f,fma")))
 static void exp_shift_avx512(double *y, const double *x, double m, size_t n)
 {
-	pthread_once(&once, init_once); /* vexp's ln2_hi and ln2_lo */
+	pthread_once(&once, init_once); /* vexp's tab_eh and tab_el */
 	exp_array_pd(y, x, m, n, 0);
 }
 
