@@ -91,13 +91,21 @@ FEATMAP_CLONES
 static double from_log_row(const double *lm, const double *ph, double *re,
 			   double *im, int D, int neg)
 {
-	double m = -INFINITY, a[FEATMAP_CHUNK];
+	double m = -INFINITY, a[FEATMAP_CHUNK], lane[FEATMAP_LANES(double)];
 	double sn[FEATMAP_CHUNK], cs[FEATMAP_CHUNK];
-	int j0, j, c;
+	int j0, j, c, k;
 
-#pragma omp simd reduction(max : m)
-	for (j = 0; j < D; j++)
+	/* the row maximum as exp_row's (featmap_impl.h): exact in any order */
+	for (k = 0; k < FEATMAP_LANES(double); k++)
+		lane[k] = -INFINITY;
+	for (j = 0; j + FEATMAP_LANES(double) <= D; j += FEATMAP_LANES(double)) {
+#pragma omp simd
+		for (k = 0; k < FEATMAP_LANES(double); k++)
+			lane[k] = lm[j + k] > lane[k] ? lm[j + k] : lane[k];
+	}
+	for (; j < D; j++)
 		m = lm[j] > m ? lm[j] : m;
+	FEATMAP_MAX_TREE(double, lane, m);
 	if (m == -INFINITY)
 		m = 0.0;
 	for (j0 = 0; j0 < D; j0 += FEATMAP_CHUNK) {

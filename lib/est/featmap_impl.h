@@ -47,6 +47,21 @@
 	} while (0)
 
 /*
+ * m = max(m, the largest of lane[0..FEATMAP_LANES(T))): a tree, each
+ * level's width a constant (so vectorised). Destroys lane.
+ */
+#define FEATMAP_MAX_TREE(T, lane, m)					\
+	do {								\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 2);		\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 4);		\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 8);		\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 16);		\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 32);		\
+		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 64);		\
+		(m) = lane[0] > (m) ? lane[0] : (m);			\
+	} while (0)
+
+/*
  * n elements of size bytes from a cache-line boundary, so that rows of a
  * multiple of 64 bytes start on one and the maps' 64-byte stores never
  * straddle two lines (malloc's 16-byte alignment cost the pos map about
@@ -107,14 +122,7 @@ static inline void *featmap_alloc_lines(size_t n, size_t size)
 				v[j] += a[j];				\
 			m = v[j] > m ? v[j] : m;			\
 		}							\
-		/* a tree, each level's width a constant (so vectorised) */ \
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 2);		\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 4);		\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 8);		\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 16);		\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 32);		\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 64);		\
-		m = lane[0] > m ? lane[0] : m;				\
+		FEATMAP_MAX_TREE(T, lane, m);				\
 		if (m == -INFINITY)					\
 			m = 0;						\
 		for (j = 0; j < M; j += FEATMAP_CHUNK) {		\
