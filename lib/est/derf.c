@@ -461,7 +461,7 @@ int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
 			F->lscale[k] -= 0.5 * c->r[k];
 		return RFX_OK;
 	}
-	Bt = malloc((d * d + 2 * d) * sizeof(double)); /* and s4 after it */
+	Bt = malloc((d * d + 2 * d) * sizeof(double)); /* B_k^T, diagonal, s4 */
 	if (!Bt)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	derf64_transpose(B, Bt, d);
