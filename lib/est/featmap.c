@@ -29,17 +29,6 @@
 #include "num/logmath.h"
 #include "num/vmath.h"
 
-/*
- * The clones of the element loops: RFX_SIMD_CLONES plus AVX-512, which
- * halves the cost of libmvec's exp, sin and cos again where it exists.
- */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-	!defined(__SANITIZE_ADDRESS__)
-#define FEATMAP_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define FEATMAP_CLONES
-#endif
-
 /* Elements (rows x M) per block of the fused maps: 256 KiB per array. */
 #define BLOCK_ELEMS 32768
 
@@ -87,7 +76,7 @@ void rfx_featmat_free(struct rfx_featmat *F)
  * sin and cos), in chunks of stack buffers so that no call allocates. Reads lm[j] and ph[j] before writing re[j] and im[j], so the
  * in-place use the header allows holds.
  */
-FEATMAP_CLONES
+RFX_SIMD_CLONES
 static double from_log_row(const double *lm, const double *ph, double *re,
 			   double *im, int D, int neg)
 {
@@ -223,7 +212,7 @@ FEATMAP_DEFINE_SUMSQ(static inline, double, int, sumsq)
  * One row of rfx_featmat_hybrid from its nc projections pr; xx = |x|^2.
  * Sets the row's D entries of re and im and returns its scale.
  */
-FEATMAP_CLONES
+RFX_SIMD_CLONES
 static double hybrid_row(const struct rfx_hybmap *h, const double *pr,
 			 double xx, double sgn, double *re, double *im,
 			 double *pe)
