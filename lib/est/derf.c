@@ -584,6 +584,23 @@ int rfx_derf_features_sym(const struct rfx_params *p,
 }
 
 /*
+ * acc[m] += b omega[m], m < M, in double: a multiply and an add (rfx
+ * builds without contraction, so each clone gives the same bits).
+ * Cloned: compiled for SSE2 alone it was scalar, and at d = 64, M = 256
+ * its d^2 M steps took a tenth of the float32 map's time on 2 threads.
+ */
+RFX_SIMD_CLONES
+static void derf_axpy32(double *restrict acc, double b,
+			const float *restrict omega, int M)
+{
+	int m;
+
+#pragma omp simd
+	for (m = 0; m < M; m++)
+		acc[m] += b * (double)omega[m];
+}
+
+/*
  * The same in float32: B^T omega summed in double from the float
  * projections and rounded once to float (so each entry is off by at
  * most 2u sum_l |B_lk w_l|, u = 2^-24: tests/t_featmap32.c's bound).
@@ -614,13 +631,9 @@ int rfx_derf_features_sym32(const struct rfx_params *p,
 	for (k = 0; k < d; k++) { /* row k of B^T omega: sum_l B_lk omega_l */
 		for (m = 0; m < M; m++)
 			acc[m] = 0.0;
-		for (l = 0; l < d; l++) {
-			const float *om = w->omega + l * (size_t)w->cap;
-			double b = B[l * d + k];
-
-			for (m = 0; m < M; m++)
-				acc[m] += b * (double)om[m];
-		}
+		for (l = 0; l < d; l++)
+			derf_axpy32(acc, B[l * d + k],
+				    w->omega + l * (size_t)w->cap, M);
 		for (m = 0; m < M; m++)
 			W[k * (size_t)M + (size_t)m] = (float)acc[m];
 	}
