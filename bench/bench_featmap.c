@@ -14,6 +14,7 @@
  *
  *   bench_featmap [L [d [M [reps]]]]               defaults: 65536 64 256 7
  *   bench_featmap --item NAME [L [d [M [reps]]]]   one item, one line
+ *   bench_featmap --pair NAME [L [d [M [reps]]]]   a map against the dgemm
  *
  * Times are the best of reps runs after untimed warm-up runs that also
  * touch every page of the outputs (FFTW's bench takes the best time too):
@@ -36,6 +37,10 @@
  * sum_j (phi(q).phi(k_j)) v_j / sum_j phi(q).phi(k_j) over the 512 keys,
  * computed in float from the float features (as float attention code
  * does) against double from the double ones, relative to max |out|.
+ *
+ * With --pair NAME (a float64 map) it runs NAME as --item does, each run
+ * after a dgemm of the same shape, and adds a sixth field to the line:
+ * the median of the runs' map-over-dgemm ratios (run_item says why).
  *
  * With --item (dgemm, trig, pos, oprf, ang, sderf, aderf or saderf, or
  * trig32, pos32, oprf32 or sderf32 for a float32 map) the process allocates and
@@ -174,11 +179,21 @@ static void fill_inputs(const gsl_rng *rng, double *X, size_t n, int d)
 		X[i] = gaussian(rng) / sqrt((double)d);
 }
 
+static int cmp_double(const void *a, const void *b);
+
 /*
  * --item: one item in a process of its own; k = -1 is the dgemm. Prints
- * "NAME ms peak_KiB features" and returns the exit status.
+ * "NAME ms peak_KiB features cpu_ms" and returns the exit status. With
+ * pair (--pair, a float64 map), each run of the map follows a run of the
+ * dgemm on the same inputs and draw, and the line ends with a sixth
+ * field, the median over the runs of the map's time over the dgemm's
+ * just before it: a ratio taken a fraction of a second apart, which the
+ * VM's speed, swinging by a fifth from one minute to the next, moves far
+ * less than one between processes run seconds apart. (The peak
+ * resident set then counts the dgemm's output too.)
  */
-static int run_item(int k, int f32, size_t L, int d, int M, int reps)
+static int run_item(int k, int f32, int pair, size_t L, int d, int M,
+		    int reps)
 {
 	struct rfx_draw *w = rfx_draw_alloc(d, M);
 	struct rfx_draw32 *w32 = NULL;
@@ -189,19 +204,24 @@ static int run_item(int k, int f32, size_t L, int d, int M, int reps)
 	struct rfx_err err;
 	struct rusage ru;
 	double *X = malloc(L * (size_t)d * sizeof(*X)), *C = NULL;
-	double best = HUGE_VAL, bcpu = HUGE_VAL, t0;
+	double best = HUGE_VAL, bcpu = HUGE_VAL, t0, *ratio = NULL;
 	gsl_rng *rng = rfx_rng_alloc_stream(RFX_DEFAULT_SEED, 7, 0, 0);
-	int r, status = 1, D = M;
+	int r, status = 1, D = M, nratio = 0;
 
 	rfx_params_init(&p, d);
-	if (k < 0)
+	if (k < 0 || pair)
 		C = malloc(L * (size_t)M * sizeof(*C));
-	else if (f32) {
+	if (pair && !(ratio = malloc((size_t)reps * sizeof(*ratio)))) {
+		fprintf(stderr, "bench_featmap: out of memory\n");
+		goto out;
+	}
+	if (k >= 0 && f32) {
 		F32 = rfx_featmat32_alloc(L, M);
 		X32 = malloc(L * (size_t)d * sizeof(*X32));
-	} else
+	} else if (k >= 0)
 		F = rfx_featmat_alloc(L, M);
-	if (!w || !X || !rng || (k < 0 ? !C : f32 ? !F32 || !X32 : !F)) {
+	if (!w || !X || !rng || (k < 0 ? !C : f32 ? !F32 || !X32 : !F) ||
+	    (pair && !C)) {
 		fprintf(stderr, "bench_featmap: out of memory\n");
 		goto out;
 	}
@@ -229,8 +249,14 @@ static int run_item(int k, int f32, size_t L, int d, int M, int reps)
 		}
 	}
 	for (r = 0, t0 = now(); r <= reps; r++) {
-		double c0 = cpu_now(), t, c;
+		double c0, t, c, tg = 0.0;
 
+		if (pair) { /* the dgemm, then the map, each on idle cores */
+			settle();
+			tg = run_dgemm(X, w, C, L, M);
+			settle();
+		}
+		c0 = cpu_now();
 		t = k < 0 ? run_dgemm(X, w, C, L, M)
 		    : f32 ? run_features32(methods[k], &p, w32, X32, L, M, F32)
 			  : run_features(methods[k], &p, w, X, L, M, F);
@@ -242,13 +268,22 @@ static int run_item(int k, int f32, size_t L, int d, int M, int reps)
 		else if (r > 0) {
 			best = t < best ? t : best;
 			bcpu = c < bcpu ? c : bcpu;
+			if (pair)
+				ratio[nratio++] = t / tg;
 		}
 	}
 	getrusage(RUSAGE_SELF, &ru);
-	printf("%s%s %.3f %ld %d %.3f\n", k < 0 ? "dgemm" : methods[k]->name,
+	printf("%s%s %.3f %ld %d %.3f", k < 0 ? "dgemm" : methods[k]->name,
 	       f32 ? "32" : "", 1e3 * best, ru.ru_maxrss, D, 1e3 * bcpu);
+	if (pair) {
+		qsort(ratio, (size_t)nratio, sizeof(*ratio), cmp_double);
+		printf(" %.4f", nratio % 2 ? ratio[nratio / 2]
+				: 0.5 * (ratio[nratio / 2 - 1] + ratio[nratio / 2]));
+	}
+	printf("\n");
 	status = 0;
 out:
+	free(ratio);
 	rfx_params_release(&p);
 	rfx_draw_free(w);
 	rfx_draw32_free(w32);
@@ -468,6 +503,7 @@ int main(int argc, char **argv)
 {
 	int item = -2; /* --item: -1 dgemm, else a method (-3 unknown); -2 all */
 	int f32 = 0;   /* --item NAME32: the float32 map */
+	int pair = 0;  /* --pair NAME: a float64 map, each run after a dgemm */
 	size_t L;
 	int d, M, reps;
 	struct rfx_draw *w[NMETHODS] = { NULL };
@@ -488,7 +524,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--accuracy"))
 		return run_accuracy(argc > 2 ? atoi(argv[2]) : 64,
 				    argc > 3 ? atoi(argv[3]) : 256);
-	if (argc > 1 && !strcmp(argv[1], "--item")) {
+	if (argc > 1 && (!strcmp(argv[1], "--item") ||
+			 !strcmp(argv[1], "--pair"))) {
+		pair = !strcmp(argv[1], "--pair");
 		item = argc > 2 && !strcmp(argv[2], "dgemm") ? -1 : -3;
 		for (k = 0; argc > 2 && k < NMETHODS; k++) {
 			size_t ln = strlen(methods[k]->name);
@@ -509,15 +547,16 @@ int main(int argc, char **argv)
 	d = argc > 2 ? atoi(argv[2]) : 64;
 	M = argc > 3 ? atoi(argv[3]) : 256;
 	reps = argc > 4 ? atoi(argv[4]) : 7;
-	if (item == -3 || L < 1 || d < 1 || M < 1 || reps < 1 || argc > 5) {
+	if (item == -3 || (pair && (item < 0 || f32)) || L < 1 || d < 1 ||
+	    M < 1 || reps < 1 || argc > 5) {
 		fprintf(stderr, "usage: bench_featmap [--item dgemm|trig|pos|"
 				"oprf|ang|sderf|aderf|saderf|trig32|pos32|oprf32|"
-				"sderf32] "
-				"[L [d [M [reps]]]]\n");
+				"sderf32 | --pair trig|pos|oprf|ang|sderf|aderf|"
+				"saderf] [L [d [M [reps]]]]\n");
 		return 2;
 	}
 	if (item > -2)
-		return run_item(item, f32, L, d, M, reps);
+		return run_item(item, f32, pair, L, d, M, reps);
 #ifdef _OPENMP
 	nthreads = omp_get_max_threads();
 #endif

@@ -435,6 +435,34 @@ static int qr_lapack(int d, struct rfx_proj_ws *ws)
 }
 
 /*
+ * omega[i ld + j] = a[j d + i] scale[j] for i < d, j < k: the first k
+ * columns of the column-major d x d matrix a, scaled, into rows of omega.
+ * In tiles of COPY_TILE x COPY_TILE, whose lines of a and of omega stay
+ * in L1 while the tile is copied: entry by entry, each row of omega read
+ * a column of a at a stride of 8d bytes, and at d = 1024 (ORF on MNIST)
+ * the copy took longer than the QR.
+ */
+#define COPY_TILE 32
+
+static void copy_scaled_t(const double *a, int d, int k, const double *scale,
+			  double *omega, size_t ld)
+{
+	int i0, j0, i, j;
+
+	for (i0 = 0; i0 < d; i0 += COPY_TILE)
+		for (j0 = 0; j0 < k; j0 += COPY_TILE) {
+			int i1 = d - i0 < COPY_TILE ? d : i0 + COPY_TILE;
+			int j1 = k - j0 < COPY_TILE ? k : j0 + COPY_TILE;
+
+			for (i = i0; i < i1; i++)
+				for (j = j0; j < j1; j++)
+					omega[(size_t)i * ld + (size_t)j] =
+						a[(size_t)j * (size_t)d + (size_t)i] *
+						scale[j];
+		}
+}
+
+/*
  * Writes k <= d columns of one Haar block at omega, each scaled to length
  * norm, or to a chi(d) variate when norm is 0 (ORF; ORF' has norm sqrt(d),
  * a plain Haar matrix 1).
@@ -481,13 +509,15 @@ static int sample_block(const gsl_rng *r, int d, int k, double norm,
 		/* R_jj = 0 has probability zero; either sign would do */
 		scale[j] = rjj < 0.0 ? -chi : chi;
 	}
+	if (lapack) {
+		copy_scaled_t(a, d, k, scale, omega, ld);
+		return GSL_SUCCESS;
+	}
 	for (i = 0; i < d; i++) {
-		const double *q = lapack ? NULL : ws->Q->data + (size_t)i * ws->Q->tda;
+		const double *q = ws->Q->data + (size_t)i * ws->Q->tda;
 
 		for (j = 0; j < k; j++)
-			omega[(size_t)i * ld + (size_t)j] =
-				(lapack ? a[(size_t)j * (size_t)d + (size_t)i] : q[j]) *
-				scale[j];
+			omega[(size_t)i * ld + (size_t)j] = q[j] * scale[j];
 	}
 	return GSL_SUCCESS;
 }
@@ -576,31 +606,41 @@ static int sample_coupled(const gsl_rng *r, enum rfx_proj p, int d, int k,
 static void sample_hd(const gsl_rng *r, int nhd, int d, int M, double *omega,
 		      size_t ld, struct rfx_proj_ws *ws)
 {
-	size_t dp = ws->dp, b, nb = ((size_t)M - 1) / dp + 1, t, l;
-	double scale = sqrt((double)dp), *v = ws->v;
+	size_t dp = ws->dp, b, nb = ((size_t)M - 1) / dp + 1, t, l, i0, c;
+	double scale = sqrt((double)dp), *v = ws->v, *buf = ws->cols;
 
 	for (b = 0; b < nb; b++) {
 		size_t k = b + 1 < nb ? dp : (size_t)M - dp * (nb - 1), i;
 
 		for (t = 0; t < (size_t)nhd * dp; t++)
 			ws->sgn[t] = gsl_rng_uniform(r) < 0.5 ? -1.0 : 1.0;
-		for (i = 0; i < k; i++) {
-			int f;
-
-			for (l = 0; l < dp; l++)
-				v[l] = l == i ? 1.0 : 0.0;
-			/* dp is a power of 2 and v is set: cannot fail */
-			rfx_wht_apply(v, dp, NULL);
-			for (f = 0; f < nhd; f++) {
-				const double *s = ws->sgn + (size_t)f * dp;
+		for (i0 = 0; i0 < k; i0 += c) {
+			c = k - i0 < IID_COLS ? k - i0 : IID_COLS;
+			for (i = i0; i < i0 + c; i++) {
+				int f;
 
 				for (l = 0; l < dp; l++)
-					v[l] *= s[l];
-				if (f + 1 < nhd)
-					rfx_wht_apply(v, dp, NULL);
+					v[l] = l == i ? 1.0 : 0.0;
+				/* dp is a power of 2 and v is set: cannot fail */
+				rfx_wht_apply(v, dp, NULL);
+				for (f = 0; f < nhd; f++) {
+					const double *s = ws->sgn + (size_t)f * dp;
+
+					for (l = 0; l < dp; l++)
+						v[l] *= s[l];
+					if (f + 1 < nhd)
+						rfx_wht_apply(v, dp, NULL);
+				}
+				for (l = 0; l < (size_t)d; l++)
+					buf[(i - i0) * (size_t)d + l] = scale * v[l];
 			}
-			for (l = 0; l < (size_t)d; l++)
-				omega[l * ld + b * dp + i] = scale * v[l];
+			/* as sample_iid: rows of omega, not columns ld apart */
+			for (l = 0; l < (size_t)d; l++) {
+				double *row = omega + l * ld + b * dp + i0;
+
+				for (i = 0; i < c; i++)
+					row[i] = buf[i * (size_t)d + l];
+			}
 		}
 	}
 }
