@@ -111,6 +111,9 @@ struct rfx_proj_ws {
 /* Scrambled Halton's dimensions, as many as GSL's Halton: primes to 9973. */
 #define SCR_MAX_D 1229
 
+/* Base-p digits of the point indices m + 1 < 2^31: at most 31 (p = 2). */
+#define SCR_DIGITS 31
+
 /* The quasi-Monte Carlo kinds: their GSL sequence and slot in ws->qrng. */
 static const gsl_qrng_type *qrng_type(int slot)
 {
@@ -698,20 +701,30 @@ static void sample_halton_scr(const gsl_rng *r, int d, int M, double *omega,
 		}
 	}
 	for (l = 0; l < d; l++) {
-		int p = ws->prime[l], K = ws->ndig[l];
+		int p = ws->prime[l], K = ws->ndig[l], k;
 		const int *pi = ws->perm + ws->poff[l];
-		double *row = omega + (size_t)l * ld;
+		double *row = omega + (size_t)l * ld, f[SCR_DIGITS];
+		int dig[SCR_DIGITS];
 
+		/*
+		 * The weights p^-(k+1) as the divisions f /= p made them, and
+		 * the base-p digits of n = m + 1 counted up as an odometer: a
+		 * division per digit per point, integer and floating, had
+		 * been 15% of HRF Table 1's time. The same terms are added in
+		 * the same order, so the points are the same bits.
+		 */
+		for (k = 0; k < K; k++) {
+			f[k] = k ? f[k - 1] / p : 1.0 / p;
+			dig[k] = 0;
+		}
+		dig[0] = 1;
 		for (m = 0; m < M; m++) {
-			unsigned long n = (unsigned long)m + 1;
-			double x = 0.0, f = 1.0 / p, t;
-			int k;
+			double x = 0.0, t;
 
-			for (k = 0; k < K; k++) {
-				x += pi[n % (unsigned long)p] * f;
-				n /= (unsigned long)p;
-				f /= p;
-			}
+			for (k = 0; k < K; k++)
+				x += pi[dig[k]] * f[k];
+			for (k = 0; k < K && ++dig[k] == p; k++)
+				dig[k] = 0;
 			t = x + ws->shift[l];
 			t = t >= 1.0 ? t - 1.0 : t;
 			t = t < lo ? lo : t > hi ? hi : t;
