@@ -14,7 +14,7 @@
  *
  *   bench_featmap [L [d [M [reps]]]]               defaults: 65536 64 256 7
  *   bench_featmap --item NAME [L [d [M [reps]]]]   one item, one line
- *   bench_featmap --pair NAME [L [d [M [reps]]]]   a map against the dgemm
+ *   bench_featmap --pair NAME [L [d [M [reps]]]]   a map against its reference
  *
  * Times are the best of reps runs after untimed warm-up runs that also
  * touch every page of the outputs (FFTW's bench takes the best time too):
@@ -25,6 +25,10 @@
  * Inputs and draws come from fixed seeds, so runs compare. The exit status
  * is 0 even when a target is missed: a benchmark reports, it never fails a
  * build.
+ *
+ * With --peak [L [d [M]]] it prints this core's AVX-512 FMA rate and
+ * rfx_gemm's on the maps' shape, one thread (run_peak): the bound under
+ * every map's time.
  *
  * With --accuracy [d [M]] it times nothing: it measures the float32 maps'
  * error against float64 as a function of the inputs' norm (docs/
@@ -38,9 +42,10 @@
  * computed in float from the float features (as float attention code
  * does) against double from the double ones, relative to max |out|.
  *
- * With --pair NAME (a float64 map) it runs NAME as --item does, each run
- * after a dgemm of the same shape, and adds a sixth field to the line:
- * the median of the runs' map-over-dgemm ratios (run_item says why).
+ * With --pair NAME (a map) it runs NAME as --item does, each run after
+ * its reference (a dgemm of the same shape, or for a float32 map the
+ * float64 one), and adds a sixth field to the line: the median of the
+ * runs' ratios to the reference (run_item says why).
  *
  * With --item (dgemm, trig, pos, oprf, ang, sderf, aderf or saderf, or
  * trig32, pos32, oprf32 or sderf32 for a float32 map) the process allocates and
@@ -64,6 +69,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "num/blas.h"
+#include "num/gemm.h"
 #include "est/estimator.h"
 #include "base/rng.h"
 
@@ -181,16 +187,103 @@ static void fill_inputs(const gsl_rng *rng, double *X, size_t n, int d)
 
 static int cmp_double(const void *a, const void *b);
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+
+/*
+ * --peak: this core's FMA rate, 16 independent chains of 8-lane FMAs
+ * (enough to cover the latency), in lane-FMAs per second.
+ */
+__attribute__((target("avx512f"))) static double fma_peak(void)
+{
+	const long n = 20000000;
+	__m512d a[16], b = _mm512_set1_pd(1.0000001), c = _mm512_set1_pd(1e-9);
+	double t0, s = 0.0;
+	long k;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		a[i] = _mm512_set1_pd(i);
+	t0 = now();
+	for (k = 0; k < n; k++)
+#pragma GCC unroll 16
+		for (i = 0; i < 16; i++)
+			a[i] = _mm512_fmadd_pd(a[i], b, c);
+	t0 = now() - t0;
+	for (i = 0; i < 16; i++)
+		s += _mm512_reduce_add_pd(a[i]);
+	return s == s ? 16.0 * 8.0 * (double)n / t0 : 0.0; /* s: keep the loop */
+}
+#endif
+
+/*
+ * --peak: how close rfx's product comes to the core's FMA peak, the
+ * bound under every map's time (bench/README.md): one thread, rfx_gemm
+ * of L x d by d x M in the maps' blocks of rows (rfx_featmat_block_rows)
+ * into one cache-sized buffer, as lib/est/featmap.c runs it, against
+ * fma_peak. Prints "peak GFMA/s", "rfx_gemm GFMA/s" and their ratio.
+ */
+static int run_peak(size_t L, int d, int M)
+{
+	double *X = malloc(L * (size_t)d * sizeof(double));
+	double *W = malloc((size_t)d * (size_t)M * sizeof(double));
+	size_t B = rfx_featmat_block_rows(M), i, i0;
+	double *C = malloc(B * (size_t)M * sizeof(double));
+	double peak = 0.0, best = HUGE_VAL;
+	int r;
+
+	if (!X || !W || !C) {
+		fprintf(stderr, "bench_featmap: out of memory\n");
+		free(X);
+		free(W);
+		free(C);
+		return 1;
+	}
+	for (i = 0; i < L * (size_t)d; i++)
+		X[i] = 1.0 / (double)(i % 97 + 1);
+	for (i = 0; i < (size_t)d * (size_t)M; i++)
+		W[i] = 1.0 / (double)(i % 89 + 1);
+	for (r = 0; r < 7; r++) { /* each the best of 7, taken in turns */
+		double t0;
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+		if (__builtin_cpu_supports("avx512f")) {
+			t0 = fma_peak();
+			peak = t0 > peak ? t0 : peak;
+		}
+#endif
+		t0 = now();
+
+		for (i0 = 0; i0 < L; i0 += B)
+			rfx_gemm(L - i0 < B ? L - i0 : B, (size_t)M, (size_t)d,
+				 1.0, X + i0 * (size_t)d, (size_t)d, W, (size_t)M,
+				 C, (size_t)M);
+		t0 = now() - t0;
+		best = t0 < best ? t0 : best;
+	}
+	best = (double)L * d * M / best;
+	printf("peak %.1f GFMA/s (AVX-512 FMA chains; 0: no AVX-512)\n", 1e-9 * peak);
+	printf("rfx_gemm %.1f GFMA/s, L = %zu, d = %d, M = %d, one thread\n",
+	       1e-9 * best, L, d, M);
+	if (peak > 0.0)
+		printf("ratio %.2f\n", best / peak);
+	free(X);
+	free(W);
+	free(C);
+	return 0;
+}
+
 /*
  * --item: one item in a process of its own; k = -1 is the dgemm. Prints
  * "NAME ms peak_KiB features cpu_ms" and returns the exit status. With
- * pair (--pair, a float64 map), each run of the map follows a run of the
- * dgemm on the same inputs and draw, and the line ends with a sixth
- * field, the median over the runs of the map's time over the dgemm's
- * just before it: a ratio taken a fraction of a second apart, which the
- * VM's speed, swinging by a fifth from one minute to the next, moves far
- * less than one between processes run seconds apart. (The peak
- * resident set then counts the dgemm's output too.)
+ * pair (--pair), each run of the map follows a run of its reference on
+ * the same inputs and draw (the dgemm for a float64 map, the float64 map
+ * for a float32 one), and the line ends with a sixth field, the median
+ * over the runs of the map's time over the reference's just before it:
+ * a ratio taken a fraction of a second apart, which the VM's speed,
+ * swinging by a fifth from one minute to the next, moves far less than
+ * one between processes run seconds apart. (The peak resident set then
+ * counts the reference's output too.)
  */
 static int run_item(int k, int f32, int pair, size_t L, int d, int M,
 		    int reps)
@@ -209,7 +302,7 @@ static int run_item(int k, int f32, int pair, size_t L, int d, int M,
 	int r, status = 1, D = M, nratio = 0;
 
 	rfx_params_init(&p, d);
-	if (k < 0 || pair)
+	if (k < 0 || (pair && !f32))
 		C = malloc(L * (size_t)M * sizeof(*C));
 	if (pair && !(ratio = malloc((size_t)reps * sizeof(*ratio)))) {
 		fprintf(stderr, "bench_featmap: out of memory\n");
@@ -218,10 +311,11 @@ static int run_item(int k, int f32, int pair, size_t L, int d, int M,
 	if (k >= 0 && f32) {
 		F32 = rfx_featmat32_alloc(L, M);
 		X32 = malloc(L * (size_t)d * sizeof(*X32));
-	} else if (k >= 0)
+	}
+	if (k >= 0 && (!f32 || pair))
 		F = rfx_featmat_alloc(L, M);
 	if (!w || !X || !rng || (k < 0 ? !C : f32 ? !F32 || !X32 : !F) ||
-	    (pair && !C)) {
+	    (pair && (f32 ? !F : !C))) {
 		fprintf(stderr, "bench_featmap: out of memory\n");
 		goto out;
 	}
@@ -251,9 +345,12 @@ static int run_item(int k, int f32, int pair, size_t L, int d, int M,
 	for (r = 0, t0 = now(); r <= reps; r++) {
 		double c0, t, c, tg = 0.0;
 
-		if (pair) { /* the dgemm, then the map, each on idle cores */
+		if (pair) { /* the reference, then the map, on idle cores */
 			settle();
-			tg = run_dgemm(X, w, C, L, M);
+			tg = f32 ? run_features(methods[k], &p, w, X, L, M, F)
+				 : run_dgemm(X, w, C, L, M);
+			if (tg < 0.0)
+				goto out;
 			settle();
 		}
 		c0 = cpu_now();
@@ -503,7 +600,7 @@ int main(int argc, char **argv)
 {
 	int item = -2; /* --item: -1 dgemm, else a method (-3 unknown); -2 all */
 	int f32 = 0;   /* --item NAME32: the float32 map */
-	int pair = 0;  /* --pair NAME: a float64 map, each run after a dgemm */
+	int pair = 0;  /* --pair NAME: each run of the map after its reference */
 	size_t L;
 	int d, M, reps;
 	struct rfx_draw *w[NMETHODS] = { NULL };
@@ -521,6 +618,10 @@ int main(int argc, char **argv)
 	gsl_set_error_handler_off();
 	/* the BLAS as rfx runs it: the floor is its dgemm (num/blas.h) */
 	rfx_blas_fit_core();
+	if (argc > 1 && !strcmp(argv[1], "--peak"))
+		return run_peak(argc > 2 ? (size_t)atol(argv[2]) : 65536,
+				argc > 3 ? atoi(argv[3]) : 64,
+				argc > 4 ? atoi(argv[4]) : 256);
 	if (argc > 1 && !strcmp(argv[1], "--accuracy"))
 		return run_accuracy(argc > 2 ? atoi(argv[2]) : 64,
 				    argc > 3 ? atoi(argv[3]) : 256);
@@ -547,12 +648,12 @@ int main(int argc, char **argv)
 	d = argc > 2 ? atoi(argv[2]) : 64;
 	M = argc > 3 ? atoi(argv[3]) : 256;
 	reps = argc > 4 ? atoi(argv[4]) : 7;
-	if (item == -3 || (pair && (item < 0 || f32)) || L < 1 || d < 1 ||
+	if (item == -3 || (pair && item < 0) || L < 1 || d < 1 ||
 	    M < 1 || reps < 1 || argc > 5) {
 		fprintf(stderr, "usage: bench_featmap [--item dgemm|trig|pos|"
 				"oprf|ang|sderf|aderf|saderf|trig32|pos32|oprf32|"
-				"sderf32 | --pair trig|pos|oprf|ang|sderf|aderf|"
-				"saderf] [L [d [M [reps]]]]\n");
+				"sderf32 | --pair NAME, a map of --item] "
+				"[L [d [M [reps]]]]\n");
 		return 2;
 	}
 	if (item > -2)

@@ -50,6 +50,19 @@ out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT
 status=0
 
+# pair NAME: the map NAME after its reference (the dgemm; the float64
+# map for a float32 one), run by run, in one process (bench_featmap
+# --pair); appends "NAME@pair RATIO" with the median of its runs' ratios
+# as the time field, which the table's ratio columns read.
+pair() {
+	if line=$("$bin" --pair "$1" $L $d $M 3 2>/dev/null); then
+		echo "$line" | awk -v n="$1@pair" -v r="${round:-0}" '{ print n, $6, 0, $4, r }' >>"$out"
+	else
+		echo "# $1 --pair failed" >&2
+		status=1
+	fi
+}
+
 # item NAME CMD...: runs CMD, appends "NAME ms KiB features" to $out.
 item() {
 	i_name=$1
@@ -100,14 +113,17 @@ if ! "$PY" -c 'import numpy, sklearn' 2>/dev/null; then
 	peers=0
 fi
 echo "# L = $L, d = $d, M = $M; $rounds rounds, one process per item and round, each the best of 2 runs;"
-echo "# times and ratios are medians over the rounds (a ratio is taken within each round: load hits both alike)"
+echo "# times and ratios are medians over the rounds (a ratio is taken within each round: load hits both alike);"
+echo "# x dgemm of a float64 map, x float64 map of a float32 one: the median of its runs' times over its reference's run just before each, in one process (--pair)"
 echo "# threads: $threads"
 r=0
 while [ "$r" -lt "$rounds" ]; do
 	round=$r
 	item dgemm "$bin" --item dgemm $L $d $M 2
 	item trig "$bin" --item trig $L $d $M 2
+	pair trig
 	item trig32 "$bin" --item trig32 $L $d $M 2
+	pair trig32
 	item trig-half "$bin" --item trig $L $d $((M / 2)) 2
 	if [ "$peers" -eq 1 ]; then
 		item numpy-trig "$PY" bench/peers/featmaps.py numpy-trig $L $d $M 2
@@ -115,17 +131,26 @@ while [ "$r" -lt "$rounds" ]; do
 		item sklearn-rbf-fit "$PY" bench/peers/featmaps.py sklearn-rbf-fit $L $d $M 2
 	fi
 	item pos "$bin" --item pos $L $d $M 2
+	pair pos
 	item pos32 "$bin" --item pos32 $L $d $M 2
+	pair pos32
 	if [ "$peers" -eq 1 ]; then
 		item numpy-pos "$PY" bench/peers/featmaps.py numpy-pos $L $d $M 2
 	fi
 	item oprf "$bin" --item oprf $L $d $M 2
+	pair oprf
 	item oprf32 "$bin" --item oprf32 $L $d $M 2
+	pair oprf32
 	item ang "$bin" --item ang $L $d $M 2
+	pair ang
 	item sderf "$bin" --item sderf $L $d $M 2
+	pair sderf
 	item sderf32 "$bin" --item sderf32 $L $d $M 2
+	pair sderf32
 	item aderf "$bin" --item aderf $L $d $M 2
+	pair aderf
 	item saderf "$bin" --item saderf $L $d $M 2
+	pair saderf
 	r=$((r + 1))
 done
 awk -v mt="$MAP_TARGET" -v at="$ANG_TARGET" -v ft="$F32_TARGET" \
@@ -135,14 +160,17 @@ function record(name, value, unit, better) {
 	if (rec != "" && value >= 0)
 		printf "%s\t%.4g\t%s\t%s\n", name, value, unit, better >> rec
 }
-function row(op, who, name, feat,    q) {
+function row(op, who, name, feat,    q, x) {
 	q = med(name, "")
 	if (q < 0) {
 		printf "%-10s %-30s %-13s %9s\n", op, who, feat, "-"
 		return
 	}
+	x = name ~ /32$/ ? -1 : med(name "@pair", "")  # paired with the dgemm
+	if (x < 0)
+		x = med(name, "dgemm")
 	printf "%-10s %-30s %-13s %9.1f %8.2f %9.0f", op, who, feat, q,
-	       med(name, "dgemm"), kib[name] / 1024
+	       x, kib[name] / 1024
 	record("featmaps." name ".ms", q, "ms", "lower")
 }
 { t[$1, $5] = $2; if ($5 + 1 > nr) nr = $5 + 1
@@ -159,14 +187,16 @@ END {
 		feat = nf[m] ((m == "trig" || m == "ang") ? " complex" : " real")
 		tg = m == "ang" ? at : mt
 		row(m " map", "rfx " m, m, feat)
-		q = med(m, "dgemm")
+		q = med(m "@pair", "")
 		if (q >= 0) {
 			printf "  x dgemm <= %.2f %s\n", tg, (q <= tg ? "ok" : "SLOW")
 			record("featmaps." m ".x_dgemm", q, "ratio", "lower")
 		}
 		if ((m "32") in nf) {
 			row("", "rfx " m ", float32", m "32", feat)
-			q = med(m "32", m)
+			q = med(m "32@pair", "")  # paired with the float64 map
+			if (q < 0)
+				q = med(m "32", m)
 			c = med(m "32@cpu", m "@cpu")
 			if (q >= 0) {
 				printf "  x float64 map %.2f (CPU time %.2f), <= %.1f %s\n",
