@@ -319,9 +319,8 @@ static void test_sincos_edges(const struct rfx_vmath_kernel *k)
  * sin is odd and cos even bit for bit, in both precisions (libmvec's cos
  * is not: the generic kernel works on |x|): lib/est/featmap.c and
  * featmap32.c make the conjugate side's features from the negated
- * projections. Over
- * the reduction's ranges: small, moderate, near multiples of pi/2, past
- * 2^20 (glibc's scalar functions) and huge.
+ * projections. Over the reduction's ranges: small, moderate, near
+ * multiples of pi/2, past 2^20 (glibc's scalar functions) and huge.
  */
 #define SYM_N 4096
 static void test_sincos_symmetry(const struct rfx_vmath_kernel *k)

@@ -91,7 +91,7 @@ struct rfx_proj_ws {
 	double *sgn;     /* 3 d' Rademacher signs: D1, D2, D3 */
 	double *u;       /* d entries: one quasi-Monte Carlo point */
 	double *shift;   /* d entries: the random shift of the point set */
-	double *cols;    /* IID_COLS x d: iid columns before they go to omega */
+	double *cols;    /* IID_COLS x d: iid or Hadamard columns before omega */
 	gsl_qrng *qrng[3]; /* Halton, reverse Halton, Sobol; NULL if d too large */
 	int *prime;      /* scrambled Halton (d <= SCR_MAX_D): the first d primes */
 	int *ndig;       /* digits per coordinate, enough for m < 2^31 */
