@@ -187,7 +187,9 @@ END {
 		feat = nf[m] ((m == "trig" || m == "ang") ? " complex" : " real")
 		tg = m == "ang" ? at : mt
 		row(m " map", "rfx " m, m, feat)
-		q = med(m "@pair", "")
+		q = med(m "@pair", "")  # with the same fallback as in row()
+		if (q < 0)
+			q = med(m, "dgemm")
 		if (q >= 0) {
 			printf "  x dgemm <= %.2f %s\n", tg, (q <= tg ? "ok" : "SLOW")
 			record("featmaps." m ".x_dgemm", q, "ratio", "lower")
