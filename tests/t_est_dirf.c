@@ -243,6 +243,128 @@ static void test_cache_sets(void)
 	}
 }
 
+/*
+ * PoisRF's features, e^{lambda d/2 - |x|^2/2} prod_l (x_l / sqrt(lambda))^k_l
+ * / sqrt(M) (thesis sec. 6.4.1), in long double from the counts, against
+ * rfx_dirf_features in its ways: n rows at once (n >= 4 with the logs kept:
+ * dirf_rows at M = 75, where 64 coordinates of the draw pass 32 KiB, and
+ * dirf_row at M = 40, blocks of 32 features, and of 8 where a row has a
+ * zero coordinate in a chunk), each row alone (n = 1: dirf_row, blocks of
+ * 8), and the rows of a set too large to keep (n d > 65536: dirf_row with
+ * blocks of 32). d = 70 makes two chunks of coordinates (64 and 6), M = 75
+ * two blocks of 32, one of 8 and three features one by one. The ways must
+ * agree byte for byte and the definition to 1e-12. Then counts of
+ * 2^50 + 1, odd, in every coordinate of one feature, on inputs +-1/2 with
+ * lambda = 1/4 (so that |x_l| / sqrt(lambda) = 1 and the feature is
+ * +-e^{...} by the parity alone): a sum of them would pass 2^53 and lose
+ * its parity, so those draws must take the blocks of 8 (dirf_exact_sums).
+ */
+static long double pois_definition(const double *x, const double *k, int d,
+				   size_t cap, double lambda, int M)
+{
+	long double v = expl(0.5L * lambda * d), sl = sqrtl(lambda);
+	int l;
+
+	for (l = 0; l < d; l++)
+		v *= expl(-0.5L * x[l] * x[l]) *
+		     powl(x[l] / sl, k[(size_t)l * cap]);
+	return v / sqrtl(M);
+}
+
+static int features_of(struct rfx_params *p, const struct rfx_draw *w,
+		       const double *X, size_t n, int M, double *out,
+		       struct rfx_err *err)
+{
+	struct rfx_featmat *F = rfx_featmat_alloc(n, M);
+	size_t i;
+	int m, ret = F ? rfx_est_pois.features(p, w, 1, X, n, M, F, err)
+		       : RFX_ENOMEM;
+
+	for (i = 0; !ret && i < n; i++)
+		for (m = 0; m < M; m++)
+			out[i * (size_t)M + m] = F->re[i * (size_t)M + m] *
+						 exp(F->lscale[i]);
+	rfx_featmat_free(F);
+	return ret;
+}
+
+static void test_paths_at(int M)
+{
+	enum { N = 9, D = 70, MMAX = 75, BIG = 1000 };
+	static double X[BIG * D], all[N * MMAX], one[N * MMAX], big[BIG * MMAX];
+	struct rfx_params p;
+	struct rfx_draw *w = rfx_draw_alloc(D, M);
+	gsl_rng *r = rfx_rng_alloc_stream(11, 0, 0, 0);
+	struct rfx_err err;
+	long double worst = 0.0L;
+	size_t i;
+	int m, l, ret, same = 1, sign_ok = 1, zero_ok = 1, zeros = 0;
+
+	rfx_params_init(&p, D);
+	p.lambda = 1.0; /* counts 0-4: odd ones, and signs, in every column */
+	for (i = 0; i < BIG * D; i++)
+		X[i] = 0.5 * sin(0.7 * (double)i + 0.3);
+	X[2 * D + 5] = 0.0;  /* row 2, first chunk */
+	X[5 * D + 66] = 0.0; /* row 5, second chunk */
+	ret = !w || !r ? RFX_ENOMEM : rfx_est_pois.draw(r, RFX_PROJ_IID, &p, M, w, &err);
+	ret = ret ? ret : features_of(&p, w, X, N, M, all, &err);
+	for (i = 0; !ret && i < N; i++)
+		ret = features_of(&p, w, X + i * D, 1, M, one + i * M, &err);
+	ret = ret ? ret : features_of(&p, w, X, BIG, M, big, &err);
+	for (i = 0; !ret && i < N; i++)
+		for (m = 0; m < M; m++) {
+			long double v = pois_definition(X + i * D, w->omega + m, D,
+							(size_t)w->cap, p.lambda, M);
+			long double e = fabsl(all[i * M + m] - v);
+
+			if (v != 0.0L)
+				e /= fabsl(v);
+			if (e > worst)
+				worst = e;
+			same &= memcmp(&all[i * M + m], &one[i * M + m], 8) == 0 &&
+				memcmp(&all[i * M + m], &big[i * M + m], 8) == 0;
+		}
+	ok(!ret && same, "pois, M = %d: features of 9 rows at once, one at a time and among 1000 agree byte for byte", M);
+	ok(!ret && worst < 1e-12L, "pois, M = %d: and the definition to %.2Lg (< 1e-12)", M, worst);
+	for (m = 0; !ret && m < M; m++) {
+		zeros += w->omega[5 * w->cap + m] > 0.0;
+		zero_ok &= (all[2 * M + m] == 0.0) ==
+			   (w->omega[5 * w->cap + m] > 0.0) &&
+			   (all[5 * M + m] == 0.0) ==
+			   (w->omega[66 * w->cap + m] > 0.0);
+	}
+	ok(!ret && zero_ok && zeros > 0 && zeros < M,
+	   "pois, M = %d: a zero coordinate zeroes the features with a positive count there, and only those (%d of them)",
+	   M, zeros);
+
+	p.lambda = 0.25;
+	for (i = 0; i < N * D; i++)
+		X[i] = i % 3 == 0 ? -0.5 : 0.5;
+	for (l = 0; l < D; l++)
+		w->omega[(size_t)l * w->cap + 3] = 1125899906842625.0; /* 2^50 + 1 */
+	ret = ret ? ret : features_of(&p, w, X, N, M, all, &err);
+	for (i = 0; !ret && i < N; i++) {
+		int nneg = 0;
+		/* e^{lambda d / 2 - |x|^2 / 2} / sqrt(M), |x|^2 = d / 4 */
+		double v = exp(0.125 * D - 0.125 * D) / sqrt((double)M);
+
+		for (l = 0; l < D; l++)
+			nneg += X[i * D + l] < 0.0;
+		v = nneg % 2 ? -v : v;
+		sign_ok &= fabs(all[i * M + 3] - v) <= 1e-12 * fabs(v);
+	}
+	ok(!ret && sign_ok, "pois, M = %d: counts of 2^50 + 1 keep their parity: the sign of the feature", M);
+	rfx_params_release(&p);
+	rfx_draw_free(w);
+	gsl_rng_free(r);
+}
+
+static void test_paths(void)
+{
+	test_paths_at(75);
+	test_paths_at(40);
+}
+
 static void test_errors(void)
 {
 	struct rfx_params p;
@@ -270,6 +392,7 @@ int main(void)
 	test_shift();
 	test_cache();
 	test_cache_sets();
+	test_paths();
 	test_errors();
 	return done_testing();
 }
