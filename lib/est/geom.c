@@ -17,6 +17,7 @@
  * GeomRF+ applies the same to x - c, y - c (sec. 6.4.3).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
@@ -208,6 +209,24 @@ static int geom_draw(const gsl_rng *r, enum rfx_proj proj,
 	return RFX_OK;
 }
 
+/*
+ * log k! for the counts below GSL_SF_FACT_NMAX + 1, from gsl_sf_lnfact
+ * itself, so the same bits: below that GSL takes the log of its table of
+ * k! on every call, and in rfx variance's Monte Carlo (16 inputs, d = 64,
+ * M = 8, 10^5 draws) the d M calls per draw took a tenth of GeomRF's
+ * time.
+ */
+static double lnfact_tab[GSL_SF_FACT_NMAX + 1];
+static pthread_once_t lnfact_once = PTHREAD_ONCE_INIT;
+
+static void lnfact_init(void)
+{
+	unsigned k;
+
+	for (k = 0; k <= GSL_SF_FACT_NMAX; k++)
+		lnfact_tab[k] = gsl_sf_lnfact(k);
+}
+
 static int geom_features(const struct rfx_params *p, const struct rfx_draw *w,
 			 int side, const double *X, size_t n, int M,
 			 struct rfx_featmat *F, struct rfx_err *err)
@@ -216,13 +235,18 @@ static int geom_features(const struct rfx_params *p, const struct rfx_draw *w,
 
 	(void)side;
 	(void)err;
+	pthread_once(&lnfact_once, lnfact_init);
 	/* Per draw: -(1/2) sum_l log(omega_l!). */
 	for (m = 0; m < M; m++)
 		F->cwork[m] = 0.0;
 	for (l = 0; l < w->d; l++)
-		for (m = 0; m < M; m++)
-			F->cwork[m] -= 0.5 * gsl_sf_lnfact(
-				(unsigned)w->omega[(size_t)l * (size_t)w->cap + m]);
+		for (m = 0; m < M; m++) {
+			double k = w->omega[(size_t)l * (size_t)w->cap + m];
+
+			F->cwork[m] -= 0.5 * (k <= GSL_SF_FACT_NMAX
+						      ? lnfact_tab[(unsigned)k]
+						      : gsl_sf_lnfact((unsigned)k));
+		}
 	rfx_dirf_features(F, w, X, n, M, p->c, -0.5 * p->d * log(p->q),
 			  -0.5 * log1p(-p->q), F->cwork);
 	return RFX_OK;
