@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_bessel.h>
 
 #include "tap.h"
@@ -365,6 +366,43 @@ static void test_paths(void)
 	test_paths_at(40);
 }
 
+/*
+ * PoisRF's draw against gsl_ran_poisson on a twin stream: the same counts
+ * in the draw's order (coordinates, then features) and the same state
+ * after them, below, at and above the mu = 10 where GSL changes method.
+ */
+static void test_pois_draw(void)
+{
+	enum { D = 7, M = 33 };
+	const double lambdas[] = { 0.05, 1.0, 3.7, 10.0, 10.5, 40.0 };
+	size_t t;
+
+	for (t = 0; t < sizeof(lambdas) / sizeof(lambdas[0]); t++) {
+		struct rfx_params p;
+		struct rfx_draw *w = rfx_draw_alloc(D, M);
+		gsl_rng *r = rfx_rng_alloc_stream(5 + t, 0, 0, 0);
+		gsl_rng *twin = rfx_rng_alloc_stream(5 + t, 0, 0, 0);
+		struct rfx_err err;
+		int l, m, ret, same = 1;
+
+		rfx_params_init(&p, D);
+		p.lambda = lambdas[t];
+		ret = !w || !r || !twin ? RFX_ENOMEM
+					: rfx_est_pois.draw(r, RFX_PROJ_IID, &p, M, w, &err);
+		for (l = 0; !ret && l < D; l++)
+			for (m = 0; m < M; m++)
+				same &= w->omega[(size_t)l * w->cap + m] ==
+					(double)gsl_ran_poisson(twin, p.lambda);
+		ok(!ret && same && gsl_rng_uniform(r) == gsl_rng_uniform(twin),
+		   "pois: lambda = %g draws gsl_ran_poisson's counts and leaves its stream where GSL does",
+		   lambdas[t]);
+		rfx_params_release(&p);
+		rfx_draw_free(w);
+		gsl_rng_free(r);
+		gsl_rng_free(twin);
+	}
+}
+
 static void test_errors(void)
 {
 	struct rfx_params p;
@@ -393,6 +431,7 @@ int main(void)
 	test_cache();
 	test_cache_sets();
 	test_paths();
+	test_pois_draw();
 	test_errors();
 	return done_testing();
 }

@@ -115,10 +115,32 @@ static int pois_log_variance(const struct rfx_params *p,
 	return RFX_OK;
 }
 
+/*
+ * Poisson(mu) counts for mu <= 10 the way gsl_ran_poisson draws them there
+ * (Knuth's method: uniforms multiplied until the product falls to
+ * e^{-mu} or below; the count is the number of factors less one), with
+ * e^{-mu} taken once for all d M counts instead of once per count: the
+ * same uniforms in the same order, so the same counts and the same state
+ * of r after them (t_est_dirf compares them with GSL's). In rfx
+ * variance's Monte Carlo (d M = 512 counts per draw) the exp per count
+ * was a tenth of PoisRF's time. Above 10 GSL's own reduction runs.
+ */
+static double pois_count(const gsl_rng *r, double emu)
+{
+	double prod = 1.0, k = 0.0;
+
+	do {
+		prod *= gsl_rng_uniform(r);
+		k += 1.0;
+	} while (prod > emu);
+	return k - 1.0;
+}
+
 static int pois_draw(const gsl_rng *r, enum rfx_proj proj,
 		     const struct rfx_params *p, int M, struct rfx_draw *w,
 		     struct rfx_err *err)
 {
+	double emu = exp(-p->lambda);
 	int l, m;
 
 	(void)proj;
@@ -128,7 +150,9 @@ static int pois_draw(const gsl_rng *r, enum rfx_proj proj,
 	for (l = 0; l < w->d; l++)
 		for (m = 0; m < M; m++)
 			w->omega[(size_t)l * (size_t)w->cap + m] =
-				(double)gsl_ran_poisson(r, p->lambda);
+				p->lambda <= 10.0
+					? pois_count(r, emu)
+					: (double)gsl_ran_poisson(r, p->lambda);
 	w->ncols = M;
 	return RFX_OK;
 }
