@@ -213,8 +213,8 @@ static int geom_draw(const gsl_rng *r, enum rfx_proj proj,
  * log k! for the counts below GSL_SF_FACT_NMAX + 1, from gsl_sf_lnfact
  * itself, so the same bits: below that GSL takes the log of its table of
  * k! on every call, and in rfx variance's Monte Carlo (16 inputs, d = 64,
- * M = 8, 10^5 draws) the d M calls per draw took a tenth of GeomRF's
- * time.
+ * M = 8, 10^5 draws) the d M calls per draw took about a tenth of the
+ * four DIRF methods' time.
  */
 static double lnfact_tab[GSL_SF_FACT_NMAX + 1];
 static pthread_once_t lnfact_once = PTHREAD_ONCE_INIT;

@@ -123,7 +123,7 @@ static int pois_log_variance(const struct rfx_params *p,
  * same uniforms in the same order, so the same counts and the same state
  * of r after them (t_est_dirf compares them with GSL's). In rfx
  * variance's Monte Carlo (d M = 512 counts per draw) the exp per count
- * was a tenth of PoisRF's time. Above 10 GSL's own reduction runs.
+ * was a fifth of PoisRF's time. Above 10 GSL's own reduction runs.
  */
 static double pois_count(const gsl_rng *r, double emu)
 {
