@@ -6,7 +6,9 @@
  * lib/est/featmap.c.
  */
 #include "est/draw.h"
+#include "num/gemm.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 struct rfx_draw *rfx_draw_alloc(int d, int cap)
@@ -20,7 +22,10 @@ struct rfx_draw *rfx_draw_alloc(int d, int cap)
 		return NULL;
 	w->d = d;
 	w->cap = cap;
-	w->omega = calloc((size_t)d * (size_t)cap, sizeof(double));
+	w->omega = (size_t)d * (size_t)cap <= SIZE_MAX / sizeof(double)
+			   ? rfx_gemm_alloc((size_t)d * (size_t)cap *
+					    sizeof(double))
+			   : NULL;
 	w->k = calloc((size_t)d * (size_t)cap, sizeof(unsigned));
 	w->pws = rfx_proj_ws_alloc(d);
 	if (!w->omega || !w->k || !w->pws) {

@@ -14,6 +14,7 @@
 #include "num/avx512_tmpl.h"
 
 #include <cblas.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -348,6 +349,16 @@ void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
 		}
 	}
 #endif
+}
+
+void *rfx_gemm_alloc(size_t size)
+{
+	size_t round = (size + 63) & ~(size_t)63; /* as aligned_alloc wants */
+	void *p;
+
+	if (round < size || !(p = aligned_alloc(64, round ? round : 64)))
+		return NULL;
+	return memset(p, 0, round);
 }
 
 const char *rfx_gemm_kernel_name(void)
