@@ -156,10 +156,13 @@ static void block32(const void *ctx, size_t i0, size_t cnt, void *scr)
 			rfx_vmath_nt_fence();
 		return;
 	}
+	/* the |x|^2 first, as featmap.c's fused_block: 4% of the pos map */
+	for (i = 0; i < cnt; i++)
+		F->lscale[i0 + i] = (double)sumsq(X + i * d, d);
 	for (i = 0; i < cnt; i++)
 		F->lscale[i0 + i] = (double)exp_row(re + i * M, pr + i * M, f->a,
 						    f->M, nt) +
-				    f->c * (double)sumsq(X + i * d, d) + f->e;
+				    f->c * F->lscale[i0 + i] + f->e;
 	if (nt)
 		rfx_vmath_nt_fence();
 	if (f->src && f->src->finish)
