@@ -8,9 +8,12 @@
  * the feature maps and pair blocks (k = 64, n = 256); rfx_sgemm likewise
  * in float eps. Each entry must be
  * within a few ulps of the sum of |terms|; entries outside C's m x n
- * window stay untouched.
+ * window stay untouched. A column's bits must not depend on the tile
+ * that computes it (the maps' rows must not depend on M's panels), and
+ * rfx_gemm_alloc's memory is zeroed and on a cache line.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,10 +145,50 @@ static int check_s(size_t m, size_t n, size_t k, float alpha, double *worst)
 	return pass;
 }
 
+/*
+ * The columns of an m x n product (k = 64) against the same columns made
+ * one at a time (the kernel's narrowest, masked tile): bit for bit, in
+ * both precisions. 1 when all agree.
+ */
+static int columns_alike(size_t m, size_t n)
+{
+	const size_t k = 64;
+	double *A = malloc(m * k * sizeof(double)), *B = malloc(k * n * sizeof(double));
+	double *C = malloc(m * n * sizeof(double)), c1;
+	float *As = malloc(m * k * sizeof(float)), *Bs = malloc(k * n * sizeof(float));
+	float *Cs = malloc(m * n * sizeof(float)), s1;
+	size_t i, j;
+	int same = A && B && C && As && Bs && Cs;
+
+	for (i = 0; same && i < m * k; i++)
+		As[i] = (float)(A[i] = entry(i, 3));
+	for (i = 0; same && i < k * n; i++)
+		Bs[i] = (float)(B[i] = entry(i, 4));
+	if (same) {
+		rfx_gemm(m, n, k, 1.0, A, k, B, n, C, n);
+		rfx_sgemm(m, n, k, 1.0f, As, k, Bs, n, Cs, n);
+	}
+	for (j = 0; same && j < n; j++)
+		for (i = 0; same && i < m; i++) {
+			rfx_gemm(1, 1, k, 1.0, A + i * k, k, B + j, n, &c1, 1);
+			rfx_sgemm(1, 1, k, 1.0f, As + i * k, k, Bs + j, n, &s1, 1);
+			same = memcmp(&c1, C + i * n + j, sizeof c1) == 0 &&
+			       memcmp(&s1, Cs + i * n + j, sizeof s1) == 0;
+		}
+	free(A);
+	free(B);
+	free(C);
+	free(As);
+	free(Bs);
+	free(Cs);
+	return same;
+}
+
 int main(void)
 {
 	static const size_t ms[] = { 1, 3, 8, 13, 32, 37, 128 };
-	static const size_t ns[] = { 1, 7, 8, 9, 16, 23, 24, 25, 40, 47, 256 };
+	static const size_t ns[] = { 1, 7, 8, 9, 16, 23, 24, 25, 32, 40, 47,
+				     56, 256 };
 	static const size_t ks[] = { 1, 2, 5, 64, 100, 300, 1100 };
 	static const char *const names[] = { "rfx_gemm", "rfx_gemm_nt",
 					     "rfx_gemm_abt2 (A B^T)",
@@ -173,7 +216,8 @@ int main(void)
 	   check(256, 256, 64, 1.0, 1, &worst),
 	   "the feature maps' and pair blocks' shapes (k = 64)");
 	{
-		static const size_t sns[] = { 1, 15, 16, 17, 32, 47, 48, 49, 80, 256 };
+		static const size_t sns[] = { 1, 15, 16, 17, 32, 47, 48, 49, 64,
+					      80, 112, 256 };
 
 		worst = 0.0;
 		pass = 1;
@@ -190,6 +234,26 @@ int main(void)
 		     worst);
 		ok(pass, "rfx_sgemm: every shape (48-, 32- and masked 16-column "
 		   "edges) within (2 + k) float eps of the sum, padding untouched");
+	}
+	ok(columns_alike(13, 32) && columns_alike(13, 64) &&
+	   columns_alike(9, 256),
+	   "a column's bits do not depend on its tile (n = 32, 64, 256)");
+	{
+		static const size_t sizes[] = { 1, 100, 4104, 262144 + 8 };
+		size_t z, i;
+		int good = 1;
+
+		for (z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+			unsigned char *q = rfx_gemm_alloc(sizes[z]);
+
+			good &= q && ((uintptr_t)q & 63) == 0;
+			for (i = 0; q && i < sizes[z]; i++)
+				good &= q[i] == 0;
+			free(q);
+		}
+		ok(good, "rfx_gemm_alloc: zeroed, on a cache line (1 to 256 KiB + 8)");
+		ok(rfx_gemm_alloc(SIZE_MAX - 10) == NULL,
+		   "rfx_gemm_alloc: NULL when the size cannot be rounded up");
 	}
 	{
 		float A[2] = { 1.0f, 2.0f }, B[2] = { 3.0f, 4.0f }, C[1] = { 9.0f };
