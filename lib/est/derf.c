@@ -15,6 +15,8 @@
 #include <omp.h>
 #else
 #define omp_in_parallel() 0
+#define omp_get_max_threads() 1
+#define omp_get_thread_num() 0
 #endif
 
 #include <gsl/gsl_eigen.h>
@@ -617,13 +619,15 @@ int rfx_derf_features_sym32(const struct rfx_params *p,
 	float *W;
 	struct rfx_draw32 wb = { p->d, M, NULL };
 	int ret = rfx_derf_check(p, "sderf", err);
+	int par = !omp_in_parallel() && d * d * (size_t)M >= ((size_t)1 << 18);
+	size_t nt = par ? (size_t)omp_get_max_threads() : 1;
 
 	if (ret)
 		return ret;
 	a = rfx_derf_a(p);
 	B = rfx_derf_b(p, side == 1 ? 1 : 2);
 	W = rfx_gemm_alloc(d * (size_t)M * sizeof(float));
-	acc = malloc(d * (size_t)M * sizeof(double));
+	acc = malloc(nt * (size_t)M * sizeof(double));
 	if (!W || !acc) {
 		free(W);
 		free(acc);
@@ -631,12 +635,13 @@ int rfx_derf_features_sym32(const struct rfx_params *p,
 	}
 	/*
 	 * Row k of B^T omega, sum_l B_lk omega_l, the rows spread over the
-	 * threads (each its own accumulator row, so the same bits): serial,
-	 * they were 2-4% of the float32 map on two threads, the second idle.
+	 * threads (each thread its own accumulator, so the same bits):
+	 * serial, they were 2-4% of the float32 map on two threads, the
+	 * second idle.
 	 */
-#pragma omp parallel for if (d * d * (size_t)M >= ((size_t)1 << 18))
+#pragma omp parallel for if (par)
 	for (k = 0; k < d; k++) {
-		double *ak = acc + k * (size_t)M;
+		double *ak = acc + (size_t)omp_get_thread_num() * (size_t)M;
 		size_t l;
 		int m;
 
