@@ -235,9 +235,17 @@ int main(void)
 		ok(pass, "rfx_sgemm: every shape (48-, 32- and masked 16-column "
 		   "edges) within (2 + k) float eps of the sum, padding untouched");
 	}
-	ok(columns_alike(13, 32) && columns_alike(13, 64) &&
-	   columns_alike(9, 256),
-	   "a column's bits do not depend on its tile (n = 32, 64, 256)");
+	/*
+	 * rfx's kernel's property (gemm.c), not OpenBLAS's: without AVX-512,
+	 * and under valgrind, which hides it, a single column goes to
+	 * another OpenBLAS kernel than a panel of them.
+	 */
+	if (strcmp(rfx_gemm_kernel_name(), "avx512") == 0)
+		ok(columns_alike(13, 32) && columns_alike(13, 64) &&
+		   columns_alike(9, 256),
+		   "a column's bits do not depend on its tile (n = 32, 64, 256)");
+	else
+		skip("a column's bits and its tile: rfx's AVX-512 kernel does not run here");
 	{
 		static const size_t sizes[] = { 1, 100, 4104, 262144 + 8 };
 		size_t z, i;
