@@ -8,8 +8,9 @@
  * the feature maps and pair blocks (k = 64, n = 256); rfx_sgemm likewise
  * in float eps. Each entry must be
  * within a few ulps of the sum of |terms|; entries outside C's m x n
- * window stay untouched. A column's bits must not depend on the tile
- * that computes it (the maps' rows must not depend on M's panels), and
+ * window stay untouched. On the AVX-512 kernel a column's bits must not
+ * depend on the tile that computes it (the maps' rows must not depend
+ * on M's panels), and
  * rfx_gemm_alloc's memory is zeroed and on a cache line.
  */
 #include <math.h>
