@@ -463,7 +463,7 @@ int rfx_derf_features(const struct rfx_params *p, const struct rfx_draw *w,
 			F->lscale[k] -= 0.5 * c->r[k];
 		return RFX_OK;
 	}
-	Bt = rfx_gemm_alloc((d * d + 2 * d) * sizeof(double)); /* B_k^T, diagonal, s4 */
+	Bt = rfx_gemm_alloc(d * d + 2 * d, sizeof(double)); /* B_k^T, diagonal, s4 */
 	if (!Bt)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	derf64_transpose(B, Bt, d);
@@ -505,7 +505,7 @@ int rfx_derf_features32(const struct rfx_params *p,
 	if (ret)
 		return ret;
 	a = rfx_derf_a(p);
-	Bt = rfx_gemm_alloc((d * d + d) * sizeof(float));
+	Bt = rfx_gemm_alloc(d * d + d, sizeof(float));
 	s4 = malloc(d * sizeof(double));
 	if (!Bt || !s4) {
 		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
@@ -553,7 +553,7 @@ int rfx_derf_features_sym(const struct rfx_params *p,
 	if (ret)
 		return ret;
 	a = rfx_derf_a(p);
-	W = rfx_gemm_alloc(2 * d * nm * sizeof(double));
+	W = rfx_gemm_alloc(2 * d * nm, sizeof(double));
 	if (!W)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	Wt = W + d * nm;
@@ -626,7 +626,7 @@ int rfx_derf_features_sym32(const struct rfx_params *p,
 		return ret;
 	a = rfx_derf_a(p);
 	B = rfx_derf_b(p, side == 1 ? 1 : 2);
-	W = rfx_gemm_alloc(d * (size_t)M * sizeof(float));
+	W = rfx_gemm_alloc(d * (size_t)M, sizeof(float));
 	acc = malloc(nt * (size_t)M * sizeof(double));
 	if (!W || !acc) {
 		free(W);

@@ -8,8 +8,8 @@
 #include "est/draw.h"
 #include "num/gemm.h"
 
-#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct rfx_draw *rfx_draw_alloc(int d, int cap)
 {
@@ -22,10 +22,9 @@ struct rfx_draw *rfx_draw_alloc(int d, int cap)
 		return NULL;
 	w->d = d;
 	w->cap = cap;
-	w->omega = (size_t)d * (size_t)cap <= SIZE_MAX / sizeof(double)
-			   ? rfx_gemm_alloc((size_t)d * (size_t)cap *
-					    sizeof(double))
-			   : NULL;
+	w->omega = rfx_gemm_alloc((size_t)d * (size_t)cap, sizeof(double));
+	if (w->omega) /* zero, as calloc left it: columns past ncols */
+		memset(w->omega, 0, (size_t)d * (size_t)cap * sizeof(double));
 	w->k = calloc((size_t)d * (size_t)cap, sizeof(unsigned));
 	w->pws = rfx_proj_ws_alloc(d);
 	if (!w->omega || !w->k || !w->pws) {

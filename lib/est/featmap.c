@@ -391,7 +391,7 @@ int rfx_featmat_run_blocks(size_t n, size_t B, size_t scr_bytes,
 #endif
 	/* without the memory the product goes to the output */
 	if (per)
-		scr = aligned_alloc(64, (size_t)nt * per);
+		scr = rfx_gemm_alloc((size_t)nt, per);
 	if (need_scr && per && !scr)
 		return RFX_ENOMEM;
 #ifdef _OPENMP

@@ -27,7 +27,7 @@ struct rfx_draw32 *rfx_draw32_alloc(const struct rfx_draw *w)
 
 	if (!v)
 		return NULL;
-	v->omega = rfx_gemm_alloc(nd * sizeof(float));
+	v->omega = rfx_gemm_alloc(nd, sizeof(float));
 	if (!v->omega) {
 		free(v);
 		return NULL;

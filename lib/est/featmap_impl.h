@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "num/gemm.h"
 #include "num/logmath.h"
 
 /*
@@ -62,27 +63,17 @@
 	} while (0)
 
 /*
- * n elements of size bytes from a cache-line boundary, so that rows of a
- * multiple of 64 bytes start on one and the maps' 64-byte stores never
- * straddle two lines (malloc's 16-byte alignment cost the pos map about
- * 10%). NULL on OOM; free with free().
- */
-static inline void *featmap_alloc_lines(size_t n, size_t size)
-{
-	return aligned_alloc(64, (n * size + 63) & ~(size_t)63);
-}
-
-/*
  * Sets the capacities of F (a struct rfx_featmat or rfx_featmat32, just
  * calloc'ed) to n rows and D features and allocates the arrays both kinds
- * have: re and im (n D elements of T, on cache lines), lscale (n doubles)
+ * have: re and im (n D elements of T, on cache lines by rfx_gemm_alloc,
+ * so that rows of a multiple of 64 bytes start on one), lscale (n doubles)
  * and cwork (D elements of T). True when all four were allocated; else
  * the caller's _free releases what was.
  */
 #define FEATMAP_ALLOC_SHARED(F, n, D, T)				\
 	((F)->cap_n = (n), (F)->cap_D = (D),				\
-	 (F)->re = featmap_alloc_lines((n) * (size_t)(D), sizeof(T)),	\
-	 (F)->im = featmap_alloc_lines((n) * (size_t)(D), sizeof(T)),	\
+	 (F)->re = rfx_gemm_alloc((n) * (size_t)(D), sizeof(T)),	\
+	 (F)->im = rfx_gemm_alloc((n) * (size_t)(D), sizeof(T)),	\
 	 (F)->lscale = malloc((n) * sizeof(double)),			\
 	 (F)->cwork = malloc((size_t)(D) * sizeof(T)),			\
 	 (F)->re && (F)->im && (F)->lscale && (F)->cwork)

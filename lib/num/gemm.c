@@ -424,14 +424,14 @@ void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
 #endif
 }
 
-void *rfx_gemm_alloc(size_t size)
+void *rfx_gemm_alloc(size_t n, size_t size)
 {
-	size_t round = (size + 63) & ~(size_t)63; /* as aligned_alloc wants */
-	void *p;
+	size_t bytes = n * size, round = (bytes + 63) & ~(size_t)63;
 
-	if (round < size || !(p = aligned_alloc(64, round ? round : 64)))
+	/* a whole number of lines, as aligned_alloc wants; none for 0 */
+	if ((size && bytes / size != n) || round < bytes)
 		return NULL;
-	return memset(p, 0, round);
+	return aligned_alloc(64, round ? round : 64);
 }
 
 const char *rfx_gemm_kernel_name(void)

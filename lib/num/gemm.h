@@ -57,13 +57,15 @@ void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
 		   size_t ld, double *C, size_t ldc);
 
 /*
- * size zeroed bytes on a cache line, for the B of a product (free() it).
- * The kernel loads B's rows a vector at a time: from glibc's malloc a
- * large block starts 16 bytes past a page, so every load straddled two
- * cache lines, 8-10% of the product's time at d = 64, M = 256. NULL
- * when out of memory.
+ * n elements of size bytes from a cache-line boundary, not zeroed
+ * (free() it): the operands and outputs of the products and of the maps
+ * built on them. The kernels load and store rows a vector at a time, and
+ * from glibc's malloc a large block starts 16 bytes past a page, so
+ * every access straddled two cache lines: 8-10% of the product's time
+ * for B at d = 64, M = 256, about 10% of the pos map for its output.
+ * NULL when out of memory or when n size overflows.
  */
-void *rfx_gemm_alloc(size_t size);
+void *rfx_gemm_alloc(size_t n, size_t size);
 
 /* "avx512" or "openblas": what rfx_gemm uses on this CPU (for the bench). */
 const char *rfx_gemm_kernel_name(void);
