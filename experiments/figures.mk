@@ -99,9 +99,9 @@ $(R)/REPORT.md $(R)/REPORT.html &: $(REPORT_INPUTS) | rfx
 # The README's headline figures: small PNGs committed in docs/img/, made
 # at full scale from experiments that take a second (closed forms, no
 # sampling), and docs/img/inputs.sha256, the SHA-256 of what each was drawn
-# from (the rfx dump of its results, its gnuplot script, common.gp and
-# styles.gp): tests/t_readme_figures.sh recomputes those and fails when an
-# image is stale. The PDFs stay in build/readme/.
+# from (tools/figure-digest.sh: the rfx dump of its results to 6 digits,
+# its gnuplot script, common.gp and styles.gp): tests/t_readme_figures.sh
+# recomputes those and fails when an image is stale. The PDFs stay in build/readme/.
 README_FIGS = fig6_1 fig6_2 fig_hrf1
 .PHONY: readme-figures
 readme-figures: rfx
@@ -112,7 +112,7 @@ readme-figures: rfx
 		$(GNUPLOT) -e "rfx='./rfx'; in='build/readme/$$f.h5'; out='build/readme/$$f'; small=1" \
 			plots/$$f.gp || exit 1; \
 		cp build/readme/$$f.png docs/img/$$f.png || exit 1; \
-		h=$$( { ./rfx dump build/readme/$$f.h5; cat plots/$$f.gp plots/common.gp plots/styles.gp; } | sha256sum | cut -d' ' -f1); \
+		h=$$(tools/figure-digest.sh ./rfx build/readme/$$f.h5 $$f) || exit 1; \
 		echo "$$h  $$f.png"; \
 	done > $@.tmp && mv $@.tmp docs/img/inputs.sha256
 

@@ -2,8 +2,9 @@
 #
 # The README's headline figures (docs/img/*.png, make readme-figures) are
 # current: for each image docs/img/inputs.sha256 records the SHA-256 of
-# what it was drawn from (the rfx dump of its experiment's results at full
-# scale, its gnuplot script, plots/common.gp and plots/styles.gp); this
+# what it was drawn from (tools/figure-digest.sh: the rfx dump of its
+# experiment's results at full scale to 6 digits, its gnuplot script,
+# plots/common.gp and plots/styles.gp); this
 # recomputes them with the binary under test (the experiments are closed
 # forms, under a second each) and fails when one differs, naming 'make
 # readme-figures'.
@@ -34,9 +35,7 @@ while read -r want png; do
 		continue
 	fi
 	(cd "$RFX_TOP" && SCALE=full RFX=$RFX "experiments/$f.sh" "$tmp/$f.h5" 2> /dev/null)
-	got=$( { "$RFX" dump "$tmp/$f.h5"; cat "$RFX_TOP/plots/$f.gp" "$RFX_TOP/plots/common.gp" \
-		"$RFX_TOP/plots/styles.gp"; } |
-		sha256sum | cut -d' ' -f1)
+	got=$("$RFX_TOP/tools/figure-digest.sh" "$RFX" "$tmp/$f.h5" "$f")
 	is "$got" "$want" "docs/img/$png is current (else: make readme-figures)"
 done < "$img/inputs.sha256"
 done_testing
