@@ -42,17 +42,30 @@ static const char *cpu_level(void)
 		return "avx512f";
 	return (b >> 5) & 1 ? "avx2" : "default";
 }
+
+/* CPUID leaf 1's FMA bit (ECX 12), which the avx2 vmath kernel needs too. */
+static int cpu_fma(void)
+{
+	unsigned int a, b, c, d;
+
+	return __get_cpuid(1, &a, &b, &c, &d) && ((c >> 12) & 1);
+}
 #else
 static const char *cpu_level(void)
 {
 	return "default";
+}
+
+static int cpu_fma(void)
+{
+	return 0;
 }
 #endif
 
 int main(void)
 {
 	char want[512];
-	const char *line = rfx_isa_describe(), *level = cpu_level();
+	const char *line = rfx_isa_describe(), *level = cpu_level(), *vm;
 
 	diag("%s", line);
 	snprintf(want, sizeof(want),
@@ -69,7 +82,10 @@ int main(void)
 	ok(!strcmp(rfx_isa_clones(), "default"),
 	   "a build without clones says default");
 #endif
-	ok(!strcmp(rfx_vmath_kernel_name(), "avx512") == !strcmp(level, "avx512f"),
-	   "the vector math is avx512 exactly where AVX-512 F runs");
+	vm = !strcmp(level, "avx512f") ? "avx512"
+	     : !strcmp(level, "avx2") && cpu_fma() ? "avx2" : "generic";
+	ok(!strcmp(rfx_vmath_kernel_name(), vm),
+	   "the vector math is %s: avx512 where AVX-512 F runs, avx2 where "
+	   "AVX2 and FMA do, else generic", vm);
 	return done_testing();
 }

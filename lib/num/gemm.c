@@ -22,6 +22,15 @@
 #include <immintrin.h>
 #endif
 
+/*
+ * The kernel does not block k: a 24-column panel of B (24 k doubles) stays
+ * in L1 only for small k. Measured on the build machine (48 KiB L1d per
+ * core, one thread, m = 200-256 rows): 1.0-1.2x OpenBLAS's speed up to
+ * k = 320, 0.8x at k = 384, 0.45x at k = 1024 (14 against 33 GFLOP/s, the
+ * MNIST projections of rfx mse-table). Beyond this, OpenBLAS, which blocks.
+ */
+#define KERNEL_MAX_K 320
+
 #ifdef RFX_GEMM_X86
 /*
  * The kernel once for both precisions: S is the intrinsics' suffix, pd
@@ -186,30 +195,226 @@
 DEFINE_GEMM(pd, gemm_avx512)
 DEFINE_GEMM(ps, sgemm_avx512)
 
-static int have_avx512(void)
+/*
+ * The AVX2 kernel, for x86-64 CPUs without AVX-512 (AMD's Zen 1-3, for
+ * one): the same scheme on 16 registers of 4 doubles or 8 floats, a
+ * 4 x 3W tile (12 accumulators, three vectors of B's row p, one
+ * broadcast), then 4 x 2W and masked 4 x cols (maskload, maskstore).
+ * Every entry of C is the same chain of FMAs as in the AVX-512 kernel
+ * (over p in order from 0, then times alpha), so the two give the same
+ * bits. A template of its own rather than DEFINE_GEMM's with the vector
+ * width as a parameter: the masks differ in kind (a k-register against a
+ * vector), and AVX-512 hosts cannot be had to test a rewrite of theirs.
+ * On a Zen 3 the maps spent as long in OpenBLAS's dgemm per block of rows
+ * (its packing and its beta = 0 pass) as the whole dgemm of the bench's
+ * floor took.
+ */
+/*
+ * From this many rows on, the AVX2 kernel copies each panel of B (k x
+ * 3W) to the stack first: in place its rows lie ldb apart (2 KiB for the
+ * maps' M = 256), on a few sets of Zen 3's 8-way L1, which could not
+ * hold the panel (the product ran at 0.63 of the FMA peak). The copy
+ * moves no sum, so the bits stay those of the AVX-512 kernel.
+ */
+#define PACK_ROWS 16
+
+#define V2_pd __m256d
+#define V2_ps __m256
+#define W2_pd 4
+#define W2_ps 8
+#define V2(S) V2_##S
+#define W2(S) W2_##S
+/* the lanes below cols of a maskload or maskstore */
+#define COLMASK_pd(cols) _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(cols)), \
+					    _mm256_setr_epi64x(0, 1, 2, 3))
+#define COLMASK_ps(cols) _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(cols)), \
+					    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+
+#define ACC2_3(S, r) V2(S) c##r##0 = z, c##r##1 = z, c##r##2 = z
+#define ACC2_2(S, r) V2(S) c##r##0 = z, c##r##1 = z
+#define ACC2_1(S, r) V2(S) c##r##0 = z
+
+#define STEP2_3(S, r)                                                  \
+	a = _mm256_set1_##S(a##r[p]);                                  \
+	c##r##0 = _mm256_fmadd_##S(a, b0, c##r##0);                    \
+	c##r##1 = _mm256_fmadd_##S(a, b1, c##r##1);                    \
+	c##r##2 = _mm256_fmadd_##S(a, b2, c##r##2)
+#define STEP2_2(S, r)                                                  \
+	a = _mm256_set1_##S(a##r[p]);                                  \
+	c##r##0 = _mm256_fmadd_##S(a, b0, c##r##0);                    \
+	c##r##1 = _mm256_fmadd_##S(a, b1, c##r##1)
+#define STEP2_1(S, r)                                                  \
+	a = _mm256_set1_##S(a##r[p]);                                  \
+	c##r##0 = _mm256_fmadd_##S(a, b0, c##r##0)
+
+#define OUT2_3(S, r)                                                   \
+	if (r < rows) {                                                \
+		TY(S) *cr = C + r * ldc;                               \
+		_mm256_storeu_##S(cr, _mm256_mul_##S(al, c##r##0));    \
+		_mm256_storeu_##S(cr + W2(S), _mm256_mul_##S(al, c##r##1)); \
+		_mm256_storeu_##S(cr + 2 * W2(S), _mm256_mul_##S(al, c##r##2)); \
+	}
+#define OUT2_2(S, r)                                                   \
+	if (r < rows) {                                                \
+		TY(S) *cr = C + r * ldc;                               \
+		_mm256_storeu_##S(cr, _mm256_mul_##S(al, c##r##0));    \
+		_mm256_storeu_##S(cr + W2(S), _mm256_mul_##S(al, c##r##1)); \
+	}
+#define OUT2_1(S, r)                                                   \
+	if (r < rows)                                                  \
+		_mm256_maskstore_##S(C + r * ldc, mk,                  \
+				     _mm256_mul_##S(al, c##r##0))
+
+#define ROWS4(X, S) X(S, 0); X(S, 1); X(S, 2); X(S, 3)
+
+/* The 4 row pointers of a tile, as ROWPTRS's 8. */
+#define ROWPTRS4(S)                                                    \
+	const TY(S) *a0 = A, *a1 = A + (rows > 1) * lda;               \
+	const TY(S) *a2 = A + (rows > 2) * 2 * lda;                    \
+	const TY(S) *a3 = A + (rows > 3) * 3 * lda
+
+#define DEFINE_GEMM2(S, NAME)                                          \
+	__attribute__((target("avx2,fma")))                            \
+	static void NAME##_tile3(TILE_ARGS(S))                         \
+	{                                                              \
+		V2(S) z = _mm256_setzero_##S(), a;                     \
+		V2(S) al = _mm256_set1_##S(alpha);                     \
+		size_t p;                                              \
+		ROWPTRS4(S);                                           \
+									\
+		ROWS4(ACC2_3, S);                                      \
+		for (p = 0; p < k; p++) {                              \
+			const TY(S) *bp = B + p * ldb;                 \
+			V2(S) b0 = _mm256_loadu_##S(bp);               \
+			V2(S) b1 = _mm256_loadu_##S(bp + W2(S));       \
+			V2(S) b2 = _mm256_loadu_##S(bp + 2 * W2(S));   \
+									\
+			ROWS4(STEP2_3, S);                             \
+		}                                                      \
+		ROWS4(OUT2_3, S);                                      \
+	}                                                              \
+									\
+	__attribute__((target("avx2,fma")))                            \
+	static void NAME##_tile2(TILE_ARGS(S))                         \
+	{                                                              \
+		V2(S) z = _mm256_setzero_##S(), a;                     \
+		V2(S) al = _mm256_set1_##S(alpha);                     \
+		size_t p;                                              \
+		ROWPTRS4(S);                                           \
+									\
+		ROWS4(ACC2_2, S);                                      \
+		for (p = 0; p < k; p++) {                              \
+			const TY(S) *bp = B + p * ldb;                 \
+			V2(S) b0 = _mm256_loadu_##S(bp);               \
+			V2(S) b1 = _mm256_loadu_##S(bp + W2(S));       \
+									\
+			ROWS4(STEP2_2, S);                             \
+		}                                                      \
+		ROWS4(OUT2_2, S);                                      \
+	}                                                              \
+									\
+	__attribute__((target("avx2,fma")))                            \
+	static void NAME##_tile1(TILE_ARGS(S), size_t cols)            \
+	{                                                              \
+		V2(S) z = _mm256_setzero_##S(), a;                     \
+		V2(S) al = _mm256_set1_##S(alpha);                     \
+		__m256i mk = COLMASK_##S(cols);                        \
+		size_t p;                                              \
+		ROWPTRS4(S);                                           \
+									\
+		ROWS4(ACC2_1, S);                                      \
+		for (p = 0; p < k; p++) {                              \
+			V2(S) b0 = _mm256_maskload_##S(B + p * ldb, mk); \
+									\
+			ROWS4(STEP2_1, S);                             \
+		}                                                      \
+		ROWS4(OUT2_1, S);                                      \
+	}                                                              \
+									\
+	static void NAME(size_t m, size_t n, size_t k, TY(S) alpha,    \
+			 const TY(S) *A, size_t lda, const TY(S) *B,   \
+			 size_t ldb, TY(S) *C, size_t ldc)             \
+	{                                                              \
+		const size_t w1 = W2(S), w2 = 2 * W2(S), w3 = 3 * W2(S); \
+		TY(S) pan[KERNEL_MAX_K * 3 * W2(S)];                   \
+		size_t i0, j0, w, p, lp;                               \
+		const TY(S) *bp;                                       \
+									\
+		for (j0 = 0; j0 < n; j0 += w) {                        \
+			w = n - j0 >= w3 && n - j0 != 4 * w1 ? w3      \
+			    : n - j0 >= w2 ? w2                        \
+			    : n - j0 < w1 ? n - j0 : w1;               \
+			bp = B + j0;                                   \
+			lp = ldb;                                      \
+			if (m >= PACK_ROWS) {                          \
+				for (p = 0; p < k; p++)                \
+					memcpy(pan + p * w, B + p * ldb + j0, \
+					       w * sizeof(TY(S)));     \
+				bp = pan;                              \
+				lp = w;                                \
+			}                                              \
+			for (i0 = 0; i0 < m; i0 += 4) {                \
+				const TY(S) *ai = A + i0 * lda;        \
+				TY(S) *ci = C + i0 * ldc + j0;         \
+				size_t r = m - i0 < 4 ? m - i0 : 4;    \
+									\
+				if (w == w3)                           \
+					NAME##_tile3(ai, lda, bp, lp, ci, \
+						     ldc, k, alpha, r); \
+				else if (w == w2)                      \
+					NAME##_tile2(ai, lda, bp, lp, ci, \
+						     ldc, k, alpha, r); \
+				else                                   \
+					NAME##_tile1(ai, lda, bp, lp, ci, \
+						     ldc, k, alpha, r, w); \
+			}                                              \
+		}                                                      \
+	}
+
+DEFINE_GEMM2(pd, gemm_avx2)
+DEFINE_GEMM2(ps, sgemm_avx2)
+
+/* 2 where the CPU runs AVX-512 F, 1 where AVX2 and FMA, else 0 */
+static int isa_level(void)
 {
 	static int known = -1; /* benign race: every thread writes the same */
 
 	if (known < 0)
-		known = __builtin_cpu_supports("avx512f") != 0;
+		known = __builtin_cpu_supports("avx512f") ? 2
+			: __builtin_cpu_supports("avx2") &&
+			  __builtin_cpu_supports("fma") ? 1 : 0;
 	return known;
+}
+
+static int have_avx512(void)
+{
+	return isa_level() == 2;
+}
+
+/* The kernels of the level the CPU runs (kernel_takes checks there is one). */
+static void gemm_x86(size_t m, size_t n, size_t k, double alpha,
+		     const double *A, size_t lda, const double *B, size_t ldb,
+		     double *C, size_t ldc)
+{
+	(have_avx512() ? gemm_avx512 : gemm_avx2)(m, n, k, alpha, A, lda, B,
+						   ldb, C, ldc);
+}
+
+static void sgemm_x86(size_t m, size_t n, size_t k, float alpha,
+		      const float *A, size_t lda, const float *B, size_t ldb,
+		      float *C, size_t ldc)
+{
+	(have_avx512() ? sgemm_avx512 : sgemm_avx2)(m, n, k, alpha, A, lda, B,
+						     ldb, C, ldc);
 }
 #endif
 
-/*
- * The kernel does not block k: a 24-column panel of B (24 k doubles) stays
- * in L1 only for small k. Measured on the build machine (48 KiB L1d per
- * core, one thread, m = 200-256 rows): 1.0-1.2x OpenBLAS's speed up to
- * k = 320, 0.8x at k = 384, 0.45x at k = 1024 (14 against 33 GFLOP/s, the
- * MNIST projections of rfx mse-table). Beyond this, OpenBLAS, which blocks.
- */
-#define KERNEL_MAX_K 320
 
 /* Whether the AVX-512 kernel takes a product with inner dimension k. */
 static int kernel_takes(size_t k)
 {
 #ifdef RFX_GEMM_X86
-	return k >= 1 && k <= KERNEL_MAX_K && have_avx512();
+	return k >= 1 && k <= KERNEL_MAX_K && isa_level() > 0;
 #else
 	(void)k;
 	return 0;
@@ -230,7 +435,7 @@ void rfx_gemm(size_t m, size_t n, size_t k, double alpha, const double *A,
 	}
 #ifdef RFX_GEMM_X86
 	if (kernel_takes(k)) {
-		gemm_avx512(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+		gemm_x86(m, n, k, alpha, A, lda, B, ldb, C, ldc);
 		return;
 	}
 #endif
@@ -252,7 +457,7 @@ void rfx_sgemm(size_t m, size_t n, size_t k, float alpha, const float *A,
 	}
 #ifdef RFX_GEMM_X86
 	if (kernel_takes(k)) {
-		sgemm_avx512(m, n, k, alpha, A, lda, B, ldb, C, ldc);
+		sgemm_x86(m, n, k, alpha, A, lda, B, ldb, C, ldc);
 		return;
 	}
 #endif
@@ -403,7 +608,7 @@ void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
 			w = n - j0 < 24 ? n - j0 : 24;
 			pack_bt(B1, ld, j0, w, k, pan1);
 			if (!A2) {
-				gemm_avx512(m, w, k, 1.0, A1, ld, pan1, w, C + j0, ldc);
+				gemm_x86(m, w, k, 1.0, A1, ld, pan1, w, C + j0, ldc);
 				continue;
 			}
 			pack_bt(B2, ld, j0, w, k, pan2);
@@ -411,9 +616,9 @@ void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
 				double *ci = C + i0 * ldc + j0;
 
 				mi = m - i0 < ABT_ROWS ? m - i0 : ABT_ROWS;
-				gemm_avx512(mi, w, k, 1.0, A1 + i0 * ld, ld, pan1, w,
+				gemm_x86(mi, w, k, 1.0, A1 + i0 * ld, ld, pan1, w,
 					    ci, ldc);
-				gemm_avx512(mi, w, k, 1.0, A2 + i0 * ld, ld, pan2, w,
+				gemm_x86(mi, w, k, 1.0, A2 + i0 * ld, ld, pan2, w,
 					    T, w);
 				for (i = 0; i < mi; i++)
 					for (j = 0; j < w; j++)
@@ -436,5 +641,5 @@ void *rfx_gemm_alloc(size_t n, size_t size)
 
 const char *rfx_gemm_kernel_name(void)
 {
-	return kernel_takes(1) ? "avx512" : "openblas";
+	return !kernel_takes(1) ? "openblas" : have_avx512() ? "avx512" : "avx2";
 }

@@ -8,11 +8,12 @@
 #include "num/vmath.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "num/logmath.h"
-#include "num/vmath_avx512.h"
+#include "num/vmath_x86.h"
 
 
 /*
@@ -145,6 +146,7 @@ static const struct rfx_vmath_kernel generic = {
 static const struct rfx_vmath_kernel *const kernels[] = {
 	&generic,
 #ifdef RFX_VMATH_X86
+	&rfx_vmath_avx2,
 	&rfx_vmath_avx512,
 #endif
 	NULL
@@ -155,24 +157,52 @@ static int kernel_runs(const struct rfx_vmath_kernel *k)
 #ifdef RFX_VMATH_X86
 	if (!strcmp(k->name, "avx512"))
 		return __builtin_cpu_supports("avx512f") != 0;
+	if (!strcmp(k->name, "avx2"))
+		return __builtin_cpu_supports("avx2") &&
+		       __builtin_cpu_supports("fma");
 #endif
 	return 1;
 }
 
-/* The best kernel this CPU runs (the last that runs); benign race. */
-static const struct rfx_vmath_kernel *impl(void)
+/* *k with its NULL entries filled from the generic kernel (vmath_x86.h) */
+static void kernel_complete(struct rfx_vmath_kernel *k)
 {
-	static const struct rfx_vmath_kernel *best;
+#define FILL(F) (k->F = k->F ? k->F : generic.F)
+	FILL(log);
+	FILL(logexpm1);
+	FILL(log1mexp);
+	FILL(sincos);
+	FILL(exp_shift);
+	FILL(sincosf);
+	FILL(expf_shift);
+#undef FILL
+	/* a kernel without streaming stores: its plain functions */
+	k->sincosf_nt = k->sincosf_nt ? k->sincosf_nt : k->sincosf;
+	k->expf_shift_nt = k->expf_shift_nt ? k->expf_shift_nt : k->expf_shift;
+	k->sincos_nt = k->sincos_nt ? k->sincos_nt : k->sincos;
+	k->exp_shift_nt = k->exp_shift_nt ? k->exp_shift_nt : k->exp_shift;
+}
+
+/* The best kernel this CPU runs (the last that runs), completed, once. */
+static pthread_once_t pick_once = PTHREAD_ONCE_INIT;
+static struct rfx_vmath_kernel chosen;
+
+static void pick(void)
+{
 	const struct rfx_vmath_kernel *const *k;
 	const struct rfx_vmath_kernel *b = &generic;
 
-	if (best)
-		return best;
 	for (k = kernels; *k; k++)
 		if (kernel_runs(*k))
 			b = *k;
-	best = b;
-	return b;
+	chosen = *b;
+	kernel_complete(&chosen);
+}
+
+static const struct rfx_vmath_kernel *impl(void)
+{
+	pthread_once(&pick_once, pick);
+	return &chosen;
 }
 
 void rfx_vmath_log(double *y, const double *x, size_t n)
@@ -251,12 +281,15 @@ int rfx_vmath_kernel_find(const char *name, struct rfx_vmath_kernel *k,
 		if (!strcmp(q->name, name)) {
 			if (!kernel_runs(q))
 				return rfx_error(err, RFX_EINVAL,
-						 "vmath kernel '%s' needs avx512f, "
-						 "which this CPU lacks", name);
+						 "vmath kernel '%s' needs %s, "
+						 "which this CPU lacks", name,
+						 !strcmp(name, "avx2") ?
+						 "avx2 and fma" : "avx512f");
 			*k = *q;
+			kernel_complete(k);
 			return RFX_OK;
 		}
 	return rfx_error(err, RFX_EINVAL,
-			 "unknown vmath kernel '%s', expected generic or avx512",
+			 "unknown vmath kernel '%s', expected generic, avx2 or avx512",
 			 name);
 }

@@ -28,7 +28,7 @@
  * loops over lib/num/logmath.h call two libmvec functions per vector. Vectors
  * whose arguments are all far from 0 take shorter ways (X512_ARRAY).
  */
-#include "num/vmath_avx512.h"
+#include "num/vmath_x86.h"
 
 #ifdef RFX_VMATH_X86
 
@@ -40,6 +40,7 @@
 
 #include "num/avx512_tmpl.h"
 #include "num/logmath.h"
+#include "num/vmath_poly.h"
 
 
 /* Tables, written once by init_once and read-only after. */
@@ -50,9 +51,6 @@ static double ln2_hi, ln2_lo; /* log 2; ln2_hi has 21 bits, so k ln2_hi is exact
 static double tab_eh[16] __attribute__((aligned(64))); /* 2^(j/16), high */
 static double tab_el[16] __attribute__((aligned(64))); /* and the rest */
 
-/* log 2 in double and the rest (vexp: (k + j/16) exp_ln2_hi is exact in an FMA) */
-static const double exp_ln2_hi = 0x1.62e42fefa39efp-1;
-static const double exp_ln2_lo = 0x1.abc9e3b39803fp-56;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -120,12 +118,6 @@ static const double lq[12] = {
 	-1.0 / 8, 1.0 / 9, -1.0 / 10, 1.0 / 11, -1.0 / 12, 1.0 / 13,
 };
 
-/* (e^r - 1 - r)/r^2 = 1/2! + r/3! + ..., to r^11/13! */
-static const double eq[12] = {
-	1.0 / 2,       1.0 / 6,        1.0 / 24,        1.0 / 120,
-	1.0 / 720,     1.0 / 5040,     1.0 / 40320,     1.0 / 362880,
-	1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0,
-};
 
 /* The tables in registers, loaded once per call. */
 struct vtab {
@@ -322,23 +314,8 @@ X512_ARRAY(log1mexp_avx512, vlog1mexp, VERY_NEG, ZERO, UNDER, vlog1mexp_mid)
  * ulp. The bits of n mod 4 pick and negate the two. Lanes with |x| > 2^20,
  * inf or NaN take glibc's scalar sin and cos. About 32 vector operations
  * per 8 pairs: the two FMA ports set the pace, so every one counts.
+ * P1-P3, S and C are in num/vmath_poly.h (the AVX2 kernel's too).
  */
-static const double pio2_1 = 0x1.921fb544p+0;
-static const double pio2_2 = 0x1.0b4611a6p-34;
-static const double pio2_3 = 0x1.3198a2e037073p-69;
-
-/* (sin r - r)/r^3 = -1/3! + r^2/5! - ..., degree 6 in r^2 */
-static const double sq[7] = {
-	-0x1.5555555555555p-3, 0x1.1111111111110p-7, -0x1.a01a01a01990ap-13,
-	0x1.71de3a545b148p-19, -0x1.ae6454093c147p-26, 0x1.61217781a8ccdp-33,
-	-0x1.ab13654fd392ap-41,
-};
-
-/* (cos r - 1 + r^2/2)/r^4 = 1/4! - r^2/6! + ..., degree 5 in r^2 */
-static const double cq[6] = {
-	0x1.5555555555555p-5, -0x1.6c16c16c16955p-10, 0x1.a01a019f4a826p-16,
-	-0x1.27e4fa1272706p-22, 0x1.1eeb634b132cdp-29, -0x1.907999e6897e2p-37,
-};
 
 /*
  * Single precision, 16 lanes: the same reductions in float with FMA.
@@ -360,15 +337,8 @@ static const double cq[6] = {
  * -87.33 are 0: e^u would be subnormal, and any operation producing one
  * costs a microcode assist (see vexp); u is clamped to [-87.33, 88.8]
  * first, which keeps -inf from making r a NaN (a NaN passes through).
+ * The floats P1-P3, S, C and q are in num/vmath_poly.h.
  */
-static const float fpio2_1 = 0x1.921fb4p+0f;  /* pi/2 truncated to 24 bits */
-static const float fpio2_2 = 0x1.4442d0p-24f; /* the rest, truncated */
-static const float fpio2_3 = 0x1.84698ap-48f; /* and rounded: 1e-22 left */
-
-static const float fsq[3] = { -0x1.555552p-3f, 0x1.110c1cp-7f, -0x1.9ac2cap-13f };
-static const float fcq[3] = { 0x1.555554p-5f, -0x1.6c12c8p-10f, 0x1.9bd314p-16f };
-static const float feq[5] = { 0x1p-1f, 0x1.5554d8p-3f, 0x1.555516p-5f,
-			      0x1.12106cp-7f, 0x1.6d1606p-10f };
 
 /*
  * sin, cos and the array loops written once for both precisions, as
@@ -388,30 +358,6 @@ static const float feq[5] = { 0x1p-1f, 0x1.5554d8p-3f, 0x1.555516p-5f,
 #define TESTM_ps _mm512_test_epi32_mask
 #define XORM_pd _mm512_mask_xor_epi64
 #define XORM_ps _mm512_mask_xor_epi32
-#define SIGN_pd ((long long)0x8000000000000000ULL) /* the sign bit */
-#define SIGN_ps ((int)0x80000000u)
-#define SHIFT_pd 0x1.8p52 /* 1.5 2^p: the sum's last bits are n */
-#define SHIFT_ps 0x1.8p23f
-#define TWO_OVER_PI_pd 0x1.45f306dc9c883p-1
-#define TWO_OVER_PI_ps 0x1.45f306p-1f
-#define PIO2_1_pd pio2_1
-#define PIO2_1_ps fpio2_1
-#define PIO2_2_pd pio2_2
-#define PIO2_2_ps fpio2_2
-#define PIO2_3_pd pio2_3
-#define PIO2_3_ps fpio2_3
-#define SQ_pd sq
-#define SQ_ps fsq
-#define CQ_pd cq
-#define CQ_ps fcq
-#define FAR_pd 0x1p20 /* |x| from which glibc's scalar functions take over */
-#define FAR_ps 0x1p16f
-#define SIN_pd sin
-#define SIN_ps sinf
-#define COS_pd cos
-#define COS_ps cosf
-#define VEXP_pd vexp
-#define VEXP_ps vexpf
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /*
@@ -704,12 +650,12 @@ X512 __m512 vexpf(__m512 u)
 	__m512 uc = _mm512_min_ps(_mm512_set1_ps(88.8f),
 				  _mm512_max_ps(_mm512_set1_ps(-87.33f), u));
 	__m512 k = _mm512_roundscale_ps(
-		_mm512_mul_ps(uc, _mm512_set1_ps(0x1.715476p+0f)),
+		_mm512_mul_ps(uc, _mm512_set1_ps(FLOG2E)),
 		_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.62e430p-1f), uc);
+	__m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(FLN2_HI), uc);
 	__m512 p;
 
-	r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-0x1.05c610p-29f), r);
+	r = _mm512_fnmadd_ps(k, _mm512_set1_ps(FLN2_LO), r);
 	p = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(r, r),
 					  horner_ps(feq, 5, r), r),
 			  _mm512_set1_ps(1.0f));

@@ -1,0 +1,332 @@
+/*
+ * The AVX2 kernel of vmath.h, for the x86-64 CPUs that have AVX2 and FMA
+ * but not AVX-512 (AMD's Zen 1-3, Intel's cores before Skylake-X): what
+ * the feature maps spend their time in, exp(x - m), sin and cos in both
+ * precisions. The log-domain composites are left NULL, so that vmath.c
+ * runs the generic kernel's libmvec loops for them. On a Zen 3 the generic exp pass of the pos map
+ * (libmvec's vector exp and the two passes around it that keep it off
+ * subnormal lanes) took as long as the map's product. It has no streaming
+ * stores: there they made the trig map half as slow again (1.47 against
+ * 1.0 times the dgemm; its two output streams), and the exp maps no faster.
+ *
+ * The reductions and polynomials are the AVX-512 kernel's (lib/num/
+ * vmath_avx512.c says why each is what it is; the constants are in
+ * num/vmath_poly.h) on 4 doubles or 8 floats, with what AVX2 lacks made
+ * another way:
+ * - masks are vectors of all-ones lanes (compares, and, blendv), and the
+ *   lanes that leave the common path are found by movemask; the sign and
+ *   swap of sin and cos by n mod 4 are n's two low bits shifted into the
+ *   sign bit;
+ * - double exp's 2^(j/16) table (vpermt2pd reads 16 entries from two
+ *   registers; AVX2 has no such lookup, and two gathers a vector cost
+ *   more than they save) gives way to e^r on |r| <= log(2)/2 by vexpm1's
+ *   Taylor series to r^13 (the next term is below 2^-57 relative), and
+ *   2^k (vscalefpd) to adding k to e^r's exponent field, exact where the
+ *   result is normal: u = x - m in [-707.5, 709]. Lanes below -745.2 are
+ *   0 in the common path (the DIRFs' rows have many); a vector with a
+ *   lane between (subnormal results), above 709, or NaN sends those lanes
+ *   to glibc's scalar exp, out of line;
+ * - float exp's 2^k (k up to 128, whose exponent field would overflow)
+ *   is two factors 2^(k/2), normal floats: exact, and +inf above 88.72.
+ * Where they compute the same operations in the same order (sin and cos
+ * of both precisions, float exp) the results are the AVX-512 kernel's
+ * bits; double exp differs from it in the last bits, as the generic
+ * kernel does (rfx_isa_describe names the kernel in use).
+ */
+#include "num/vmath_x86.h"
+
+#ifdef RFX_VMATH_X86
+
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "num/logmath.h"
+#include "num/vmath_poly.h"
+
+#define X256 static inline __attribute__((always_inline, target("avx2,fma")))
+#define T256 __attribute__((target("avx2,fma")))
+
+/*
+ * The templates' precision macros (as num/avx512_tmpl.h's for 512 bits):
+ * S is the intrinsics' suffix, pd (4 doubles a vector) or ps (8 floats).
+ */
+#define OP(S, X) X##_##S
+#define TY_pd double
+#define TY_ps float
+#define VEC_pd __m256d
+#define VEC_ps __m256
+#define W_pd 4
+#define W_ps 8
+#define TY(S) TY_##S
+#define VEC(S) VEC_##S
+#define W(S) W_##S
+#define SET1I_pd _mm256_set1_epi64x
+#define SET1I_ps _mm256_set1_epi32
+#define SLLI_pd _mm256_slli_epi64
+#define SLLI_ps _mm256_slli_epi32
+#define TOP_pd 63 /* bits from bit 0 to the sign bit */
+#define TOP_ps 31
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/*
+ * horner_S(c, n, w) = sum_k c[k] w^k, k < n.
+ *
+ * vsincos_S: sin and cos of the lanes with |x| <= FAR; the others are
+ * left to the caller. n, the integer nearest x 2/pi, is in the low bits of
+ * k; sin r takes the sign of r (so that sin(-0) is -0); n mod 4 = 1 or 3
+ * swaps sin and cos (blendv reads the sign bit: bit 0 of n moved there),
+ * sin x is negated for n mod 4 = 2, 3 (bit 1) and cos x for 1, 2 (the
+ * xor of the two).
+ *
+ * sincos_lanes_S: the far lanes of x[0..W-1] through glibc (out of line:
+ * rare). sincos_vec_S: one whole vector. sincos_array_S: the array loop,
+ * the tail through a padded copy.
+ */
+#define DEFINE_SINCOS(S)						\
+	X256 VEC(S) OP(S, horner)(const TY(S) *c, const int n, VEC(S) w) \
+	{								\
+		VEC(S) p = _mm256_set1_##S(c[n - 1]);			\
+		int m;							\
+									\
+		_Pragma("GCC unroll 16")				\
+		for (m = n - 2; m >= 0; m--)				\
+			p = _mm256_fmadd_##S(p, w, _mm256_set1_##S(c[m])); \
+		return p;						\
+	}								\
+									\
+	X256 void OP(S, vsincos)(VEC(S) x, VEC(S) *sp, VEC(S) *cp)	\
+	{								\
+		const VEC(S) shift = _mm256_set1_##S(OP(S, SHIFT));	\
+		const VEC(S) sign = _mm256_castsi256_##S(OP(S, SET1I)(OP(S, SIGN))); \
+		VEC(S) k = _mm256_fmadd_##S(x, _mm256_set1_##S(OP(S, TWO_OVER_PI)), \
+					    shift);			\
+		VEC(S) n = _mm256_sub_##S(k, shift);			\
+		__m256i q = _mm256_cast##S##_si256(k);			\
+		VEC(S) r = _mm256_fnmadd_##S(n, _mm256_set1_##S(OP(S, PIO2_1)), x); \
+		VEC(S) w, s, c, ss, cc, swap, ns;			\
+									\
+		r = _mm256_fnmadd_##S(n, _mm256_set1_##S(OP(S, PIO2_2)), r); \
+		r = _mm256_fnmadd_##S(n, _mm256_set1_##S(OP(S, PIO2_3)), r); \
+		w = _mm256_mul_##S(r, r);				\
+		s = _mm256_fmadd_##S(_mm256_mul_##S(r, w),		\
+				     OP(S, horner)(OP(S, SQ), NELEM(OP(S, SQ)), w), r); \
+		c = _mm256_fmadd_##S(_mm256_mul_##S(w, w),		\
+				     OP(S, horner)(OP(S, CQ), NELEM(OP(S, CQ)), w), \
+				     _mm256_fnmadd_##S(_mm256_set1_##S(0.5), w, \
+						       _mm256_set1_##S(1.0))); \
+		s = _mm256_or_##S(_mm256_andnot_##S(sign, s),		\
+				  _mm256_and_##S(sign, r));		\
+		swap = _mm256_castsi256_##S(OP(S, SLLI)(q, OP(S, TOP))); \
+		ns = _mm256_and_##S(_mm256_castsi256_##S(		\
+			OP(S, SLLI)(q, OP(S, TOP) - 1)), sign);		\
+		ss = _mm256_blendv_##S(s, c, swap);			\
+		cc = _mm256_blendv_##S(c, s, swap);			\
+		*sp = _mm256_xor_##S(ss, ns);				\
+		*cp = _mm256_xor_##S(cc, _mm256_xor_##S(ns,		\
+			_mm256_and_##S(swap, sign)));			\
+	}								\
+									\
+	__attribute__((noinline)) static void OP(S, sincos_lanes)(	\
+		TY(S) *s, TY(S) *c, const TY(S) *x, int far)		\
+	{								\
+		int l;							\
+									\
+		for (l = 0; l < W(S); l++)				\
+			if (far >> l & 1) {				\
+				s[l] = OP(S, SIN)(x[l]);		\
+				c[l] = OP(S, COS)(x[l]);		\
+			}						\
+	}								\
+									\
+	X256 void OP(S, sincos_vec)(TY(S) *s, TY(S) *c, const TY(S) *x) \
+	{								\
+		const VEC(S) sign = _mm256_castsi256_##S(OP(S, SET1I)(OP(S, SIGN))); \
+		VEC(S) v = _mm256_loadu_##S(x), vs, vc;			\
+		int far = _mm256_movemask_##S(_mm256_cmp_##S(		\
+			_mm256_andnot_##S(sign, v),			\
+			_mm256_set1_##S(OP(S, FAR)), _CMP_NLE_UQ));	\
+									\
+		OP(S, vsincos)(v, &vs, &vc);				\
+		if (far) {						\
+			TY(S) xs[W(S)], ss[W(S)], cs[W(S)];		\
+									\
+			_mm256_storeu_##S(xs, v);			\
+			_mm256_storeu_##S(ss, vs);			\
+			_mm256_storeu_##S(cs, vc);			\
+			OP(S, sincos_lanes)(ss, cs, xs, far);		\
+			vs = _mm256_loadu_##S(ss);			\
+			vc = _mm256_loadu_##S(cs);			\
+		}							\
+		_mm256_storeu_##S(s, vs);				\
+		_mm256_storeu_##S(c, vc);				\
+	}								\
+									\
+	X256 void OP(S, sincos_array)(TY(S) *s, TY(S) *c, const TY(S) *x, \
+				      size_t n)				\
+	{								\
+		size_t k;						\
+									\
+		for (k = 0; k + W(S) <= n; k += W(S))			\
+			OP(S, sincos_vec)(s + k, c + k, x + k);		\
+		if (k < n) {						\
+			TY(S) xb[W(S)] = { 0 }, sb[W(S)], cb[W(S)];	\
+									\
+			memcpy(xb, x + k, (n - k) * sizeof(TY(S)));	\
+			OP(S, sincos_vec)(sb, cb, xb);			\
+			memcpy(s + k, sb, (n - k) * sizeof(TY(S)));	\
+			memcpy(c + k, cb, (n - k) * sizeof(TY(S)));	\
+		}							\
+	}
+
+/*
+ * exp_array_S(y, x, m, n): y = exp(x - m) by VEXP, W lanes a step, the
+ * tail through a copy padded with m.
+ */
+#define DEFINE_EXP_ARRAY(S)						\
+	X256 void OP(S, exp_array)(TY(S) *y, const TY(S) *x, TY(S) m,	\
+				   size_t n)				\
+	{								\
+		VEC(S) vm = _mm256_set1_##S(m);				\
+		size_t k, l;						\
+									\
+		for (k = 0; k + W(S) <= n; k += W(S))			\
+			_mm256_storeu_##S(y + k, OP(S, VEXP)(_mm256_sub_##S( \
+				_mm256_loadu_##S(x + k), vm)));		\
+		if (k < n) {						\
+			TY(S) b[W(S)];					\
+									\
+			for (l = 0; l < W(S); l++)			\
+				b[l] = k + l < n ? x[k + l] : m;	\
+			_mm256_storeu_##S(b, OP(S, VEXP)(_mm256_sub_##S( \
+				_mm256_loadu_##S(b), vm)));		\
+			memcpy(y + k, b, (n - k) * sizeof(TY(S)));	\
+		}							\
+	}
+
+DEFINE_SINCOS(pd)
+DEFINE_SINCOS(ps)
+
+#define EXP_BAND_LO -707.5 /* from here up 2^k e^r is normal */
+#define EXP_BAND_HI 709.0  /* and up to here finite, k <= 1023 */
+#define EXP_ZERO_BELOW -745.2 /* e^u < 2^-1075: 0 */
+
+/* 2^k e^r for u in [EXP_BAND_LO, EXP_BAND_HI] (or 0) */
+X256 __m256d vexp_band(__m256d u)
+{
+	__m256d s = _mm256_fmadd_pd(u, _mm256_set1_pd(1.0 / RFX_LN2),
+				    _mm256_set1_pd(SHIFT_pd));
+	__m256d kd = _mm256_sub_pd(s, _mm256_set1_pd(SHIFT_pd));
+	/* s's significand is 2^51 + k: shifted up by 52, k's own bits */
+	__m256i k52 = _mm256_slli_epi64(_mm256_castpd_si256(s), 52);
+	__m256d r = _mm256_fnmadd_pd(kd, _mm256_set1_pd(exp_ln2_hi), u);
+	__m256d p;
+
+	r = _mm256_fnmadd_pd(kd, _mm256_set1_pd(exp_ln2_lo), r);
+	p = _mm256_add_pd(_mm256_fmadd_pd(_mm256_mul_pd(r, r),
+					  horner_pd(eq, NELEM(eq), r), r),
+			  _mm256_set1_pd(1.0));
+	return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(p), k52));
+}
+
+/*
+ * the lanes of u not in done through glibc's scalar exp (out of line:
+ * rare; compiled for the baseline, where GCC does not make the loop a
+ * call of libmvec's vector exp)
+ */
+__attribute__((noinline)) static void exp_lanes(double *e, const double *u,
+						int done)
+{
+	int l;
+
+	for (l = 0; l < 4; l++)
+		if (!(done >> l & 1))
+			e[l] = exp(u[l]);
+}
+
+X256 __m256d vexp(__m256d u)
+{
+	__m256d band = _mm256_and_pd(
+		_mm256_cmp_pd(u, _mm256_set1_pd(EXP_BAND_LO), _CMP_GE_OQ),
+		_mm256_cmp_pd(u, _mm256_set1_pd(EXP_BAND_HI), _CMP_LE_OQ));
+	__m256d zero = _mm256_cmp_pd(u, _mm256_set1_pd(EXP_ZERO_BELOW), _CMP_LT_OQ);
+	/* lanes out of the band are computed at u = 0, then cleared */
+	__m256d e = _mm256_and_pd(vexp_band(_mm256_and_pd(u, band)), band);
+	int done = _mm256_movemask_pd(_mm256_or_pd(band, zero));
+
+	if (__builtin_expect(done != 0xf, 0)) {
+		double ev[4], uv[4];
+
+		_mm256_storeu_pd(ev, e);
+		_mm256_storeu_pd(uv, u);
+		exp_lanes(ev, uv, done);
+		e = _mm256_loadu_pd(ev);
+	}
+	return e;
+}
+
+/* expf(u): vmath_avx512.c's vexpf, 2^k as 2^(k - k/2) 2^(k/2) */
+X256 __m256 vexpf(__m256 u)
+{
+	__m256 live = _mm256_cmp_ps(u, _mm256_set1_ps(-87.33f), _CMP_NLT_UQ);
+	__m256 uc = _mm256_min_ps(_mm256_set1_ps(88.8f),
+				  _mm256_max_ps(_mm256_set1_ps(-87.33f), u));
+	__m256 k = _mm256_round_ps(_mm256_mul_ps(uc, _mm256_set1_ps(FLOG2E)),
+				   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(FLN2_HI), uc);
+	__m256i ki, k1, k2;
+	__m256 p;
+
+	r = _mm256_fnmadd_ps(k, _mm256_set1_ps(FLN2_LO), r);
+	p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(r, r),
+					  horner_ps(feq, 5, r), r),
+			  _mm256_set1_ps(1.0f));
+	ki = _mm256_cvtps_epi32(k);
+	k1 = _mm256_srai_epi32(ki, 1);
+	k2 = _mm256_sub_epi32(ki, k1);
+	k1 = _mm256_slli_epi32(_mm256_add_epi32(k1, _mm256_set1_epi32(127)), 23);
+	k2 = _mm256_slli_epi32(_mm256_add_epi32(k2, _mm256_set1_epi32(127)), 23);
+	return _mm256_and_ps(live, _mm256_mul_ps(_mm256_mul_ps(
+		p, _mm256_castsi256_ps(k1)), _mm256_castsi256_ps(k2)));
+}
+
+DEFINE_EXP_ARRAY(pd)
+DEFINE_EXP_ARRAY(ps)
+
+T256 static void sincos_avx2(double *s, double *c, const double *x, size_t n)
+{
+	sincos_array_pd(s, c, x, n);
+}
+
+T256 static void sincosf_avx2(float *s, float *c, const float *x, size_t n)
+{
+	sincos_array_ps(s, c, x, n);
+}
+
+T256 static void exp_shift_avx2(double *y, const double *x, double m, size_t n)
+{
+	exp_array_pd(y, x, m, n);
+}
+
+T256 static void expf_shift_avx2(float *y, const float *x, float m, size_t n)
+{
+	exp_array_ps(y, x, m, n);
+}
+
+#undef DEFINE_SINCOS
+#undef DEFINE_EXP_ARRAY
+#undef X256
+#undef T256
+
+/* no streaming stores: the plain functions stand in (vmath_x86.h) */
+const struct rfx_vmath_kernel rfx_vmath_avx2 = {
+	"avx2", NULL, NULL, NULL,
+	sincos_avx2, exp_shift_avx2, sincosf_avx2, expf_shift_avx2,
+	NULL, NULL, NULL, NULL
+};
+
+#else
+/* ISO C wants a declaration in every translation unit. */
+typedef int rfx_vmath_avx2_none;
+#endif
