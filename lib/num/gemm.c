@@ -211,7 +211,8 @@ DEFINE_GEMM(ps, sgemm_avx512)
  */
 /*
  * From this many rows on, the AVX2 kernel copies each panel of B (k x
- * 3W) to the stack first: in place its rows lie ldb apart (2 KiB for the
+ * 3W) to the stack first, unless it is one already (rfx_gemm_abt2's
+ * packed panels): in place its rows lie ldb apart (2 KiB for the
  * maps' M = 256), on a few sets of Zen 3's 8-way L1, which could not
  * hold the panel (the product ran at 0.63 of the FMA peak). The copy
  * moves no sum, so the bits stay those of the AVX-512 kernel.
@@ -346,7 +347,7 @@ DEFINE_GEMM(ps, sgemm_avx512)
 			    : n - j0 < w1 ? n - j0 : w1;               \
 			bp = B + j0;                                   \
 			lp = ldb;                                      \
-			if (m >= PACK_ROWS) {                          \
+			if (m >= PACK_ROWS && ldb != w) {              \
 				for (p = 0; p < k; p++)                \
 					memcpy(pan + p * w, B + p * ldb + j0, \
 					       w * sizeof(TY(S)));     \
@@ -409,8 +410,7 @@ static void sgemm_x86(size_t m, size_t n, size_t k, float alpha,
 }
 #endif
 
-
-/* Whether the AVX-512 kernel takes a product with inner dimension k. */
+/* Whether rfx's kernels (AVX-512 or AVX2) take a product with inner dimension k. */
 static int kernel_takes(size_t k)
 {
 #ifdef RFX_GEMM_X86
@@ -418,6 +418,20 @@ static int kernel_takes(size_t k)
 #else
 	(void)k;
 	return 0;
+#endif
+}
+
+/*
+ * The same for rfx_gemm_abt2, AVX-512 only: its panels of B^T are packed
+ * by AVX-512 transposes, and on a Zen 3 the AVX2 kernel with scalar
+ * packing ran HRF Fig 6 3-4% slower than OpenBLAS's two dgemms.
+ */
+static int abt2_kernel_takes(size_t k)
+{
+#ifdef RFX_GEMM_X86
+	return kernel_takes(k) && have_avx512();
+#else
+	return kernel_takes(k);
 #endif
 }
 
@@ -557,7 +571,6 @@ static void transpose8(const double *B, size_t ldb, double *pan, size_t w)
 				 _mm512_permutex2var_pd(x[1], half_hi, x[3]));
 	}
 }
-#endif
 
 /* The panel of columns j0..j0+w-1 of B^T (k x w) into pan. */
 static void pack_bt(const double *B, size_t ldb, size_t j0, size_t w,
@@ -565,8 +578,7 @@ static void pack_bt(const double *B, size_t ldb, size_t j0, size_t w,
 {
 	size_t j = 0, p;
 
-#ifdef RFX_GEMM_X86
-	for (; have_avx512() && j + 8 <= w; j += 8) {
+	for (; j + 8 <= w; j += 8) {
 		for (p = 0; p + 8 <= k; p += 8)
 			transpose8(B + (j0 + j) * ldb + p, ldb, pan + p * w + j, w);
 		for (; p < k; p++) {
@@ -576,11 +588,11 @@ static void pack_bt(const double *B, size_t ldb, size_t j0, size_t w,
 				pan[p * w + j + t] = B[(j0 + j + t) * ldb + p];
 		}
 	}
-#endif
 	for (; j < w; j++)
 		for (p = 0; p < k; p++)
 			pan[p * w + j] = B[(j0 + j) * ldb + p];
 }
+#endif
 
 void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
 		   const double *B1, const double *A2, const double *B2,
@@ -588,7 +600,7 @@ void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
 {
 	if (m == 0 || n == 0)
 		return;
-	if (!kernel_takes(k)) {
+	if (!abt2_kernel_takes(k)) {
 		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)n,
 			    (int)k, 1.0, A1, (int)ld, B1, (int)ld, 0.0, C, (int)ldc);
 		if (A2)
@@ -641,5 +653,9 @@ void *rfx_gemm_alloc(size_t n, size_t size)
 
 const char *rfx_gemm_kernel_name(void)
 {
-	return !kernel_takes(1) ? "openblas" : have_avx512() ? "avx512" : "avx2";
+#ifdef RFX_GEMM_X86
+	if (kernel_takes(1))
+		return have_avx512() ? "avx512" : "avx2";
+#endif
+	return "openblas";
 }

@@ -6,14 +6,18 @@
  * Sapphire Rapids, at about half of what the FMA units can do; on such
  * CPUs these functions use a register-blocked AVX-512 kernel instead
  * (8 rows x 24 columns of C in 24 registers, about 1.8x OpenBLAS's speed
- * at k = 64), and OpenBLAS's dgemm elsewhere and for k > 320 (the kernel
- * does not block k, and beyond that it falls to half of OpenBLAS's speed).
+ * at k = 64); on CPUs with AVX2 and FMA but not AVX-512 an AVX2 kernel
+ * of the same scheme (4 x 12 tiles; 1.5x OpenBLAS's speed on a Zen 3 at
+ * k = 64, where OpenBLAS packs and clears C for every block of rows); and
+ * OpenBLAS's dgemm elsewhere and for k > 320 (the kernels do not block
+ * k, and beyond that they fall to half of OpenBLAS's speed).
  *
  * Both run on the calling thread only (inside rfx's parallel regions the
  * caller has OpenBLAS at one thread, lib/num/blas.h), so a result does not
  * depend on the thread count. The kernel sums over k in order with one
- * FMA per term, as OpenBLAS's does; results can differ from it in the
- * last bits, and between CPUs with and without AVX-512.
+ * FMA per term, as OpenBLAS's does, and the AVX2 and AVX-512 kernels
+ * give the same bits; results can differ from OpenBLAS's in the last
+ * bits.
  */
 #ifndef RFX_GEMM_H
 #define RFX_GEMM_H
@@ -29,9 +33,9 @@ void rfx_gemm(size_t m, size_t n, size_t k, double alpha, const double *A,
 
 /*
  * The same in single precision (the float32 feature maps): the kernel's
- * 8 x 48 tiles on AVX-512 (twice the numbers per FMA), OpenBLAS's sgemm
- * elsewhere and for k > 320. Each entry sums over k in order with one
- * FMA per term.
+ * 8 x 48 tiles on AVX-512 (twice the numbers per FMA), 4 x 24 on AVX2,
+ * OpenBLAS's sgemm elsewhere and for k > 320. Each entry sums over k in
+ * order with one FMA per term.
  */
 void rfx_sgemm(size_t m, size_t n, size_t k, float alpha, const float *A,
 	       size_t lda, const float *B, size_t ldb, float *C, size_t ldc);
@@ -50,7 +54,8 @@ void rfx_gemm_nt(size_t m, size_t n, size_t k, const double *A, size_t lda,
  * matrix of complex feature matrices (est/featmap.h). Needs no
  * workspace: B^T is packed 24 columns at a time on the stack, each panel
  * used by all m rows (so m should be large against 24), and the products
- * run on rfx's kernel where rfx_gemm would; elsewhere two dgemms.
+ * run on rfx's AVX-512 kernel where rfx_gemm would; elsewhere (the AVX2
+ * kernel included, gemm.c says why) two dgemms.
  */
 void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
 		   const double *B1, const double *A2, const double *B2,
@@ -67,7 +72,7 @@ void rfx_gemm_abt2(size_t m, size_t n, size_t k, const double *A1,
  */
 void *rfx_gemm_alloc(size_t n, size_t size);
 
-/* "avx512" or "openblas": what rfx_gemm uses on this CPU (for the bench). */
+/* "avx512", "avx2" or "openblas": what rfx_gemm uses on this CPU. */
 const char *rfx_gemm_kernel_name(void);
 
 #endif
