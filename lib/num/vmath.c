@@ -3,7 +3,8 @@
  * sin, cos and exp in single precision: see
  * vmath.h. The portable kernel (the scalar functions of lib/num/logmath.h
  * in loops that GCC vectorises through libmvec) and the choice of kernel;
- * the AVX-512 kernel is lib/num/vmath_avx512.c.
+ * the AVX-512 and AVX2 kernels are lib/num/vmath_avx512.c and
+ * lib/num/vmath_avx2.c.
  */
 #include "num/vmath.h"
 

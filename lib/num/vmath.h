@@ -5,16 +5,21 @@
  * map (a third of its time went to libmvec's separate sin and cos). On
  * AVX-512 CPUs they run a kernel written for it: table lookups in
  * registers (no gathers), polynomials by FMA, for the composites the
- * expm1 and the log in one pass, for sin and cos one shared reduction. Elsewhere they are loops
- * over lib/num/logmath.h's functions (glibc's libmvec).
+ * expm1 and the log in one pass, for sin and cos one shared reduction.
+ * On CPUs with AVX2 and FMA but not AVX-512, the feature maps' functions
+ * (exp, sin and cos in both precisions) run the same reductions on 4
+ * doubles or 8 floats (lib/num/vmath_avx2.c). Elsewhere, and for the AVX2
+ * kernel's log-domain composites, they are loops over lib/num/logmath.h's
+ * functions (glibc's libmvec).
  *
  * Accuracy (tests/t_vmath.c, against long double): log within 1.5 ulp;
  * log(e^a - 1) and log(1 - e^a) within 5e-16 max(1, |result|), the
  * absolute accuracy a sum of logs needs (as rfx_logexpm1 and rfx_log1mexp,
  * which go through -expm1 the same way); sin and cos within 3 ulp on
- * AVX-512 (glibc's scalar functions beyond |x| = 2^20), libmvec's 4 ulp
- * elsewhere; exp within 1.5 ulp on AVX-512, 4 elsewhere. Results can differ in the last bits between the kernels,
- * never between runs or thread counts.
+ * AVX-512 and AVX2 (glibc's scalar functions beyond |x| = 2^20), libmvec's
+ * 4 ulp elsewhere; exp within 1.5 ulp on AVX-512 and AVX2, 4 elsewhere.
+ * Results can differ in the last bits between the kernels, never between
+ * runs or thread counts.
  *
  * y may be x (in place). Every function here is thread-safe.
  */
@@ -58,13 +63,13 @@ void rfx_vmath_exp_shift(double *y, const double *x, double m, size_t n);
 /*
  * Single precision, for the float32 feature maps (lib/est/featmap32.h):
  * s[k] = sinf(x[k]) and c[k] = cosf(x[k]), k < n, within 2 ulp (float)
- * on AVX-512 (glibc's sinf and cosf beyond |x| = 2^16), libmvec's 4 ulp
+ * on AVX-512 and AVX2 (glibc's sinf and cosf beyond |x| = 2^16), libmvec's 4 ulp
  * elsewhere; NaN for +-inf and NaN. c may be x; s must not overlap x or c.
  */
 void rfx_vmath_sincosf(float *s, float *c, const float *x, size_t n);
 
 /*
- * y[k] = expf(x[k] - m), k < n, within 1.5 ulp (float) on AVX-512, 4
+ * y[k] = expf(x[k] - m), k < n, within 1.5 ulp (float) on AVX-512 and AVX2, 4
  * elsewhere: +inf above the float range (x[k] - m > 88.72), and 0 below
  * its normal range (x[k] - m < -87.33, where the result would be
  * subnormal: flushed so that no lane takes a microcode assist, see
@@ -80,7 +85,8 @@ void rfx_vmath_expf_shift(float *y, const float *x, float m, size_t n);
  * not read again soon: a line is written without first being read (the
  * float32 maps at L = 65536 spend a fifth less time, the float64 ones
  * about a sixth). The same values;
- * the generic kernel's are the plain functions. Streaming stores are
+ * the generic and AVX2 kernels' are the plain functions (on a Zen 3,
+ * streaming stores made the trig map half as slow again). Streaming stores are
  * weakly ordered: call rfx_vmath_nt_fence after a batch of them, before
  * the data is handed to another thread.
  */
@@ -108,7 +114,7 @@ struct rfx_vmath_kernel {
 	void (*exp_shift_nt)(double *y, const double *x, double m, size_t n);
 };
 
-/* The name of the kernel in use: "generic" or "avx512". */
+/* The name of the kernel in use: "generic", "avx2" or "avx512". */
 const char *rfx_vmath_kernel_name(void);
 
 /*
