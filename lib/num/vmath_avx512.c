@@ -51,7 +51,6 @@ static double ln2_hi, ln2_lo; /* log 2; ln2_hi has 21 bits, so k ln2_hi is exact
 static double tab_eh[16] __attribute__((aligned(64))); /* 2^(j/16), high */
 static double tab_el[16] __attribute__((aligned(64))); /* and the rest */
 
-
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void init_once(void)
