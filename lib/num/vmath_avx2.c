@@ -75,7 +75,11 @@
  *
  * vsincos_S: sin and cos of the lanes with |x| <= FAR; the others are
  * left to the caller. n, the integer nearest x 2/pi, is in the low bits of
- * k; sin r takes the sign of r (so that sin(-0) is -0); n mod 4 = 1 or 3
+ * k; where r is 0, x is +-0 (n = 0) and sin r is x itself, so that sin(-0)
+ * is -0 where the sum gives +0. (The AVX-512 kernel copies r's sign onto
+ * the sum instead, the same bits on a CPU; but valgrind, where this kernel
+ * runs on AVX-512 hosts too, gives -0 for x - 0 P1 at x = +0, and sin(+0)
+ * came out -0 there.) n mod 4 = 1 or 3
  * swaps sin and cos (blendv reads the sign bit: bit 0 of n moved there),
  * sin x is negated for n mod 4 = 2, 3 (bit 1) and cos x for 1, 2 (the
  * xor of the two).
@@ -116,8 +120,8 @@
 				     OP(S, horner)(OP(S, CQ), NELEM(OP(S, CQ)), w), \
 				     _mm256_fnmadd_##S(_mm256_set1_##S(0.5), w, \
 						       _mm256_set1_##S(1.0))); \
-		s = _mm256_or_##S(_mm256_andnot_##S(sign, s),		\
-				  _mm256_and_##S(sign, r));		\
+		s = _mm256_blendv_##S(s, x, _mm256_cmp_##S(r, _mm256_setzero_##S(), \
+							  _CMP_EQ_OQ)); \
 		swap = _mm256_castsi256_##S(OP(S, SLLI)(q, OP(S, TOP))); \
 		ns = _mm256_and_##S(_mm256_castsi256_##S(		\
 			OP(S, SLLI)(q, OP(S, TOP) - 1)), sign);		\
