@@ -68,7 +68,6 @@
 #define SLLI_ps _mm256_slli_epi32
 #define TOP_pd 63 /* bits from bit 0 to the sign bit */
 #define TOP_ps 31
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /*
  * horner_S(c, n, w) = sum_k c[k] w^k, k < n.

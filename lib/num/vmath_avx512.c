@@ -357,7 +357,6 @@ X512_ARRAY(log1mexp_avx512, vlog1mexp, VERY_NEG, ZERO, UNDER, vlog1mexp_mid)
 #define TESTM_ps _mm512_test_epi32_mask
 #define XORM_pd _mm512_mask_xor_epi64
 #define XORM_ps _mm512_mask_xor_epi32
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /*
  * horner_S(c, n, w) = sum_k c[k] w^k, k < n, Horner.

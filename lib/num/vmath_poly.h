@@ -10,6 +10,9 @@
 #ifndef RFX_VMATH_POLY_H
 #define RFX_VMATH_POLY_H
 
+/* the number of entries of one of these arrays */
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
 /* log 2 in double and the rest (vexp: (k + j/16) exp_ln2_hi is exact in an FMA) */
 static const double exp_ln2_hi = 0x1.62e42fefa39efp-1;
 static const double exp_ln2_lo = 0x1.abc9e3b39803fp-56;
