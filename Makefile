@@ -103,6 +103,7 @@ LIB_OBJS += lib/base/cancel.o
 LIB_OBJS += lib/base/cells.o
 LIB_OBJS += lib/base/err.o
 LIB_OBJS += lib/base/fmt.o
+LIB_OBJS += lib/base/infile.o
 LIB_OBJS += lib/base/rng.o
 LIB_OBJS += lib/base/sha256.o
 LIB_OBJS += lib/base/suggest.o

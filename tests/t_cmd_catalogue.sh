@@ -42,6 +42,15 @@ fx() {
 
 mkdir "$FX/none"
 
+# Special files where a data file belongs: a FIFO, and a data directory
+# whose files are links to /dev/zero, a file without an end (the line
+# readers once grew one line of it until memory ran out).
+mkfifo "$FX/fifo.csv" || bail "mkfifo failed"
+mkdir "$FX/zero"
+for f in wine.csv banknote.txt usps_zip.train.gz t10k-images-idx3-ubyte.gz; do
+	ln -s /dev/zero "$FX/zero/$f"
+done
+
 # wine.csv (mse-table): 14 comma-separated numbers per line.
 head -n 4 "$DATA/wine.csv" > "$FX/wine4"
 : > "$(fx wine_empty wine.csv)"
@@ -478,6 +487,21 @@ cat > "$tmp/catalogue" <<'END'
 1|30 rows|svm-classify --dataset letter --data $FX/letter_few -o out.h5
 1|limit of 1.0 MB|svm-classify --dataset letter --ratio 10 --max-mem 1 -o out.h5
 1|cannot create 'nodir/out.h5'|svm-classify --dataset letter --ratio 1 --seeds 1 --n-train 200 --nn-sample 50 -o nodir/out.h5
+
+# special files as inputs: refused before a byte is read (base/infile.h)
+1|'/dev/zero' is not a regular file (a character device)|variance --x-file /dev/zero -o out.h5
+1|'$FX/fifo.csv' is not a regular file (a FIFO)|variance --x-file $FX/fifo.csv -o out.h5
+1|'/dev/zero' is not a regular file (a character device)|attention --q-file /dev/zero -o out.h5
+1|'/dev/zero' is not a regular file (a character device)|optis --x-file /dev/zero
+1|'/dev/zero' is not a regular file (a character device)|features --method trig --features 4 --x-file /dev/zero -o out.npy
+1|'/dev/zero' is not a regular file (a character device)|mse-table --dataset /dev/zero --method trig -o out.h5
+1|'/dev/zero' is not a regular file (a character device)|mse-table --dataset wine --method trig --check /dev/zero -o out.h5
+1|zero/wine.csv' is not a regular file (a character device)|mse-table --dataset wine --data $FX/zero --method trig -o out.h5
+1|zero/banknote.txt' is not a regular file (a character device)|uci-classify --dataset banknote --data $FX/zero -o out.h5
+1|zero/usps_zip.train.gz' is not a regular file (a character device)|svm-classify --dataset usps --data $FX/zero -o out.h5
+1|zero/t10k-images-idx3-ubyte.gz' is not a regular file (a character device)|variance --regime mnist --d 4 --data $FX/zero --L 2 --samples 1 --mc 0 -o out.h5
+1|'/dev/zero' is not a regular file (a character device)|dump /dev/zero
+1|'/dev/zero' is not a regular file (a character device)|merge out.h5 /dev/zero
 
 # rfx dump
 2|needs a file|dump

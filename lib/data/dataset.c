@@ -5,6 +5,7 @@
  * bandwidth.
  */
 #include "data/dataset.h"
+#include "base/infile.h"
 #include "base/suggest.h"
 
 #include <errno.h>
@@ -216,7 +217,7 @@ static int parse_label(const char *s, int *out)
 static struct rfx_dataset *load_text(int ci, const char *path, int labels,
 				     struct rfx_err *err)
 {
-	gzFile f = gzopen(path, "rb");
+	gzFile f = NULL;
 	char *line = NULL, *fields[MAX_FIELDS + 1];
 	double *X = NULL;
 	int *y = NULL;
@@ -226,6 +227,9 @@ static struct rfx_dataset *load_text(int ci, const char *path, int labels,
 
 	for (c = 0; c < nf; c++)
 		d += !dropped(c, catalogue[ci].drop);
+	if (rfx_infile_check(path, err))
+		return NULL;
+	f = gzopen(path, "rb");
 	if (!f) {
 		rfx_error(err, RFX_EIO, "cannot open '%s': %s", path,
 			  errno ? strerror(errno) : "out of memory");

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/infile.h"
+
 #define IDX3_MAGIC 0x00000803UL
 #define IDX3_HEADER 16        /* bytes before the pixels */
 #define IDX3_MAX_SIDE 4096    /* larger rows or cols mean a corrupt header */
@@ -113,6 +115,8 @@ static int open_idx(const char *path, unsigned char *hdr, size_t len,
 	int ret;
 
 	*fp = NULL;
+	if ((ret = rfx_infile_check(path, err)))
+		return ret;
 	/*
 	 * errno is the only cause gzopen() leaves behind; 0 means zlib could
 	 * not allocate its state.

@@ -25,6 +25,8 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "base/infile.h"
+
 #define NPY_MAX_HEADER (1 << 20) /* a longer header is not a .npy file */
 #define CHUNK (1 << 16)          /* bytes read at a time */
 
@@ -1031,7 +1033,6 @@ int rfx_matrix_load(struct rfx_matrix *m, const char *spec,
 	struct hreader r = { NULL, { { 0 }, 0, { 0 }, 0 } };
 	unsigned char magic[8];
 	size_t nmagic;
-	struct stat st;
 	int ret;
 
 	rfx_matrix_init(m);
@@ -1046,20 +1047,13 @@ int rfx_matrix_load(struct rfx_matrix *m, const char *spec,
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	if ((ret = split_spec(m, spec, err)))
 		goto out;
+	if ((ret = rfx_infile_check(m->path, err)))
+		goto out;
 	if (m->format == RFX_MATRIX_HDF5) {
-		if (stat(m->path, &st) != 0) {
-			ret = rfx_error(err, RFX_EIO, "cannot open '%s': %s",
-					m->path, strerror(errno));
-			goto out;
-		}
 		ret = load_hdf5(m, o->labels_only, err);
 		if (!ret && (o->labels_only || o->label_column))
 			ret = split_numeric_labels(m, o->label_column, o->labels_only,
 						   err);
-		goto out;
-	}
-	if (stat(m->path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		ret = rfx_error(err, RFX_EIO, "'%s' is a directory", m->path);
 		goto out;
 	}
 	r.f = fopen(m->path, "rb");

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <gsl/gsl_randist.h>
 
+#include "base/infile.h"
 #include "base/rng.h"
 
 #define MAX_FIELDS 16     /* more than any format has */
@@ -356,10 +357,13 @@ static int cmp_double(const void *a, const void *b)
 /* Reads the whole file; RFX_EIO on failure. */
 static char *read_file(const char *path, size_t *size, struct rfx_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
 
+	if (rfx_infile_check(path, err))
+		return NULL;
+	f = fopen(path, "rb");
 	if (!f) {
 		rfx_error(err, RFX_EIO, "cannot open '%s': %s", path,
 			  strerror(errno));

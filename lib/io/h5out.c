@@ -22,6 +22,8 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "base/infile.h"
+
 #define CHUNK_BYTES 65536 /* target size of one dataset chunk */
 #define IO_BYTES (1 << 20) /* rows are copied in blocks of this */
 #define TMP_SUFFIX ".tmp.XXXXXX" /* mkstemp's template after the target */
@@ -73,20 +75,6 @@ static int lock_fd(int fd)
 #else
 	return fcntl(fd, F_SETLK, &fl);
 #endif
-}
-
-/* The kind of a file that is not regular, for "is not a regular file". */
-static const char *file_kind(mode_t m)
-{
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISBLK(m))
-		return "a block device";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISSOCK(m))
-		return "a socket";
-	return "not a plain file";
 }
 
 /*
@@ -143,7 +131,7 @@ static int resolve_target(const char *path, char **target,
 		*target = NULL;
 		return rfx_error(err, RFX_EIO,
 				 "'%s' is not a regular file (%s); -o takes a new or regular file",
-				 path, file_kind(st.st_mode));
+				 path, rfx_infile_kind(st.st_mode));
 	}
 	if (!*target && !(*target = strdup(path)))
 		return nomem(err);

@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 
 #include "base/cancel.h"
 #include "base/fmt.h"
+#include "base/infile.h"
 #include "io/table.h"
 
 #define IO_BYTES (1 << 20) /* rows are read in blocks of this */
@@ -111,30 +111,23 @@ static int names_add(struct names *l, const char *name)
 }
 
 /*
- * Opens path read-only. The file is first opened with open(2) so that a
+ * Opens path read-only. A special file or a directory is refused first
+ * (base/infile.h); the file is then opened with open(2) so that a
  * missing or unreadable file gets the system's reason, and a readable
  * file HDF5 does not recognise is reported as such, not as "cannot open".
  */
 static int open_input(const char *path, hid_t *file, struct rfx_err *err)
 {
-	struct stat st;
 	htri_t is;
-	int fd;
+	int fd, ret;
 
 	*file = H5I_INVALID_HID;
-	if (!path)
-		return rfx_error(err, RFX_EINVAL, "no input file given");
+	if ((ret = rfx_infile_check(path, err)))
+		return ret;
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return rfx_error(err, RFX_EIO, "cannot open '%s': %s", path,
 				 strerror(errno));
-	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
-		int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
-
-		close(fd);
-		return rfx_error(err, RFX_EIO, "cannot open '%s': %s", path,
-				 strerror(e));
-	}
 	close(fd);
 	/* It says no (0) for an empty or text file; < 0 is an I/O failure. */
 	is = H5Fis_hdf5(path);

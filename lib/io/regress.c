@@ -4,6 +4,7 @@
  */
 #include "io/regress.h"
 #include "base/fmt.h"
+#include "base/infile.h"
 
 #include <errno.h>
 #include <float.h>
@@ -133,10 +134,13 @@ fail:
 
 struct rfx_tsv *rfx_tsv_read(const char *path, struct rfx_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	char *text = NULL;
 	size_t len = 0, cap = 0, got;
 
+	if (rfx_infile_check(path, err))
+		return NULL;
+	f = fopen(path, "rb");
 	if (!f) {
 		rfx_error(err, RFX_EIO, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/infile.h"
 #include "io/h5out.h"
 #include "io/table.h"
 
@@ -238,9 +239,11 @@ int rfx_shard_read(const char *path, struct rfx_shard *s, struct rfx_err *err)
 	hid_t f;
 	char *fmt = NULL, *sh = NULL, *ns = NULL, *ablob = NULL;
 	size_t alen = 0, k;
-	int ret = RFX_EFORMAT, a, K;
+	int ret = RFX_EFORMAT, a, K, bad = rfx_infile_check(path, err);
 
 	memset(s, 0, sizeof(*s));
+	if (bad)
+		return bad;
 	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (f < 0)
 		return rfx_error(err, RFX_EIO, "cannot open '%s' as an HDF5 file",
