@@ -104,9 +104,18 @@ struct rfx_opt {
  */
 #define RFX_OPTION_SEED(dest) \
 	{ "seed", 0, RFX_OPT_U64, (dest), "S", "random seed (default 20221121)", 0 }
+/*
+ * The most threads --threads and OMP_NUM_THREADS may ask for: more cores
+ * than any node has (the results are the same bytes whatever the count),
+ * and far below what breaks libgomp: a team of 100000 overflowed its
+ * stack (SIGSEGV in GOMP_parallel) and one of 50000 ended the process
+ * from inside libgomp ("Thread creation failed"), bypassing rfx's
+ * clean-up of its temporary file.
+ */
+#define RFX_THREADS_MAX 1024
 #define RFX_OPTION_THREADS(dest) \
 	{ "threads", 0, RFX_OPT_INT, (dest), "T", "OpenMP threads (default: all cores)", 0, \
-	  RFX_RANGE(0, 1e6) }
+	  RFX_RANGE(0, RFX_THREADS_MAX) }
 #define RFX_OPTION_OUTPUT(dest, what) \
 	{ "output", 'o', RFX_OPT_STRING, (dest), "FILE.h5", \
 	  "also write " what " to this HDF5 file (default none: stdout only)", 0 }

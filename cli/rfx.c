@@ -123,7 +123,8 @@ static const char *bad_omp_threads;
 /*
  * Whether s is what libgomp accepts in OMP_NUM_THREADS: positive integers
  * separated by commas, blanks allowed around each (its
- * parse_unsigned_long_list, with strtoul's syntax).
+ * parse_unsigned_long_list, with strtoul's syntax), here none above
+ * RFX_THREADS_MAX (cli/opt.h says why).
  */
 static int omp_threads_ok(const char *s)
 {
@@ -137,7 +138,7 @@ static int omp_threads_ok(const char *s)
 			return 0;
 		errno = 0;
 		v = strtoul(s, &end, 10);
-		if (errno || end == s || v == 0 || v > INT_MAX)
+		if (errno || end == s || v == 0 || v > RFX_THREADS_MAX)
 			return 0;
 		s = end;
 		while (isspace((unsigned char)*s))
@@ -450,8 +451,8 @@ int main(int argc, char **argv)
 	install_signals();
 	if (bad_omp_threads)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "OMP_NUM_THREADS must be a positive number of threads (or a list of them), got '%s'",
-				    bad_omp_threads);
+				    "OMP_NUM_THREADS must be a positive number of threads up to %d (or a list of them), got '%s'",
+				    RFX_THREADS_MAX, bad_omp_threads);
 	/* OpenBLAS's kernels for this CPU if it fell back (num/blas.h) */
 	rfx_blas_fit_core();
 	if (argc < 2) {

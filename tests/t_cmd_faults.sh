@@ -221,7 +221,7 @@ ok $? "the newline written as \\n" || diag_file "$tmp/err"
 # --threads. Before, libgomp's constructor printed a blank line and its
 # warning before main, and the run went on with its default threads.
 
-for v in abc "" 0 -1 4x 1, "2 3"; do
+for v in abc "" 0 -1 4x 1, "2 3" 1025 1000000 2,100000; do
 	OMP_NUM_THREADS="$v" "$RFX" variance $P > "$tmp/out" 2> "$tmp/err"
 	rc=$?
 	one_line 2 "OMP_NUM_THREADS='$v': refused in one line"
