@@ -5,6 +5,7 @@
  * the two forms of the closed form (terms in doubles for blocks within
  * range, in logs otherwise) against each other for every hybrid kind.
  */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include <gsl/gsl_errno.h>
@@ -204,6 +205,20 @@ static void test_counting(void)
 	ok(rfx_est_hyb.fit(&p, x, 1, y, 1, 3, &err) == RFX_OK && p.m1 == 1 &&
 		   p.m3 == 1,
 	   "budget 3: at least M1 = M2 = M3 = 1 (4 features, reported as used)");
+	/*
+	 * The largest budget: m(m + 1) <= (2^31 - 1)/2 up to m = 32767
+	 * (32767 * 32768 = 1073709056; 32768 * 32769 = 1073774592 is above
+	 * 1073741823). The search once overflowed int and never ended.
+	 */
+	p.m1 = p.m3 = 0;
+	p.given = 0;
+	ok(rfx_estimator_features(&rfx_est_hyb, &p, INT_MAX) == 2147418112,
+	   "budget 2^31 - 1: 2m(m + 1) with m = 32767, 2147418112");
+	/* gauss-hyb's (2 m3 + 1) 3 m1 at m1 = m3 = 10^6 is 6e12: no int holds it */
+	p.m1 = p.m3 = 1000000;
+	p.given = RFX_P(RFX_PARAM_M1) | RFX_P(RFX_PARAM_M3);
+	ok(rfx_estimator_features(&rfx_est_gauss_hyb, &p, 64) == INT_MAX,
+	   "m1 = m3 = 10^6: more features than an int holds, reported as INT_MAX");
 	rfx_params_release(&p);
 }
 

@@ -51,6 +51,7 @@
  * is fitted as 1 - exp(-2 sigma^2 r^2) with r^2 the mean of |x|^2 and |y|^2
  * over the sets (eq. 68 for inputs of length r).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -73,12 +74,16 @@ static const struct hyb_kind kind_gauss = { "gauss-hyb", 1, 1, 1 };
 static const struct hyb_kind kind_hyb_ind = { "hyb-ind", 0, 0, 0 };
 static const struct hyb_kind kind_gauss_ind = { "gauss-hyb-ind", 1, 0, 1 };
 
-/* Entries of the map for counts m1, m3. */
-static int hyb_dim(const struct hyb_kind *k, int m1, int m3)
+/*
+ * Entries of the map for counts m1, m3, in long long: near --features
+ * 2^31 - 1, or with m1 and m3 up to their 10^6, the product leaves int,
+ * and hyb_counts' search wrapped round and never ended.
+ */
+static long long hyb_dim(const struct hyb_kind *k, int m1, int m3)
 {
-	int pc = k->posh ? 2 * m1 : m1;
+	long long pc = k->posh ? 2LL * m1 : m1;
 
-	return (k->gauss ? 2 * m3 + 1 : m3 + 1) * (m1 + pc);
+	return (k->gauss ? 2LL * m3 + 1 : m3 + 1LL) * (m1 + pc);
 }
 
 static void hyb_counts(const struct hyb_kind *k, const struct rfx_params *p,
@@ -97,8 +102,11 @@ static int kind_used(const struct hyb_kind *k, const struct rfx_params *p,
 {
 	int m1, m3;
 
+	long long D;
+
 	hyb_counts(k, p, M, &m1, &m3);
-	return hyb_dim(k, m1, m3);
+	D = hyb_dim(k, m1, m3);
+	return D > INT_MAX ? INT_MAX : (int)D; /* then too large for any budget */
 }
 
 static int kind_fit(const struct hyb_kind *k, struct rfx_params *p,
@@ -556,8 +564,9 @@ static int hyb_features_kind(const struct hyb_kind *k,
 			     const double *X, size_t n, int M,
 			     struct rfx_featmat *F, struct rfx_err *err)
 {
-	int m1, m3, D, nc, nb, pc, j, l, e;
+	int m1, m3, nc, nb, pc, j, l, e;
 	double sgn = side == 1 ? 1.0 : -1.0, half_pi = 0.5 * RFX_PI;
+	long long D;
 	size_t i;
 
 	hyb_counts(k, p, M, &m1, &m3);
@@ -646,7 +655,7 @@ static int hyb_features_kind(const struct hyb_kind *k,
 			}
 		}
 	}
-	rfx_featmat_from_log(F, n, D, F->re, F->im);
+	rfx_featmat_from_log(F, n, (int)D, F->re, F->im); /* D <= cap_D */
 	return RFX_OK;
 }
 
