@@ -101,7 +101,6 @@ static int kind_used(const struct hyb_kind *k, const struct rfx_params *p,
 		    int M)
 {
 	int m1, m3;
-
 	long long D;
 
 	hyb_counts(k, p, M, &m1, &m3);
