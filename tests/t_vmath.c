@@ -294,7 +294,10 @@ static void test_sincos(const struct rfx_vmath_kernel *k)
 
 /*
  * sin and cos of +-0, +-inf and NaN; c in place over x; every tail, equal
- * to a long call to rounding (the generic kernel's tails are scalar).
+ * to a long call to rounding (the generic kernel's tails are scalar). Two
+ * of the arguments are past FAR, so that the lanes handed to glibc are
+ * read before the vector results overwrite x, in a whole group of
+ * vectors (the x86 kernels take several a step) and in the tail.
  */
 static void test_sincos_edges(const struct rfx_vmath_kernel *k)
 {
@@ -309,6 +312,8 @@ static void test_sincos_edges(const struct rfx_vmath_kernel *k)
 	   "%s: sin and cos of 0, -0, inf, -inf, NaN", k->name);
 	for (i = 0; i < 20; i++)
 		a[i] = 40.0 * uniform() - 20.0;
+	a[3] = 3.0e6;
+	a[13] = -7.5e8;
 	k->sincos(full_s, full_c, a, 17);
 	for (n = 0; n <= 17; n++) {
 		double y[20];
@@ -573,10 +578,12 @@ static void test_sincosf(const struct rfx_vmath_kernel *k)
 	/*
 	 * every tail of 33, in place (c = x), nothing written past n; equal
 	 * to the long call within 1e-6 (the generic kernel's tails are
-	 * scalar calls)
+	 * scalar calls); two arguments past FAR, as in test_sincos_edges
 	 */
 	for (i = 0; i < 40; i++)
 		x[i] = (float)(40.0 * uniform() - 20.0);
+	x[5] = 1.0e5f;
+	x[26] = -3.0e6f;
 	k->sincosf(s + 100, c + 100, x, 33);
 	spec = 1;
 	for (pass = 0; pass <= 33; pass++) {
