@@ -4,8 +4,10 @@
  */
 #include "output.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
+#include <pthread.h>
 #endif
 
 #include "base/cancel.h"
@@ -34,6 +37,103 @@ const char *volatile rfx_cli_tmpfile;
  */
 static char tmpname[PATH_MAX + sizeof(".tmp.XXXXXX")];
 
+#ifdef _OPENMP
+/* threads_startable's threads wait here until it has made them all */
+struct probe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int go;
+};
+
+static void *probe_wait(void *arg)
+{
+	struct probe *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->go)
+		pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/*
+ * The stack size OpenMP gives its threads: OMP_STACKSIZE, else the older
+ * GOMP_STACKSIZE, a number and an optional unit B, K, M or G (K when
+ * none; blanks around each), as the OpenMP specification writes it. 0
+ * when unset or not of that form (libgomp then warns and ignores it).
+ */
+static size_t omp_stack_bytes(void)
+{
+	const char *s = getenv("OMP_STACKSIZE");
+	unsigned long long v;
+	int shift = 10;
+	char *end;
+
+	if (!s)
+		s = getenv("GOMP_STACKSIZE");
+	if (!s)
+		return 0;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end) {
+		switch (tolower((unsigned char)*end)) {
+		case 'b': shift = 0; break;
+		case 'k': shift = 10; break;
+		case 'm': shift = 20; break;
+		case 'g': shift = 30; break;
+		default: return 0;
+		}
+		for (end++; isspace((unsigned char)*end); end++)
+			;
+	}
+	if (errno || *end || v > (SIZE_MAX >> shift))
+		return 0;
+	return (size_t)v << shift;
+}
+
+/*
+ * How many threads, this one included, can live at once, up to t. When
+ * libgomp cannot create a thread of its team (a limit on processes below
+ * the count: `ulimit -u`, a container's pids.max; or no room for its
+ * stack: OMP_STACKSIZE=100G) it ends the process with its own message,
+ * and the temporary output stayed behind. So the team is made here
+ * first, of threads with the stack OpenMP's would have, each alive until
+ * all are (the limits count live threads), then joined.
+ */
+static int threads_startable(int t)
+{
+	struct probe p = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	pthread_t *th = t > 1 ? malloc((size_t)(t - 1) * sizeof(*th)) : NULL;
+	size_t stack = omp_stack_bytes();
+	pthread_attr_t attr;
+	int n, k, sized;
+
+	if (!th)
+		return 1;
+	pthread_attr_init(&attr);
+	/* a size below the least a thread may have: libgomp keeps its own */
+	sized = stack && pthread_attr_setstacksize(&attr, stack) == 0;
+	for (n = 0; n < t - 1; n++)
+		if (pthread_create(&th[n], sized ? &attr : NULL, probe_wait, &p))
+			break;
+	pthread_attr_destroy(&attr);
+	pthread_mutex_lock(&p.mu);
+	p.go = 1;
+	pthread_cond_broadcast(&p.cv);
+	pthread_mutex_unlock(&p.mu);
+	for (k = 0; k < n; k++)
+		pthread_join(th[k], NULL);
+	free(th);
+	return n + 1;
+}
+#endif
+
 int rfx_cli_threads(int threads)
 {
 	int t = 1, k;
@@ -43,6 +143,8 @@ int rfx_cli_threads(int threads)
 #endif
 	k = rfx_blas_reserve(t);
 #ifdef _OPENMP
+	if (k > 1)
+		k = threads_startable(k);
 	if (k > 0 && (k < t || threads > 0))
 		omp_set_num_threads(k);
 #endif

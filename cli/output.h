@@ -39,9 +39,11 @@ int rfx_cli_error(const struct rfx_err *err);
  * Sets OpenMP's thread count to threads (0: the default, every core or
  * OMP_NUM_THREADS) and has OpenBLAS map the buffers of that many threads
  * at once (num/blas.h), so that no product hangs for want of one under a
- * tight `ulimit -v`: when fewer fit, as many threads as fit (the results
- * are the same bytes whatever the count). Returns the count set; 0, with
- * nothing set or printed, when not even one buffer fits.
+ * tight `ulimit -v`: when fewer fit, as many threads as fit. The same when
+ * fewer threads can be started (a limit on processes, `ulimit -u`): as
+ * many as can (the results are the same bytes whatever the count).
+ * Returns the count set; 0, with nothing set or printed, when not even
+ * one buffer fits.
  */
 int rfx_cli_threads(int threads);
 

@@ -216,6 +216,20 @@ static void on_fault(int sig)
 }
 
 /*
+ * A library that ends the process itself with exit() (libgomp when it
+ * cannot create a thread after all, threads_startable in cli/output.c
+ * notwithstanding; OpenBLAS when it cannot start its own) would leave the
+ * temporary output behind; this runs then, as at every exit.
+ */
+static void remove_tmp_at_exit(void)
+{
+	const char *tmp = rfx_cli_tmpfile;
+
+	if (tmp)
+		unlink(tmp);
+}
+
+/*
  * Every signal whose default action ends the process is handled, so that
  * no way of stopping rfx but SIGKILL leaves a temporary file: the ones a
  * user, a shell, a pipe or a resource limit sends (terminal closed, stdout
@@ -449,6 +463,7 @@ int main(int argc, char **argv)
 	gsl_set_error_handler_off();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	install_signals();
+	atexit(remove_tmp_at_exit);
 	if (bad_omp_threads)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "OMP_NUM_THREADS must be a positive number of threads up to %d (or a list of them), got '%s'",

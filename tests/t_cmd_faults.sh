@@ -237,6 +237,66 @@ for v in 1 " 2 " 2,1; do
 done
 
 # ---------------------------------------------------------------------------
+# Threads that cannot be started. libgomp ends the process with its own
+# message when it cannot create a thread of its team; the temporary output
+# stayed behind. rfx now starts the team once itself first
+# (threads_startable, cli/output.c) and runs with as many threads as it
+# could start: the same bytes as a free run. Each case below failed
+# before: a process limit (`ulimit -u`, which binds root only through
+# another uid: setpriv to one no process uses), and a stack no thread can
+# have. And where libgomp still fails (a preload that fails its calls
+# alone, tests/nothread.c), rfx's exit handler removes the temporary.
+
+T="variance --method trig --d 16 --gamma 0.5 --threads 2"
+# shellcheck disable=SC2086
+"$RFX" $T > free.tsv 2> /dev/null || bail "cannot run '$T'"
+uid=54321
+mkdir np && chmod 777 np && chmod 711 "$tmp"
+if [ "${RFX_BUILD:-}" = sanitize ]; then
+	skip "ulimit -u: not under AddressSanitizer (LeakSanitizer's thread at exit)"
+	skip "ulimit -u: not under AddressSanitizer (LeakSanitizer's thread at exit)"
+elif [ "$(id -u)" -ne 0 ] || ! command -v setpriv > /dev/null 2>&1; then
+	skip "ulimit -u: needs root and setpriv"
+	skip "ulimit -u: needs root and setpriv"
+elif ! setpriv --reuid=$uid --regid=$uid --clear-groups "$RFX" --version > /dev/null 2>&1; then
+	skip "ulimit -u: uid $uid cannot run $RFX"
+	skip "ulimit -u: uid $uid cannot run $RFX"
+else
+	# shellcheck disable=SC2086
+	# dash spells RLIMIT_NPROC -p, bash -u
+	(cd np && { ulimit -u 1 2> /dev/null || ulimit -p 1; } && exec setpriv --reuid=$uid --regid=$uid --clear-groups \
+		"$RFX" $T -o u.h5) > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 0 ] && [ -s np/u.h5 ] && cmp -s "$tmp/out" free.tsv
+	ok $? "ulimit -u 1 with --threads 2: runs on one thread, the same table" ||
+		{ diag "exit $rc"; diag_file "$tmp/err"; }
+	[ "$(ls np)" = u.h5 ]
+	ok $? "and leaves no temporary" || diag "$(ls np)"
+fi
+# shellcheck disable=SC2086
+OMP_STACKSIZE=1000000G "$RFX" $T -o s.h5 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ -s s.h5 ] && cmp -s "$tmp/out" free.tsv && ! ls s.h5.tmp.* > /dev/null 2>&1
+ok $? "OMP_STACKSIZE=1000000G (no thread can have it): one thread, the same table" ||
+	{ diag "exit $rc"; diag_file "$tmp/err"; }
+if [ "${RFX_BUILD:-}" = sanitize ]; then
+	skip "libgomp's exit: not under AddressSanitizer (its runtime must load first)"
+elif ! ${CC:-cc} -shared -fPIC -o nothread.so "$RFX_TOP/tests/nothread.c" -ldl 2> "$tmp/err"; then
+	skip "libgomp's exit: cannot build tests/nothread.c"
+else
+	echo "$SENT" > g.h5
+	# shellcheck disable=SC2086
+	LD_PRELOAD="$tmp/nothread.so" "$RFX" $T -o g.h5 > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	# libgomp's message (a blank line first), nothing else
+	[ $rc -ne 0 ] && [ "$(grep -c . "$tmp/err")" -eq 1 ] &&
+		grep -q '^libgomp: Thread creation failed' "$tmp/err" &&
+		[ "$(cat g.h5)" = "$SENT" ] && ! ls g.h5.tmp.* > /dev/null 2>&1
+	ok $? "libgomp ends the run: its one message, no temporary, the earlier -o file kept" ||
+		{ diag "exit $rc"; diag_file "$tmp/err"; }
+fi
+
+# ---------------------------------------------------------------------------
 # Too little memory (`ulimit -v`, KiB): each run finishes or fails with one
 # line, and exits. Before, OpenBLAS's pool thread, started at load, spun for
 # its 128 MiB buffer and exit() waited for it (pair mode and dump hung after
