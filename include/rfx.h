@@ -16,7 +16,9 @@
  * - A call that can fail returns RFX_OK (0) or an enum rfx_status code and
  *   takes a struct rfx_err * last, which gets a one-line lowercase message
  *   (problem first, subject quoted). err may be NULL. Nothing prints,
- *   exits or aborts.
+ *   exits or aborts. GSL's default error handler, which prints and
+ *   aborts, is turned off at the first rfx_model_alloc or rfx_kernel_log
+ *   unless the program has set a handler of its own.
  * - An allocator returns NULL on failure, with the reason in err.
  * - Handles are opaque. One handle must not be used by two threads at
  *   once; separate handles may be used from separate threads at the same

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 
 #include "base/err.h"
@@ -132,6 +133,24 @@ const char *rfx_projection_at(int i)
 	if (i < 0 || i > (int)RFX_PROJ_HALTON_SCR)
 		return NULL;
 	return rfx_proj_name((enum rfx_proj)i);
+}
+
+/*
+ * GSL's own error handler prints and aborts; the library reports GSL's
+ * failures through return values instead (rfx's main turns the handler
+ * off). So the first model or kernel call turns it off too, unless the
+ * program has set a handler of its own: a failed allocation inside GSL
+ * (a draw's d x d workspace at d = 10^6) is then RFX_ENOMEM, where it
+ * aborted the Python interpreter.
+ */
+static pthread_once_t gsl_quiet = PTHREAD_ONCE_INIT;
+
+static void gsl_quiet_once(void)
+{
+	gsl_error_handler_t *prev = gsl_set_error_handler_off();
+
+	if (prev)
+		gsl_set_error_handler(prev);
 }
 
 /*
@@ -256,6 +275,7 @@ struct rfx_model *rfx_model_alloc(const char *method, int d, int n_features,
 	enum rfx_proj proj = RFX_PROJ_IID;
 	int softmax = kernel_parse(kernel);
 
+	pthread_once(&gsl_quiet, gsl_quiet_once);
 	if (!method) {
 		rfx_error(err, RFX_EINVAL, "no estimator named");
 		return NULL;
@@ -415,8 +435,9 @@ int rfx_model_draw(struct rfx_model *m, unsigned long long seed,
 		m->w = rfx_draw_alloc(m->d, m->D > m->M ? m->D : m->M);
 		if (!m->w)
 			return rfx_error(err, RFX_ENOMEM,
-					 "out of memory for %d projections in dimension %d",
-					 m->D > m->M ? m->D : m->M, m->d);
+					 "out of memory for %d projection%s in dimension %d",
+					 m->D > m->M ? m->D : m->M,
+					 (m->D > m->M ? m->D : m->M) == 1 ? "" : "s", m->d);
 	}
 	/*
 	 * Keyed by names, as every stream of rfx (lib/base/rng.h,
@@ -818,6 +839,7 @@ int rfx_kernel_log(const char *kernel, const double *X, size_t nx,
 	int which = kernel_parse(kernel), ret;
 	size_t i, k;
 
+	pthread_once(&gsl_quiet, gsl_quiet_once);
 	if (which < 0)
 		return rfx_error(err, RFX_EINVAL,
 				 "unknown kernel '%s' (valid: gauss, softmax)",

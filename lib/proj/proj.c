@@ -42,6 +42,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -273,6 +274,26 @@ static int scr_alloc(struct rfx_proj_ws *ws, int d)
 	return !ws->perm;
 }
 
+/*
+ * An n x n gsl_matrix, or NULL. gsl_matrix_alloc (GSL 2.7) keeps the
+ * matrix's header when its data cannot be had (48 bytes lost, valgrind
+ * saw it at d = 5 x 10^6); from a block of its own nothing is lost, and
+ * owner set makes gsl_matrix_free free the block too.
+ */
+static gsl_matrix *square_alloc(size_t n)
+{
+	gsl_block *b = gsl_block_alloc(n * n);
+	gsl_matrix *m = b ? gsl_matrix_alloc_from_block(b, 0, n, n, n) : NULL;
+
+	if (!m) {
+		if (b)
+			gsl_block_free(b);
+		return NULL;
+	}
+	m->owner = 1;
+	return m;
+}
+
 struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
 {
 	struct rfx_proj_ws *ws;
@@ -281,20 +302,27 @@ struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
 
 	if (d < 1)
 		return NULL;
+	n = (size_t)d;
+	/*
+	 * the d x d matrices below: beyond this their byte counts wrap round
+	 * (d = 1518500250 asked malloc for 290 MB), and nothing could hold them
+	 */
+	if (n > SIZE_MAX / sizeof(double) / n)
+		return NULL;
 	ws = calloc(1, sizeof(*ws));
 	if (!ws)
 		return NULL;
 	ws->d = d;
-	n = (size_t)d;
 	/*
-	 * gsl_matrix_alloc calls the GSL error handler on failure; with the
-	 * handler off, as rfx's main sets it, it just returns NULL.
+	 * GSL's allocators call its error handler on failure; with the
+	 * handler off, as rfx's main and the library's first call set it,
+	 * they just return NULL.
 	 */
-	ws->A = gsl_matrix_alloc(n, n);
+	ws->A = square_alloc(n);
 	ws->tau = gsl_vector_alloc(n);
 	if (d < LAPACK_D) {
-		ws->Q = gsl_matrix_alloc(n, n);
-		ws->R = gsl_matrix_alloc(n, n);
+		ws->Q = square_alloc(n);
+		ws->R = square_alloc(n);
 	} else {
 		/* the optimal size of the workspace, as LAPACK reports it */
 		int lw = -1, info = 0;

@@ -162,6 +162,15 @@ class TestErrors(unittest.TestCase):
         m = rfx.Model("oprf", 3, 8).fit(self.X).draw(1)
         self.assertEqual(m.features(np.zeros((0, 3))).shape, (0, 8))
 
+    def test_out_of_memory_is_an_error(self):
+        # the draw's d x d workspace at d = 5e6 is 200 TB, beyond x86-64's
+        # address space: GSL's failed allocation aborted the interpreter
+        X = np.zeros((1, 5000000))
+        with self.assertRaises(rfx.RfxError) as cm:
+            rfx.features(X, "trig", 1, seed=1)
+        self.assertIn("out of memory for 1 projection in dimension 5000000",
+                      str(cm.exception))
+
     def test_not_picklable(self):
         import pickle
         with self.assertRaises(TypeError):
