@@ -432,12 +432,13 @@ int rfx_model_draw(struct rfx_model *m, unsigned long long seed,
 	if ((ret = model_ready(m, 0, "draw", err)))
 		return ret;
 	if (!m->w) {
-		m->w = rfx_draw_alloc(m->d, m->D > m->M ? m->D : m->M);
+		int cols = m->D > m->M ? m->D : m->M;
+
+		m->w = rfx_draw_alloc(m->d, cols);
 		if (!m->w)
 			return rfx_error(err, RFX_ENOMEM,
 					 "out of memory for %d projection%s in dimension %d",
-					 m->D > m->M ? m->D : m->M,
-					 (m->D > m->M ? m->D : m->M) == 1 ? "" : "s", m->d);
+					 cols, cols == 1 ? "" : "s", m->d);
 	}
 	/*
 	 * Keyed by names, as every stream of rfx (lib/base/rng.h,
