@@ -86,9 +86,11 @@
 #define SINCOS_VECS 2
 #define EXP_VECS 4
 #define EACH(u, n) _Pragma("GCC unroll 4") for ((u) = 0; (u) < (n); (u)++)
+#define EACH_SINCOS(u) EACH(u, SINCOS_VECS)
+#define EACH_EXP(i) EACH(i, EXP_VECS)
 
 /*
- * horner_S(c, n, w, p): p[u] = sum_k c[k] w[u]^k, k < n, for nv vectors.
+ * horner_S(c, n, nv, w, p): p[u] = sum_k c[k] w[u]^k, k < n, u < nv.
  *
  * vsincos_S: sin and cos of the lanes of x[u] with |x| <= FAR; the others
  * are left to the caller. n, the integer nearest x 2/pi, is in the low
@@ -101,8 +103,8 @@
  * 4 = 2, 3 (bit 1) and cos x for 1, 2 (the xor of the two).
  *
  * sincos_lanes_S: the far lanes of x[0..W-1] through glibc (out of line:
- * rare). sincos_group_S: SINCOS_VECS whole vectors. sincos_array_S: the array
- * loop, the tail through a padded copy.
+ * rare). sincos_group_S: SINCOS_VECS whole vectors. sincos_array_S: the
+ * array loop, the tail through a padded copy.
  */
 #define DEFINE_SINCOS(S)						\
 	X256 void OP(S, horner)(const TY(S) *c, const int n, const int nv, \
@@ -126,22 +128,25 @@
 	{								\
 		const VEC(S) shift = _mm256_set1_##S(OP(S, SHIFT));	\
 		const VEC(S) sign = _mm256_castsi256_##S(OP(S, SET1I)(OP(S, SIGN))); \
-		VEC(S) k[SINCOS_VECS], n[SINCOS_VECS], r[SINCOS_VECS], w[SINCOS_VECS], s[SINCOS_VECS], c[SINCOS_VECS]; \
+		VEC(S) k[SINCOS_VECS], n[SINCOS_VECS], r[SINCOS_VECS];	\
+		VEC(S) w[SINCOS_VECS], s[SINCOS_VECS], c[SINCOS_VECS];	\
 		int u;							\
 									\
-		EACH(u, SINCOS_VECS) k[u] = _mm256_fmadd_##S(x[u],			\
+		EACH_SINCOS(u) k[u] = _mm256_fmadd_##S(x[u],		\
 			_mm256_set1_##S(OP(S, TWO_OVER_PI)), shift);	\
-		EACH(u, SINCOS_VECS) n[u] = _mm256_sub_##S(k[u], shift);		\
-		EACH(u, SINCOS_VECS) r[u] = _mm256_fnmadd_##S(n[u],			\
+		EACH_SINCOS(u) n[u] = _mm256_sub_##S(k[u], shift);	\
+		EACH_SINCOS(u) r[u] = _mm256_fnmadd_##S(n[u],		\
 			_mm256_set1_##S(OP(S, PIO2_1)), x[u]);		\
-		EACH(u, SINCOS_VECS) r[u] = _mm256_fnmadd_##S(n[u],			\
+		EACH_SINCOS(u) r[u] = _mm256_fnmadd_##S(n[u],		\
 			_mm256_set1_##S(OP(S, PIO2_2)), r[u]);		\
-		EACH(u, SINCOS_VECS) r[u] = _mm256_fnmadd_##S(n[u],			\
+		EACH_SINCOS(u) r[u] = _mm256_fnmadd_##S(n[u],		\
 			_mm256_set1_##S(OP(S, PIO2_3)), r[u]);		\
-		EACH(u, SINCOS_VECS) w[u] = _mm256_mul_##S(r[u], r[u]);		\
-		OP(S, horner)(OP(S, SQ), NELEM(OP(S, SQ)), SINCOS_VECS, w, s);	\
-		OP(S, horner)(OP(S, CQ), NELEM(OP(S, CQ)), SINCOS_VECS, w, c);	\
-		EACH(u, SINCOS_VECS) {						\
+		EACH_SINCOS(u) w[u] = _mm256_mul_##S(r[u], r[u]);	\
+		OP(S, horner)(OP(S, SQ), NELEM(OP(S, SQ)), SINCOS_VECS, w, \
+			      s);					\
+		OP(S, horner)(OP(S, CQ), NELEM(OP(S, CQ)), SINCOS_VECS, w, \
+			      c);					\
+		EACH_SINCOS(u) {					\
 			__m256i q = _mm256_cast##S##_si256(k[u]);	\
 			VEC(S) ss, cc, swap, ns;			\
 									\
@@ -177,10 +182,10 @@
 	X256 void OP(S, sincos_group)(TY(S) *s, TY(S) *c, const TY(S) *x) \
 	{								\
 		const VEC(S) sign = _mm256_castsi256_##S(OP(S, SET1I)(OP(S, SIGN))); \
-		VEC(S) v[SINCOS_VECS], vs[SINCOS_VECS], vc[SINCOS_VECS];			\
-		int far[SINCOS_VECS], any = 0, u;				\
+		VEC(S) v[SINCOS_VECS], vs[SINCOS_VECS], vc[SINCOS_VECS]; \
+		int far[SINCOS_VECS], any = 0, u;			\
 									\
-		EACH(u, SINCOS_VECS) {						\
+		EACH_SINCOS(u) {					\
 			v[u] = _mm256_loadu_##S(x + u * W(S));		\
 			far[u] = _mm256_movemask_##S(_mm256_cmp_##S(	\
 				_mm256_andnot_##S(sign, v[u]),		\
@@ -188,18 +193,20 @@
 			any |= far[u];					\
 		}							\
 		OP(S, vsincos)(v, vs, vc);				\
-		EACH(u, SINCOS_VECS) {						\
+		EACH_SINCOS(u) {					\
 			_mm256_storeu_##S(s + u * W(S), vs[u]);		\
 			_mm256_storeu_##S(c + u * W(S), vc[u]);		\
 		}							\
 		if (any) {						\
-			TY(S) xs[SINCOS_VECS * W(S)];				\
+			TY(S) xs[SINCOS_VECS * W(S)];			\
 									\
-			EACH(u, SINCOS_VECS) _mm256_storeu_##S(xs + u * W(S), v[u]); \
-			for (u = 0; u < SINCOS_VECS; u++)			\
+			EACH_SINCOS(u)					\
+				_mm256_storeu_##S(xs + u * W(S), v[u]);	\
+			for (u = 0; u < SINCOS_VECS; u++)		\
 				if (far[u])				\
 					OP(S, sincos_lanes)(s + u * W(S), \
-						c + u * W(S), xs + u * W(S), far[u]); \
+						c + u * W(S), xs + u * W(S), \
+						far[u]);		\
 		}							\
 	}								\
 									\
@@ -212,8 +219,9 @@
 		for (k = 0; k + step <= n; k += step)			\
 			OP(S, sincos_group)(s + k, c + k, x + k);	\
 		if (k < n) {						\
-			TY(S) xb[SINCOS_VECS * W(S)] = { 0 }, sb[SINCOS_VECS * W(S)],	\
-						    cb[SINCOS_VECS * W(S)];	\
+			TY(S) xb[SINCOS_VECS * W(S)] = { 0 };		\
+			TY(S) sb[SINCOS_VECS * W(S)],			\
+			      cb[SINCOS_VECS * W(S)];			\
 									\
 			memcpy(xb, x + k, (n - k) * sizeof(TY(S)));	\
 			OP(S, sincos_group)(sb, cb, xb);		\
@@ -227,14 +235,15 @@
  * step, as sincos), the tail through a copy padded with m.
  */
 #define DEFINE_EXP_ARRAY(S)						\
-	X256 void OP(S, exp_group)(TY(S) *y, const TY(S) *x, VEC(S) vm) \
+	X256 void OP(S, exp_group)(TY(S) *y, const TY(S) *x, VEC(S) vm)	\
 	{								\
-		VEC(S) u[EXP_VECS], e[EXP_VECS];				\
+		VEC(S) u[EXP_VECS], e[EXP_VECS];			\
 		int i;							\
 									\
-		EACH(i, EXP_VECS) u[i] = _mm256_sub_##S(_mm256_loadu_##S(x + i * W(S)), vm); \
+		EACH_EXP(i) u[i] = _mm256_sub_##S(			\
+			_mm256_loadu_##S(x + i * W(S)), vm);		\
 		OP(S, VEXPS)(u, e);					\
-		EACH(i, EXP_VECS) _mm256_storeu_##S(y + i * W(S), e[i]);		\
+		EACH_EXP(i) _mm256_storeu_##S(y + i * W(S), e[i]);	\
 	}								\
 									\
 	X256 void OP(S, exp_array)(TY(S) *y, const TY(S) *x, TY(S) m,	\
@@ -247,7 +256,7 @@
 		for (k = 0; k + step <= n; k += step)			\
 			OP(S, exp_group)(y + k, x + k, vm);		\
 		if (k < n) {						\
-			TY(S) b[EXP_VECS * W(S)];				\
+			TY(S) b[EXP_VECS * W(S)];			\
 									\
 			for (l = 0; l < step; l++)			\
 				b[l] = k + l < n ? x[k + l] : m;	\
@@ -275,18 +284,20 @@ _Static_assert(NELEM(eq) == 12, "estrin12 reads vexpm1's 12 coefficients");
 
 X256 void estrin12(const double *c, const __m256d *r, __m256d *p)
 {
-	__m256d r2[EXP_VECS], r4[EXP_VECS], r8[EXP_VECS], e0[EXP_VECS], e1[EXP_VECS], e2[EXP_VECS];
+	__m256d r2[EXP_VECS], r4[EXP_VECS], r8[EXP_VECS];
+	__m256d e0[EXP_VECS], e1[EXP_VECS], e2[EXP_VECS];
 	int i;
 
-#define PAIR(j) _mm256_fmadd_pd(_mm256_set1_pd(c[j + 1]), r[i], _mm256_set1_pd(c[j]))
-	EACH(i, EXP_VECS) r2[i] = _mm256_mul_pd(r[i], r[i]);
-	EACH(i, EXP_VECS) r4[i] = _mm256_mul_pd(r2[i], r2[i]);
-	EACH(i, EXP_VECS) r8[i] = _mm256_mul_pd(r4[i], r4[i]);
-	EACH(i, EXP_VECS) e0[i] = _mm256_fmadd_pd(PAIR(2), r2[i], PAIR(0));
-	EACH(i, EXP_VECS) e1[i] = _mm256_fmadd_pd(PAIR(6), r2[i], PAIR(4));
-	EACH(i, EXP_VECS) e2[i] = _mm256_fmadd_pd(PAIR(10), r2[i], PAIR(8));
+#define PAIR(j) \
+	_mm256_fmadd_pd(_mm256_set1_pd(c[j + 1]), r[i], _mm256_set1_pd(c[j]))
+	EACH_EXP(i) r2[i] = _mm256_mul_pd(r[i], r[i]);
+	EACH_EXP(i) r4[i] = _mm256_mul_pd(r2[i], r2[i]);
+	EACH_EXP(i) r8[i] = _mm256_mul_pd(r4[i], r4[i]);
+	EACH_EXP(i) e0[i] = _mm256_fmadd_pd(PAIR(2), r2[i], PAIR(0));
+	EACH_EXP(i) e1[i] = _mm256_fmadd_pd(PAIR(6), r2[i], PAIR(4));
+	EACH_EXP(i) e2[i] = _mm256_fmadd_pd(PAIR(10), r2[i], PAIR(8));
 #undef PAIR
-	EACH(i, EXP_VECS) p[i] = _mm256_fmadd_pd(e2[i], r8[i],
+	EACH_EXP(i) p[i] = _mm256_fmadd_pd(e2[i], r8[i],
 				       _mm256_fmadd_pd(e1[i], r4[i], e0[i]));
 }
 
@@ -297,18 +308,21 @@ X256 void vexp_band(const __m256d *u, __m256d *e)
 	__m256i k52[EXP_VECS];
 	int i;
 
-	EACH(i, EXP_VECS) s[i] = _mm256_fmadd_pd(u[i], _mm256_set1_pd(1.0 / RFX_LN2),
+	EACH_EXP(i) s[i] = _mm256_fmadd_pd(u[i], _mm256_set1_pd(1.0 / RFX_LN2),
 				       _mm256_set1_pd(SHIFT_pd));
-	EACH(i, EXP_VECS) kd[i] = _mm256_sub_pd(s[i], _mm256_set1_pd(SHIFT_pd));
+	EACH_EXP(i) kd[i] = _mm256_sub_pd(s[i], _mm256_set1_pd(SHIFT_pd));
 	/* s's significand is 2^51 + k: shifted up by 52, k's own bits */
-	EACH(i, EXP_VECS) k52[i] = _mm256_slli_epi64(_mm256_castpd_si256(s[i]), 52);
-	EACH(i, EXP_VECS) r[i] = _mm256_fnmadd_pd(kd[i], _mm256_set1_pd(exp_ln2_hi), u[i]);
-	EACH(i, EXP_VECS) r[i] = _mm256_fnmadd_pd(kd[i], _mm256_set1_pd(exp_ln2_lo), r[i]);
+	EACH_EXP(i) k52[i] = _mm256_slli_epi64(_mm256_castpd_si256(s[i]),
+						 52);
+	EACH_EXP(i) r[i] = _mm256_fnmadd_pd(kd[i],
+					   _mm256_set1_pd(exp_ln2_hi), u[i]);
+	EACH_EXP(i) r[i] = _mm256_fnmadd_pd(kd[i],
+					   _mm256_set1_pd(exp_ln2_lo), r[i]);
 	estrin12(eq, r, p);
-	EACH(i, EXP_VECS) p[i] = _mm256_add_pd(_mm256_fmadd_pd(_mm256_mul_pd(r[i], r[i]),
+	EACH_EXP(i) p[i] = _mm256_add_pd(_mm256_fmadd_pd(_mm256_mul_pd(r[i], r[i]),
 						     p[i], r[i]),
 				     _mm256_set1_pd(1.0));
-	EACH(i, EXP_VECS) e[i] = _mm256_castsi256_pd(_mm256_add_epi64(
+	EACH_EXP(i) e[i] = _mm256_castsi256_pd(_mm256_add_epi64(
 		_mm256_castpd_si256(p[i]), k52[i]));
 }
 
@@ -333,7 +347,7 @@ X256 void vexp_group(const __m256d *u, __m256d *e)
 	__m256d band[EXP_VECS], a[EXP_VECS];
 	int done[EXP_VECS], all = 0xf, i;
 
-	EACH(i, EXP_VECS) {
+	EACH_EXP(i) {
 		__m256d zero = _mm256_cmp_pd(u[i], _mm256_set1_pd(EXP_ZERO_BELOW),
 					     _CMP_LT_OQ);
 
@@ -346,7 +360,7 @@ X256 void vexp_group(const __m256d *u, __m256d *e)
 		a[i] = _mm256_and_pd(u[i], band[i]);
 	}
 	vexp_band(a, e);
-	EACH(i, EXP_VECS) e[i] = _mm256_and_pd(e[i], band[i]);
+	EACH_EXP(i) e[i] = _mm256_and_pd(e[i], band[i]);
 	if (__builtin_expect(all != 0xf, 0)) {
 		for (i = 0; i < EXP_VECS; i++)
 			if (done[i] != 0xf) {
@@ -366,11 +380,12 @@ X256 void vexp_group(const __m256d *u, __m256d *e)
  */
 X256 void vexpf_group(const __m256 *u, __m256 *e)
 {
-	__m256 live[EXP_VECS], k[EXP_VECS], r[EXP_VECS], h[EXP_VECS], p[EXP_VECS];
+	__m256 live[EXP_VECS], k[EXP_VECS], r[EXP_VECS];
+	__m256 h[EXP_VECS], p[EXP_VECS];
 	__m256i ki, k1, k2;
 	int i;
 
-	EACH(i, EXP_VECS) {
+	EACH_EXP(i) {
 		__m256 uc = _mm256_min_ps(_mm256_set1_ps(88.8f),
 					  _mm256_max_ps(_mm256_set1_ps(-87.33f), u[i]));
 
@@ -379,12 +394,13 @@ X256 void vexpf_group(const __m256 *u, __m256 *e)
 				       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 		r[i] = _mm256_fnmadd_ps(k[i], _mm256_set1_ps(FLN2_HI), uc);
 	}
-	EACH(i, EXP_VECS) r[i] = _mm256_fnmadd_ps(k[i], _mm256_set1_ps(FLN2_LO), r[i]);
+	EACH_EXP(i) r[i] = _mm256_fnmadd_ps(k[i], _mm256_set1_ps(FLN2_LO),
+					   r[i]);
 	horner_ps(feq, NELEM(feq), EXP_VECS, r, h);
-	EACH(i, EXP_VECS) p[i] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(r[i], r[i]),
+	EACH_EXP(i) p[i] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(r[i], r[i]),
 						     h[i], r[i]),
 				     _mm256_set1_ps(1.0f));
-	EACH(i, EXP_VECS) {
+	EACH_EXP(i) {
 		ki = _mm256_cvtps_epi32(k[i]);
 		k1 = _mm256_srai_epi32(ki, 1);
 		k2 = _mm256_sub_epi32(ki, k1);
@@ -423,6 +439,8 @@ T256 static void expf_shift_avx2(float *y, const float *x, float m, size_t n)
 #undef DEFINE_SINCOS
 #undef DEFINE_EXP_ARRAY
 #undef EACH
+#undef EACH_SINCOS
+#undef EACH_EXP
 #undef SINCOS_VECS
 #undef EXP_VECS
 #undef VEXPS_pd
