@@ -184,16 +184,28 @@ __attribute__((section(".preinit_array"), used)) static void (*const
 static volatile sig_atomic_t caught_signal;
 
 /*
+ * Unlinks the temporary output if one is open: async-signal-safe, for the
+ * handlers below, and registered with atexit, because a library that ends
+ * the process itself with exit() (libgomp when it cannot create a thread
+ * after all, threads_startable in cli/output.c notwithstanding; OpenBLAS
+ * when it cannot start its own) would leave it behind.
+ */
+static void remove_tmp(void)
+{
+	const char *tmp = rfx_cli_tmpfile;
+
+	if (tmp)
+		unlink(tmp);
+}
+
+/*
  * First signal: ask the run to stop (it then removes its temporary file
  * and exits). Second signal: remove the temporary file here and exit now.
  */
 static void on_signal(int sig)
 {
 	if (caught_signal) {
-		const char *tmp = rfx_cli_tmpfile;
-
-		if (tmp)
-			unlink(tmp);
+		remove_tmp();
 		_exit(128 + sig);
 	}
 	caught_signal = sig;
@@ -207,26 +219,9 @@ static void on_signal(int sig)
  */
 static void on_fault(int sig)
 {
-	const char *tmp = rfx_cli_tmpfile;
-
-	if (tmp)
-		unlink(tmp);
+	remove_tmp();
 	signal(sig, SIG_DFL);
 	raise(sig);
-}
-
-/*
- * A library that ends the process itself with exit() (libgomp when it
- * cannot create a thread after all, threads_startable in cli/output.c
- * notwithstanding; OpenBLAS when it cannot start its own) would leave the
- * temporary output behind; this runs then, as at every exit.
- */
-static void remove_tmp_at_exit(void)
-{
-	const char *tmp = rfx_cli_tmpfile;
-
-	if (tmp)
-		unlink(tmp);
 }
 
 /*
@@ -463,7 +458,7 @@ int main(int argc, char **argv)
 	gsl_set_error_handler_off();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	install_signals();
-	atexit(remove_tmp_at_exit);
+	atexit(remove_tmp);
 	if (bad_omp_threads)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "OMP_NUM_THREADS must be a positive number of threads up to %d (or a list of them), got '%s'",
