@@ -573,25 +573,43 @@ out:
 /*
  * A GSL allocation that fails inside a call is an error, not GSL's
  * default handler (print and abort), which this program leaves in place
- * as a caller of the library would. A draw in dimension 5 x 10^6 asks GSL
- * for its d x d workspace, 200 TB: more than x86-64's 128 TB of user
- * address space, so malloc fails whatever the overcommit policy. Before
- * the library turned the handler off, this aborted (the Python binding's
- * interpreter with it).
+ * as a caller of the library would. An ort draw in dimension 5 x 10^6
+ * asks GSL for its d x d QR block, 200 TB: more than x86-64's 128 TB of
+ * user address space, so malloc fails whatever the overcommit policy.
+ * Before the library turned the handler off, this aborted (the Python
+ * binding's interpreter with it). An iid draw needs no such block: in the
+ * same dimension it runs, and as trig's M features of x = 0 are
+ * cos 0 = 1 and sin 0 = 0 over sqrt(M), their squares sum to k(0, 0) = 1
+ * (until the workspace made its squares for every kind, it was out of
+ * memory too).
  */
 static void test_gsl_failure(void)
 {
-	const int d = 5000000;
+	const int d = 5000000, M = 2;
 	struct rfx_err err = { 0 };
-	struct rfx_model *m = rfx_model_alloc("trig", d, 1, "iid", "gauss", &err);
-	double *x = calloc((size_t)d, sizeof(double));
-	int ret = -1;
+	struct rfx_model *m = rfx_model_alloc("trig", d, 1, "ort", "gauss", &err);
+	double *x = calloc((size_t)d, sizeof(double)), phi[8], sq = 0.0;
+	int ret = -1, j, D = 0;
 
 	if (m && x && rfx_model_fit(m, x, 1, x, 1, &err) == RFX_OK)
 		ret = rfx_model_draw(m, 1, &err);
-	ok(ret == RFX_ENOMEM && strstr(err.msg, "out of memory"),
-	   "a draw whose workspace GSL cannot allocate: RFX_ENOMEM, no abort "
-	   "(%d: %s)", ret, err.msg);
+	ok(ret == RFX_ENOMEM && strstr(err.msg, "out of memory") &&
+		   strstr(err.msg, "ort"),
+	   "an ort draw whose QR block GSL cannot allocate: RFX_ENOMEM, no "
+	   "abort (%d: %s)", ret, err.msg);
+	rfx_model_free(m);
+	err.msg[0] = '\0';
+	m = rfx_model_alloc("trig", d, M, "iid", "gauss", &err);
+	ret = -1;
+	if (m && x && rfx_model_fit(m, x, 1, x, 1, &err) == RFX_OK &&
+	    rfx_model_draw(m, 1, &err) == RFX_OK &&
+	    (D = rfx_model_dim(m)) >= M && D <= 8)
+		ret = rfx_model_features(m, 1, x, 1, phi, &err);
+	for (j = 0; ret == RFX_OK && j < D; j++)
+		sq += phi[j] * phi[j];
+	ok(ret == RFX_OK && fabs(sq - 1.0) < 1e-15,
+	   "an iid draw in the same dimension runs: |phi(0)|^2 = %.17g, 1 "
+	   "(%d: %s)", sq, ret, err.msg);
 	rfx_model_free(m);
 	free(x);
 }

@@ -294,6 +294,54 @@ static gsl_matrix *square_alloc(size_t n)
 	return m;
 }
 
+/*
+ * The d x d matrices of the block kinds (ort, orf', the coupled kinds and
+ * rfx_proj_haar), made on the first block a workspace samples: iid, the
+ * Hadamard and the quasi-Monte Carlo kinds need O(d) memory only, and at
+ * d = 10^6 the 8 TB of the squares made iid "out of memory" where its
+ * d x M draw fits. haar only for the coupled kinds. Returns nonzero when
+ * out of memory; what was made stays for rfx_proj_ws_free.
+ */
+static int blocks_ready(struct rfx_proj_ws *ws, int coupled)
+{
+	size_t n = (size_t)ws->d;
+	int d = ws->d;
+
+	/*
+	 * the byte counts of the squares wrap round beyond this (d =
+	 * 1518500250 asked malloc for 290 MB), and nothing could hold them
+	 */
+	if (n > SIZE_MAX / sizeof(double) / n)
+		return 1;
+	if (coupled && !ws->haar && !(ws->haar = malloc(n * n * sizeof(double))))
+		return 1;
+	if (ws->A)
+		return 0;
+	/*
+	 * GSL's allocators call its error handler on failure; with the
+	 * handler off, as rfx's main and the library's first call set it,
+	 * they just return NULL.
+	 */
+	ws->A = square_alloc(n);
+	ws->tau = gsl_vector_alloc(n);
+	if (!ws->A || !ws->tau)
+		return 1;
+	if (d < LAPACK_D) {
+		ws->Q = square_alloc(n);
+		ws->R = square_alloc(n);
+		return !ws->Q || !ws->R;
+	} else {
+		/* the optimal size of the workspace, as LAPACK reports it */
+		int lw = -1, info = 0;
+		double q = 0.0;
+
+		dgeqrf_(&d, &d, ws->A->data, &d, ws->tau->data, &q, &lw, &info);
+		ws->lwork = info == 0 && q >= d ? (int)q : 64 * d;
+		ws->work = malloc((size_t)ws->lwork * sizeof(double));
+		return !ws->work;
+	}
+}
+
 struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
 {
 	struct rfx_proj_ws *ws;
@@ -303,37 +351,10 @@ struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
 	if (d < 1)
 		return NULL;
 	n = (size_t)d;
-	/*
-	 * the d x d matrices below: beyond this their byte counts wrap round
-	 * (d = 1518500250 asked malloc for 290 MB), and nothing could hold them
-	 */
-	if (n > SIZE_MAX / sizeof(double) / n)
-		return NULL;
 	ws = calloc(1, sizeof(*ws));
 	if (!ws)
 		return NULL;
 	ws->d = d;
-	/*
-	 * GSL's allocators call its error handler on failure; with the
-	 * handler off, as rfx's main and the library's first call set it,
-	 * they just return NULL.
-	 */
-	ws->A = square_alloc(n);
-	ws->tau = gsl_vector_alloc(n);
-	if (d < LAPACK_D) {
-		ws->Q = square_alloc(n);
-		ws->R = square_alloc(n);
-	} else {
-		/* the optimal size of the workspace, as LAPACK reports it */
-		int lw = -1, info = 0;
-		double q = 0.0;
-
-		if (ws->A && ws->tau)
-			dgeqrf_(&d, &d, ws->A->data, &d, ws->tau->data, &q, &lw,
-				&info);
-		ws->lwork = info == 0 && q >= d ? (int)q : 64 * d;
-		ws->work = malloc((size_t)ws->lwork * sizeof(double));
-	}
 	ws->scale = malloc(n * sizeof(*ws->scale));
 	ws->dp = rfx_wht_next_pow2(n);
 	ws->v = ws->dp ? malloc(ws->dp * sizeof(*ws->v)) : NULL;
@@ -341,12 +362,10 @@ struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
 	ws->u = malloc(n * sizeof(*ws->u));
 	ws->shift = malloc(n * sizeof(*ws->shift));
 	ws->cols = malloc(IID_COLS * n * sizeof(*ws->cols));
-	ws->haar = malloc(n * n * sizeof(*ws->haar));
 	ws->norm = malloc(n * sizeof(*ws->norm));
 	ws->tot = malloc(n * sizeof(*ws->tot));
-	if (!ws->haar || !ws->norm || !ws->tot || !ws->A || !ws->tau || (d < LAPACK_D ? !ws->Q || !ws->R : !ws->work) ||
-	    !ws->scale || !ws->v ||
-	    !ws->sgn || !ws->u || !ws->shift || !ws->cols) {
+	if (!ws->scale || !ws->v || !ws->sgn || !ws->u || !ws->shift ||
+	    !ws->cols || !ws->norm || !ws->tot) {
 		rfx_proj_ws_free(ws);
 		return NULL;
 	}
@@ -773,6 +792,9 @@ int rfx_proj_haar(const gsl_rng *r, int d, double *Q, struct rfx_proj_ws *ws,
 		return rfx_error(err, RFX_EINVAL,
 				 "workspace is for dimension %d, got d = %d",
 				 ws->d, d);
+	if (blocks_ready(ws, 0))
+		return rfx_error(err, RFX_ENOMEM,
+				 "out of memory for a %d x %d haar block", d, d);
 	status = sample_block(r, d, d, 1.0, Q, (size_t)d, ws);
 	if (status)
 		return rfx_error(err, RFX_ENUMERIC,
@@ -785,7 +807,7 @@ int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
 		    double *omega, size_t ld, size_t col0,
 		    struct rfx_proj_ws *ws, struct rfx_err *err)
 {
-	int b, tau, k;
+	int b, tau, k, coupled;
 
 	if (d < 1)
 		return rfx_error(err, RFX_EINVAL,
@@ -834,15 +856,19 @@ int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
 				   ld, ws);
 		return RFX_OK;
 	}
+	coupled = p == RFX_PROJ_SIMPLEX || p == RFX_PROJ_SIMPLEX_PLUS ||
+		  p == RFX_PROJ_ORT_ANTI;
+	if (blocks_ready(ws, coupled))
+		return rfx_error(err, RFX_ENOMEM,
+				 "out of memory for the %d x %d blocks of %s projections",
+				 d, d, projs[k].name);
 	tau = (M - 1) / d + 1;  /* ceil(M / d) without overflow near INT_MAX */
 	for (b = 0; b < tau; b++) {
 		/* the last block keeps M - d (tau - 1) columns, not M - d tau */
 		int kb = b < tau - 1 ? d : M - d * (tau - 1);
 		double norm = p == RFX_PROJ_ORF_PRIME ? sqrt((double)d) : 0.0;
 		double *o = omega + col0 + (size_t)b * (size_t)d;
-		int status = p == RFX_PROJ_SIMPLEX || p == RFX_PROJ_SIMPLEX_PLUS ||
-					     p == RFX_PROJ_ORT_ANTI
-				     ? sample_coupled(r, p, d, kb, o, ld, ws)
+		int status = coupled ? sample_coupled(r, p, d, kb, o, ld, ws)
 				     : sample_block(r, d, kb, norm, o, ld, ws);
 
 		if (status)

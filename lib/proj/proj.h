@@ -156,7 +156,12 @@ int rfx_proj_check(enum rfx_proj p, int d, struct rfx_err *err);
 /* Scratch space for sampling in dimension d (QR blocks, transforms, sequences). */
 struct rfx_proj_ws;
 
-/* Allocates a workspace for dimension d >= 1; NULL when out of memory. */
+/*
+ * Allocates a workspace for dimension d >= 1; NULL when out of memory. It
+ * holds O(d) memory until a block kind (ort, orf', simplex, simplex+,
+ * ort-anti) or rfx_proj_haar first samples with it, which adds the d x d
+ * matrices of the QR factorisation.
+ */
 struct rfx_proj_ws *rfx_proj_ws_alloc(int d);
 
 /* Frees a workspace; NULL is a no-op. */
@@ -167,7 +172,8 @@ void rfx_proj_ws_free(struct rfx_proj_ws *ws);
  * projections of kind p. ws must have been allocated for this d (it may be
  * NULL for iid). Returns RFX_EINVAL for d < 1, M < 1, col0 + M > ld, a
  * missing workspace or a dimension the sequence does not have (halton
- * and halton-rev d > 1229, sobol d > 40), RFX_ENUMERIC if a QR
+ * and halton-rev d > 1229, sobol d > 40), RFX_ENOMEM when the d x d
+ * matrices of a block kind cannot be had, RFX_ENUMERIC if a QR
  * factorisation fails.
  */
 int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
@@ -180,8 +186,9 @@ int rfx_proj_sample(const gsl_rng *r, enum rfx_proj p, int d, int M,
  * matrix with column j multiplied by sign(R_jj) (see above; the same
  * construction as one ort block, without the chi(d) column norms).
  * Consumes d * d Gaussians from r. ws must be for dimension d. RFX_EINVAL
- * for a missing argument or a workspace of another dimension, RFX_ENUMERIC
- * if the QR factorisation fails.
+ * for a missing argument or a workspace of another dimension, RFX_ENOMEM
+ * when its d x d matrices cannot be had, RFX_ENUMERIC if the QR
+ * factorisation fails.
  */
 int rfx_proj_haar(const gsl_rng *r, int d, double *Q, struct rfx_proj_ws *ws,
 		  struct rfx_err *err);

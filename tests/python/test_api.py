@@ -163,13 +163,17 @@ class TestErrors(unittest.TestCase):
         self.assertEqual(m.features(np.zeros((0, 3))).shape, (0, 8))
 
     def test_out_of_memory_is_an_error(self):
-        # the draw's d x d workspace at d = 5e6 is 200 TB, beyond x86-64's
+        # an ort draw's d x d QR block at d = 5e6 is 200 TB, beyond x86-64's
         # address space: GSL's failed allocation aborted the interpreter
         X = np.zeros((1, 5000000))
         with self.assertRaises(rfx.RfxError) as cm:
-            rfx.features(X, "trig", 1, seed=1)
-        self.assertIn("out of memory for 1 projection in dimension 5000000",
+            rfx.features(X, "trig", 1, "ort", seed=1)
+        self.assertIn("out of memory for the 5000000 x 5000000 blocks of ort",
                       str(cm.exception))
+        # iid needs no such block: trig's features of x = 0 are cos 0 and
+        # sin 0 over sqrt(M), so their squares sum to k(0, 0) = 1
+        F = rfx.features(X, "trig", 3, "iid", seed=1)
+        self.assertAlmostEqual(float(F @ F.T), 1.0, delta=1e-15)
 
     def test_not_picklable(self):
         import pickle
