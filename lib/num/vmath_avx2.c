@@ -102,8 +102,8 @@
  * reads the sign bit: bit 0 of n moved there), sin x is negated for n mod
  * 4 = 2, 3 (bit 1) and cos x for 1, 2 (the xor of the two).
  *
- * sincos_lanes_S: the far lanes of x[0..W-1] through glibc (out of line:
- * rare). sincos_group_S: SINCOS_VECS whole vectors. sincos_array_S: the
+ * sincos_lanes_S (vmath_poly.h): the far lanes through glibc.
+ * sincos_group_S: SINCOS_VECS whole vectors. sincos_array_S: the
  * array loop, the tail through a padded copy.
  */
 #define DEFINE_SINCOS(S)						\
@@ -167,17 +167,7 @@
 		}							\
 	}								\
 									\
-	__attribute__((noinline)) static void OP(S, sincos_lanes)(	\
-		TY(S) *s, TY(S) *c, const TY(S) *x, int far)		\
-	{								\
-		int l;							\
-									\
-		for (l = 0; l < W(S); l++)				\
-			if (far >> l & 1) {				\
-				s[l] = OP(S, SIN)(x[l]);		\
-				c[l] = OP(S, COS)(x[l]);		\
-			}						\
-	}								\
+	DEFINE_SINCOS_LANES(S)						\
 									\
 	X256 void OP(S, sincos_group)(TY(S) *s, TY(S) *c, const TY(S) *x) \
 	{								\

@@ -367,8 +367,7 @@ X512_ARRAY(log1mexp_avx512, vlog1mexp, VERY_NEG, ZERO, UNDER, vlog1mexp_mid)
  * 3: sin x = +-cos r, cos x = -+sin r; sin x is negated for 2 and 3, cos
  * x for 1 and 2 (the xor of the two bits).
  *
- * sincos_lanes_S: the lanes far of x[0..W-1] through glibc (out of line:
- * rare).
+ * sincos_lanes_S (vmath_poly.h): the far lanes through glibc.
  *
  * sincos_vec_S: W lanes under mask m; nt: whole aligned vectors go out by
  * streaming stores (the caller checks alignment and passes nt only for
@@ -423,17 +422,7 @@ X512_ARRAY(log1mexp_avx512, vlog1mexp, VERY_NEG, ZERO, UNDER, vlog1mexp_mid)
 			_mm512_cast##S##_si512(cc), sign));		\
 	}								\
 									\
-	__attribute__((noinline)) static void OP(S, sincos_lanes)(	\
-		TY(S) *s, TY(S) *c, const TY(S) *x, unsigned far)	\
-	{								\
-		int l;							\
-									\
-		for (l = 0; l < W(S); l++)				\
-			if (far >> l & 1) {				\
-				s[l] = OP(S, SIN)(x[l]);		\
-				c[l] = OP(S, COS)(x[l]);		\
-			}						\
-	}								\
+	DEFINE_SINCOS_LANES(S)						\
 									\
 	X512 void OP(S, sincos_vec)(TY(S) *s, TY(S) *c, const TY(S) *x, \
 				    MASK(S) m, int nt)			\

@@ -82,4 +82,22 @@ static const float feq[5] = { 0x1p-1f, 0x1.5554d8p-3f, 0x1.555516p-5f,
 #define VEXP_pd vexp
 #define VEXP_ps vexpf
 
+/*
+ * sincos_lanes_S, in each kernel's sincos template (where OP, TY and W
+ * are that kernel's): the lanes of x[0..W-1] whose bits are set in far
+ * (|x| >= FAR) through glibc, out of line as they are rare.
+ */
+#define DEFINE_SINCOS_LANES(S)						\
+	__attribute__((noinline)) static void OP(S, sincos_lanes)(	\
+		TY(S) *s, TY(S) *c, const TY(S) *x, unsigned far)	\
+	{								\
+		int l;							\
+									\
+		for (l = 0; l < W(S); l++)				\
+			if (far >> l & 1) {				\
+				s[l] = OP(S, SIN)(x[l]);		\
+				c[l] = OP(S, COS)(x[l]);		\
+			}						\
+	}
+
 #endif
