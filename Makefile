@@ -121,6 +121,7 @@ LIB_OBJS += lib/num/vmath_avx2.o
 LIB_OBJS += lib/num/vmath_avx512.o
 LIB_OBJS += lib/io/h5out.o
 LIB_OBJS += lib/io/h5read.o
+LIB_OBJS += lib/io/outfile.o
 LIB_OBJS += lib/io/regress.o
 LIB_OBJS += lib/io/shard.o
 LIB_OBJS += lib/io/table.o

@@ -64,59 +64,23 @@ static size_t npy_header(char *buf, size_t cap, const char *descr, size_t n,
 }
 
 /*
- * Writes the n x D values (elem bytes each, little-endian as the machine:
- * x86-64 and arm64 are) to path through a temporary in the same directory,
- * renamed on success; nothing is left behind on failure.
+ * The n x D values (elem bytes each, little-endian as the machine: x86-64
+ * and arm64 are) into the -o file opened before the run, renamed into
+ * place on success (rfx_out_commit: nothing is left behind on failure).
  */
-static int write_npy(const char *path, const void *data, size_t elem,
+static int write_npy(struct rfx_out *out, const void *data, size_t elem,
 		     size_t n, int D, struct rfx_err *err)
 {
-	static char tmp[4096];
 	char head[256];
-	size_t hl = npy_header(head, sizeof(head), elem == 4 ? "<f4" : "<f8", n, D);
-	FILE *f = NULL;
-	int fd, ret = RFX_EIO;
+	size_t hl = npy_header(head, sizeof(head), elem == 4 ? "<f4" : "<f8",
+			       n, D);
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= sizeof(tmp))
-		return rfx_error(err, RFX_EINVAL, "output path too long '%s'", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return rfx_error(err, RFX_EIO, "cannot create '%s': %s", tmp,
-				 strerror(errno));
-	rfx_cli_tmpfile = tmp;
-	f = fdopen(fd, "wb");
-	if (!f) {
-		close(fd);
-		ret = rfx_error(err, RFX_EIO, "cannot write '%s': %s", tmp,
-				strerror(errno));
-		goto out;
-	}
-	if (fwrite(head, 1, hl, f) != hl ||
-	    fwrite(data, elem, n * (size_t)D, f) != n * (size_t)D) {
-		ret = rfx_error(err, RFX_EIO, "cannot write '%s': %s", path,
-				strerror(errno));
-		goto out;
-	}
-	if (fclose(f)) {
-		f = NULL;
-		ret = rfx_error(err, RFX_EIO, "cannot write '%s': %s", path,
-				strerror(errno));
-		goto out;
-	}
-	f = NULL;
-	if (rename(tmp, path)) {
-		ret = rfx_error(err, RFX_EIO, "cannot rename '%s' to '%s': %s", tmp,
-				path, strerror(errno));
-		goto out;
-	}
-	rfx_cli_tmpfile = NULL;
-	return RFX_OK;
-out:
-	if (f)
-		fclose(f);
-	unlink(tmp);
-	rfx_cli_tmpfile = NULL;
-	return ret;
+	if (!hl)
+		return rfx_error(err, RFX_EINVAL, "the .npy header does not fit");
+	if (rfx_out_write(out, head, hl, err) ||
+	    rfx_out_write(out, data, elem * n * (size_t)D, err))
+		return err->code;
+	return rfx_out_commit(out, err);
 }
 
 /*
@@ -154,6 +118,7 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 	struct rfx_matrix X, Y;
 	struct rfx_matrix_opts mo = { RFX_MATRIX_HEADER_AUTO, 0, 0 };
 	struct rfx_model *m = NULL;
+	struct rfx_out out = { NULL };
 	struct rfx_err err;
 	void *F = NULL;
 	char ptext[4096];
@@ -206,6 +171,9 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 	rfx_err_clear(&err);
 	if (!rfx_estimator_find(method, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
+	/* before any work, as every -o: an unwritable target fails first */
+	if (output && rfx_out_open_raw(&out, output, &err))
+		return rfx_cli_error(&err);
 	if ((ret = rfx_cli_load_matrix(&X, x_file, &mo)))
 		goto out;
 	if (y_file && (ret = rfx_cli_load_matrix(&Y, y_file, &mo)))
@@ -250,13 +218,14 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 		method, M, X.rows, D, ptext);
 	rfx_seed_note(seed);
 	if (output)
-		ret = write_npy(output, F, f32 ? sizeof(float) : sizeof(double),
+		ret = write_npy(&out, F, f32 ? sizeof(float) : sizeof(double),
 				X.rows, D, &err);
 	else
 		ret = print_tsv(F, f32, X.rows, D, &err);
 	if (ret)
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 out:
+	rfx_out_abort(&out);
 	free(F);
 	rfx_model_free(m);
 	rfx_matrix_release(&X);

@@ -30,7 +30,7 @@ const char *volatile rfx_cli_tmpfile;
 
 /*
  * The signal handler's copy of the temporary name: the handle's own is
- * freed inside rfx_h5out_abort and rfx_h5out_commit, and a second signal
+ * freed inside the aborts and commits of h5out and outfile, and a second signal
  * during either must still find a name to unlink, not freed memory. So
  * rfx_cli_tmpfile points here from open until after the file is renamed
  * or removed; unlinking it once more then is harmless.
@@ -301,6 +301,7 @@ int rfx_cli_check_modes(const struct rfx_opt *opts,
 int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err)
 {
 	o->h5 = NULL;
+	o->raw = NULL;
 	/* one writer per run (MPI rank 0; a shard writes its own file) */
 	path = rfx_dist_writer() ? rfx_dist_output(path) : NULL;
 	if (!path)
@@ -312,6 +313,26 @@ int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err)
 	strncpy(tmpname, rfx_h5out_tmpname(o->h5), sizeof(tmpname) - 1);
 	rfx_cli_tmpfile = tmpname;
 	return RFX_OK;
+}
+
+int rfx_out_open_raw(struct rfx_out *o, const char *path,
+		     struct rfx_err *err)
+{
+	o->h5 = NULL;
+	o->raw = rfx_outfile_open(path, err);
+	if (!o->raw)
+		return err->code ? err->code : RFX_EIO;
+	strncpy(tmpname, o->raw->tmp, sizeof(tmpname) - 1);
+	rfx_cli_tmpfile = tmpname;
+	return RFX_OK;
+}
+
+int rfx_out_write(struct rfx_out *o, const void *buf, size_t n,
+		  struct rfx_err *err)
+{
+	if (!o->raw)
+		return rfx_error(err, RFX_EINVAL, "no raw output file to write");
+	return rfx_outfile_write(o->raw, buf, n, err);
 }
 
 /*
@@ -562,7 +583,7 @@ int rfx_out_provenance(struct rfx_out *o, const struct rfx_cli *cli,
 	struct rfx_provenance p;
 	int ret;
 
-	if (!o->h5)
+	if (!o->h5 && !o->raw)
 		return RFX_OK;
 	p.version = cli->version;
 	p.commit = cli->commit;
@@ -593,7 +614,7 @@ int rfx_out_commit(struct rfx_out *o, struct rfx_err *err)
 {
 	int ret;
 
-	if (!o->h5)
+	if (!o->h5 && !o->raw)
 		return RFX_OK;
 	/*
 	 * Pair and map runs do not poll for cancellation: a signal that came
@@ -612,18 +633,22 @@ int rfx_out_commit(struct rfx_out *o, struct rfx_err *err)
 		rfx_out_abort(o);
 		return rfx_error(err, RFX_EIO, "cannot write to standard output");
 	}
-	ret = rfx_h5out_commit(o->h5, err);
+	ret = o->h5 ? rfx_h5out_commit(o->h5, err)
+		    : rfx_outfile_commit(o->raw, err);
 	o->h5 = NULL;
+	o->raw = NULL;
 	rfx_cli_tmpfile = NULL;
 	return ret;
 }
 
 void rfx_out_abort(struct rfx_out *o)
 {
-	if (!o->h5)
-		return;
-	rfx_h5out_abort(o->h5);
+	if (o->h5)
+		rfx_h5out_abort(o->h5);
+	else if (o->raw)
+		rfx_outfile_abort(o->raw);
 	o->h5 = NULL;
+	o->raw = NULL;
 	rfx_cli_tmpfile = NULL;
 }
 

@@ -15,10 +15,13 @@
 #include "data/matrix.h"
 #include "opt.h"
 #include "io/h5out.h"
+#include "io/outfile.h"
 #include "io/table.h"
 
+/* The -o file of a run: HDF5 tables, or bytes the command writes itself. */
 struct rfx_out {
-	struct rfx_h5out *h5; /* NULL without -o */
+	struct rfx_h5out *h5;     /* NULL without -o or for raw */
+	struct rfx_outfile *raw;  /* rfx_out_open_raw's file, else NULL */
 };
 
 /*
@@ -83,6 +86,18 @@ int rfx_cli_check_modes(const struct rfx_opt *opts,
  * name for the signal handler. RFX_EIO with err set on failure.
  */
 int rfx_out_open(struct rfx_out *o, const char *path, struct rfx_err *err);
+
+/*
+ * The same for a file whose bytes the command writes with rfx_out_write
+ * (the .npy of `rfx features`), with the same rules, temporary and
+ * commit: o->raw.
+ */
+int rfx_out_open_raw(struct rfx_out *o, const char *path,
+		     struct rfx_err *err);
+
+/* Appends n bytes to a raw -o file; RFX_EIO with err set on failure. */
+int rfx_out_write(struct rfx_out *o, const void *buf, size_t n,
+		  struct rfx_err *err);
 
 /*
  * Loads an input file (--x-file, --dataset FILE, ...; lib/data/matrix.h)

@@ -94,4 +94,25 @@ bad 1 "NaN in the file" --x-file nan.csv --method trig
 [ $? -eq 2 ] && [ ! -e out.txt ]
 ok $? "-o other than .npy: exit 2" || diag_file bad.err
 
+# -o follows the rules of every -o (lib/io/outfile.h), checked before any
+# work: the one line on stderr is the refusal, not the run's report
+echo keep > kept.npy
+"$RFX" features --x-file nan.csv --method trig -o kept.npy > /dev/null 2> bad.err
+[ $? -eq 1 ] && [ "$(cat kept.npy)" = keep ] && ! ls kept.npy.tmp.* > /dev/null 2>&1
+ok $? "a failed run leaves an existing -o file as it was" || diag_file bad.err
+ln -s kept.npy link.npy
+"$RFX" features --x-file x.csv --method trig -o link.npy > /dev/null 2> bad.err &&
+	[ -L link.npy ] && [ "$(head -c 6 kept.npy | tail -c 5)" = NUMPY ]
+ok $? "-o through a symbolic link replaces the file it names, the link stays" ||
+	diag_file bad.err
+ln -s nowhere.npy dangling.npy
+mkdir dir.npy
+for o in dangling.npy nodir/x.npy dir.npy; do
+	"$RFX" features --x-file x.csv --method trig -o "$o" > /dev/null 2> bad.err
+	rc=$?
+	[ $rc -eq 1 ] && [ "$(wc -l < bad.err)" -eq 1 ] && ! grep -q features bad.err &&
+		[ ! -e nowhere.npy ]
+	ok $? "-o $o: exit 1, one line before any work: $(cat bad.err)" || diag "rc $rc"
+done
+
 done_testing

@@ -1,42 +1,29 @@
 /*
- * The HDF5 writer of result tables (see h5out.h): the output-file rules,
- * the temporary file and its lock, the commit, and the tables themselves
- * in H5TB's layout with little-endian packed members.
+ * The HDF5 writer of result tables (see h5out.h): an HDF5 file on the
+ * temporary of an atomic output file (io/outfile.h), and the tables in
+ * H5TB's layout with little-endian packed members.
  */
-/* F_OFD_SETLK, the lock that HDF5's own open and close cannot drop. */
-#define _GNU_SOURCE
 #include "io/h5out.h"
 
-#include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <unistd.h>
 
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
-#include "base/infile.h"
+#include "io/outfile.h"
 
 #define CHUNK_BYTES 65536 /* target size of one dataset chunk */
 #define IO_BYTES (1 << 20) /* rows are copied in blocks of this */
-#define TMP_SUFFIX ".tmp.XXXXXX" /* mkstemp's template after the target */
-#define TMP_TRIES 8 /* mkstemps lost to a cleaner before giving up */
 
 #define h5_error rfx_table_h5_error
 
 struct rfx_h5out {
-	hid_t file;   /* the open temporary file */
-	int fd;       /* mkstemp's descriptor of it: lock, fsync, fchmod */
-	char *path;   /* the name the user gave, for messages */
-	char *target; /* the file to replace: path, or a link's target */
-	char *tmp;    /* temporary name, "<target>.tmp.XXXXXX" */
+	hid_t file;             /* the open temporary file */
+	struct rfx_outfile *f;  /* its name, descriptor and lock */
+	const char *path;       /* f->path, the name the user gave */
 };
 
 /*
@@ -56,215 +43,22 @@ static int nomem(struct rfx_err *err)
 	return rfx_error(err, RFX_ENOMEM, "out of memory");
 }
 
-/*
- * Write-locks the whole of fd's file without waiting. An open file
- * description lock belongs to this descriptor alone: HDF5 opening and
- * closing the same file through its own descriptor does not release it,
- * as it would a classic POSIX lock, and it goes when the descriptor is
- * closed, also by the kernel when the process is killed. 0 or -1.
- */
-static int lock_fd(int fd)
-{
-	struct flock fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-#ifdef F_OFD_SETLK
-	return fcntl(fd, F_OFD_SETLK, &fl);
-#else
-	return fcntl(fd, F_SETLK, &fl);
-#endif
-}
-
-/*
- * Decides what -o path replaces (h5out.h): sets *target to a malloc'd
- * name, path itself or the file a symbolic link names. RFX_OK, or an
- * error for a directory, a special file or a dangling link.
- */
-static int resolve_target(const char *path, char **target,
-			  struct rfx_err *err)
-{
-	struct stat st;
-
-	*target = NULL;
-	if (lstat(path, &st) < 0) {
-		if (errno != ENOENT)
-			return rfx_error(err, RFX_EIO, "cannot create '%s': %s",
-					 path, strerror(errno));
-		/* A new file; mkstemp reports a missing directory. */
-		*target = strdup(path);
-		return *target ? RFX_OK : nomem(err);
-	}
-	if (S_ISLNK(st.st_mode)) {
-		/*
-		 * Renaming onto the link would replace the link with a file:
-		 * follow it, so that the file it names gets the result.
-		 */
-		*target = realpath(path, NULL);
-		if (!*target)
-			return errno == ENOENT
-				       ? rfx_error(err, RFX_EIO,
-						   "'%s' is a dangling symbolic link",
-						   path)
-				       : rfx_error(err, RFX_EIO,
-						   "cannot create '%s': %s", path,
-						   strerror(errno));
-		if (stat(*target, &st) < 0) {
-			free(*target);
-			*target = NULL;
-			return rfx_error(err, RFX_EIO, "cannot create '%s': %s",
-					 path, strerror(errno));
-		}
-	}
-	if (S_ISDIR(st.st_mode)) {
-		free(*target);
-		*target = NULL;
-		return rfx_error(err, RFX_EIO, "'%s' is a directory", path);
-	}
-	if (!S_ISREG(st.st_mode)) {
-		/*
-		 * A rename would replace the device or FIFO itself (as root,
-		 * /dev/null), and HDF5 needs a file it can seek in.
-		 */
-		free(*target);
-		*target = NULL;
-		return rfx_error(err, RFX_EIO,
-				 "'%s' is not a regular file (%s); -o takes a new or regular file",
-				 path, rfx_infile_kind(st.st_mode));
-	}
-	if (!*target && !(*target = strdup(path)))
-		return nomem(err);
-	return RFX_OK;
-}
-
-/*
- * Removes the temporaries "<target>.tmp.XXXXXX" that earlier runs for the
- * same target left when they were killed: regular files of this user
- * whose lock nobody holds. A live writer holds its lock from just after
- * mkstemp until its temporary is renamed or removed, so it is never
- * touched; the one window, a writer between mkstemp and its lock, is
- * closed on the writer's side (open_tmp checks that its file is still
- * linked). Failures are ignored: cleaning is a courtesy.
- */
-static void remove_stale(const char *target)
-{
-	const char *slash = strrchr(target, '/');
-	const char *base = slash ? slash + 1 : target;
-	size_t blen = strlen(base);
-	size_t dlen = slash ? (size_t)(slash - target) + 1 : 0;
-	char dir[PATH_MAX];
-	char name[PATH_MAX];
-	struct dirent *e;
-	DIR *d;
-
-	if (dlen + 1 > sizeof(dir))
-		return;
-	memcpy(dir, target, dlen);
-	dir[dlen] = '\0';
-	if (!(d = opendir(dlen ? dir : ".")))
-		return;
-	while ((e = readdir(d))) {
-		const char *x = e->d_name + blen + 4; /* the six random chars */
-		struct stat ls, fs;
-		int fd, k;
-
-		if (strncmp(e->d_name, base, blen) ||
-		    strncmp(e->d_name + blen, ".tmp.", 5) ||
-		    strlen(e->d_name) != blen + sizeof(TMP_SUFFIX) - 1)
-			continue;
-		for (k = 1; k <= 6 && isalnum((unsigned char)x[k]); k++)
-			;
-		if (k <= 6 || dlen + strlen(e->d_name) + 1 > sizeof(name))
-			continue;
-		memcpy(name, dir, dlen);
-		strcpy(name + dlen, e->d_name);
-		if (lstat(name, &ls) < 0 || !S_ISREG(ls.st_mode) ||
-		    ls.st_uid != geteuid())
-			continue;
-		fd = open(name, O_RDWR | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
-		if (fd < 0)
-			continue;
-		if (lock_fd(fd) == 0 && fstat(fd, &fs) == 0 &&
-		    fs.st_dev == ls.st_dev && fs.st_ino == ls.st_ino &&
-		    lstat(name, &ls) == 0 && fs.st_ino == ls.st_ino)
-			unlink(name);
-		close(fd); /* drops the lock */
-	}
-	closedir(d);
-}
-
-/*
- * Creates and locks o->tmp from its template. mkstemp fails with errno set
- * when the directory is missing or unwritable, which is the message the
- * user needs ("No such file or directory"). A cleaner in another run may
- * take the fresh file for stale before it is locked: then the lock fails
- * or the file is gone, and a new name is tried.
- */
-static int open_tmp(struct rfx_h5out *o, size_t tlen, struct rfx_err *err)
-{
-	struct stat st;
-	int tries;
-
-	for (tries = 0; tries < TMP_TRIES; tries++) {
-		memcpy(o->tmp + tlen, TMP_SUFFIX, sizeof(TMP_SUFFIX));
-		o->fd = mkstemp(o->tmp);
-		if (o->fd < 0)
-			return rfx_error(err, RFX_EIO, "cannot create '%s': %s",
-					 o->path, strerror(errno));
-		if (lock_fd(o->fd) == 0 && fstat(o->fd, &st) == 0 &&
-		    st.st_nlink > 0)
-			return RFX_OK;
-		if (errno != EAGAIN && errno != EACCES && errno != 0) {
-			int e = errno;
-
-			close(o->fd);
-			o->fd = -1;
-			unlink(o->tmp);
-			return rfx_error(err, RFX_EIO, "cannot lock '%s': %s",
-					 o->tmp, strerror(e));
-		}
-		close(o->fd);
-		o->fd = -1;
-		errno = 0;
-	}
-	return rfx_error(err, RFX_EIO, "cannot create '%s': temporary files keep vanishing",
-			 o->path);
-}
-
 struct rfx_h5out *rfx_h5out_open(const char *path, struct rfx_err *err)
 {
 	struct rfx_h5out *o = NULL; /* the handle being built */
 	struct rfx_h5out *ret = NULL;
 	hid_t fcpl = H5I_INVALID_HID;
 	hid_t fapl = H5I_INVALID_HID;
-	size_t n;
-
-	if (!path || !path[0]) {
-		rfx_error(err, RFX_EINVAL, "empty output file name");
-		return NULL;
-	}
 
 	o = calloc(1, sizeof(*o));
 	if (!o) {
 		nomem(err);
-		goto out;
+		return NULL;
 	}
 	o->file = H5I_INVALID_HID;
-	o->fd = -1;
-	if (resolve_target(path, &o->target, err))
+	if (!(o->f = rfx_outfile_open(path, err)))
 		goto out;
-	n = strlen(o->target);
-	o->path = strdup(path);
-	o->tmp = malloc(n + sizeof(TMP_SUFFIX));
-	if (!o->path || !o->tmp) {
-		nomem(err);
-		goto out;
-	}
-	memcpy(o->tmp, o->target, n);
-	remove_stale(o->target);
-	if (open_tmp(o, n, err))
-		goto out;
+	o->path = o->f->path;
 
 	/*
 	 * The root group takes its time tracking from the file-creation
@@ -281,8 +75,8 @@ struct rfx_h5out *rfx_h5out_open(const char *path, struct rfx_err *err)
 		h5_error(err, RFX_EIO, "cannot create '%s'", path);
 		goto out;
 	}
-	/* Truncates the same inode, which o->fd keeps open and locked. */
-	o->file = H5Fcreate(o->tmp, H5F_ACC_TRUNC, fcpl, fapl);
+	/* Truncates the same inode, which o->f keeps open and locked. */
+	o->file = H5Fcreate(o->f->tmp, H5F_ACC_TRUNC, fcpl, fapl);
 	if (o->file < 0) {
 		h5_error(err, RFX_EIO, "cannot create '%s'", path);
 		goto out;
@@ -294,14 +88,8 @@ out:
 		H5Pclose(fapl);
 	if (fcpl >= 0)
 		H5Pclose(fcpl);
-	if (!ret && o) {
-		if (o->fd >= 0) {
-			unlink(o->tmp);
-			close(o->fd);
-		}
-		free(o->path);
-		free(o->target);
-		free(o->tmp);
+	if (!ret) {
+		rfx_outfile_abort(o->f);
 		free(o);
 	}
 	return ret;
@@ -314,17 +102,7 @@ int64_t rfx_h5out_hid(const struct rfx_h5out *o)
 
 const char *rfx_h5out_tmpname(const struct rfx_h5out *o)
 {
-	return o ? o->tmp : NULL;
-}
-
-static void h5out_free(struct rfx_h5out *o)
-{
-	if (o->fd >= 0)
-		close(o->fd);
-	free(o->path);
-	free(o->target);
-	free(o->tmp);
-	free(o);
+	return o ? o->f->tmp : NULL;
 }
 
 /*
@@ -340,7 +118,7 @@ static void close_failed(struct rfx_h5out *o)
 {
 	if (o->file < 0)
 		return;
-	if (o->fd >= 0 && ftruncate(o->fd, 0) < 0) {
+	if (o->f->fd >= 0 && ftruncate(o->f->fd, 0) < 0) {
 		/* the close below reports nothing either way */
 	}
 	if (H5Fclose(o->file) < 0)
@@ -353,15 +131,15 @@ void rfx_h5out_abort(struct rfx_h5out *o)
 {
 	if (!o)
 		return;
-	unlink(o->tmp);
+	unlink(o->f->tmp);
 	close_failed(o);
-	h5out_free(o);
+	rfx_outfile_abort(o->f);
+	free(o);
 }
 
 int rfx_h5out_commit(struct rfx_h5out *o, struct rfx_err *err)
 {
-	int ret = RFX_OK;
-	mode_t mask;
+	int ret;
 
 	if (!o)
 		return rfx_error(err, RFX_EINVAL, "no output file to commit");
@@ -369,47 +147,12 @@ int rfx_h5out_commit(struct rfx_h5out *o, struct rfx_err *err)
 		/* Half closed: never closed again (see close_failed). */
 		ret = h5_error(err, RFX_EIO, "cannot write '%s'", o->path);
 		abandoned = 1;
-		o->file = H5I_INVALID_HID;
-		goto out;
+		rfx_outfile_abort(o->f);
+	} else {
+		/* H5Fclose leaves the data in the page cache: commit syncs */
+		ret = rfx_outfile_commit(o->f, err);
 	}
-	o->file = H5I_INVALID_HID;
-
-	/*
-	 * H5Fclose leaves the data in the page cache; without fsync a crash
-	 * soon after the rename could leave an empty file under the final
-	 * name, which is what the temporary file is there to prevent.
-	 *
-	 * mkstemp made the file 0600; now that it is written, give it the
-	 * mode a plain creat() would (earlier, a umask like 0222 would have
-	 * kept HDF5 from writing it). Reading the umask means setting it, a
-	 * race only with other threads creating files at this moment.
-	 */
-	mask = umask(0);
-	umask(mask);
-	if (fsync(o->fd) < 0 || fchmod(o->fd, 0666 & ~mask) < 0) {
-		ret = rfx_error(err, RFX_EIO, "cannot write '%s': %s", o->path,
-				strerror(errno));
-		goto out;
-	}
-	/* Renamed while still locked: no cleaner can take it for stale. */
-	if (rename(o->tmp, o->target) < 0) {
-		ret = rfx_error(err, RFX_EIO, "cannot rename '%s' to '%s': %s",
-				o->tmp, o->target, strerror(errno));
-		goto out;
-	}
-	if (close(o->fd) < 0) {
-		o->fd = -1;
-		/* The data are fsynced; a late error here is only reported. */
-		ret = rfx_error(err, RFX_EIO, "cannot write '%s': %s", o->path,
-				strerror(errno));
-		goto out;
-	}
-	o->fd = -1;
-
-out:
-	if (ret != RFX_OK && o->fd >= 0)
-		unlink(o->tmp);
-	h5out_free(o);
+	free(o);
 	return ret;
 }
 

@@ -8,23 +8,12 @@
  * The row type is packed with little-endian members, so neither struct
  * padding nor the host's byte order reaches the file.
  *
- * The file is written as a temporary "<path>.tmp.XXXXXX" next to its
- * target; rfx_h5out_commit() renames it into place and rfx_h5out_abort()
- * (or a failed commit) removes it, so a failed or interrupted run never
- * leaves a partial file nor truncates an existing one.
- *
- * What -o may name (docs/ROBUSTNESS.md, "Output files"): a new path or a
- * regular file, which is replaced. A symbolic link is followed: the file
- * it names is replaced and the link stays a link. Anything else (a
- * device such as /dev/null, a FIFO, a socket, a directory, a dangling
- * link) is refused before any work, since an HDF5 file cannot be
- * streamed and a rename would replace the special file itself.
- *
- * A run killed by SIGKILL (or a power cut) leaves its temporary behind.
- * The temporary is locked (an open-file-description lock) for as long as
- * its writer lives, so the next rfx_h5out_open() for the same target
- * removes every "<target>.tmp.XXXXXX" of the same owner that no live
- * writer holds, and never one that a concurrent run is writing.
+ * The file is written through an atomic output file (io/outfile.h): a
+ * locked temporary "<target>.tmp.XXXXXX" next to its target, renamed into
+ * place by rfx_h5out_commit() and removed by rfx_h5out_abort() (or a
+ * failed commit), so a failed or interrupted run never leaves a partial
+ * file nor truncates an existing one. outfile.h gives what -o may name
+ * and how the temporaries of killed runs are cleaned.
  */
 #ifndef RFX_H5OUT_H
 #define RFX_H5OUT_H
@@ -64,16 +53,11 @@ struct rfx_provenance {
 struct rfx_h5out;
 
 /*
- * Opens path for writing through a temporary file "<target>.tmp.XXXXXX"
- * in the target's directory, where target is path, or for a symbolic
- * link the file it names (created now, so an unwritable target fails
- * before any work; it gets mode 0666 less the umask on commit, as a plain
- * create would), and removes the stale temporaries of earlier runs (see
- * above). Returns NULL with err set on failure: RFX_EIO "cannot create
- * 'dir/x.h5': No such file or directory", RFX_EIO "'out' is a directory",
- * RFX_EIO "'/dev/null' is not a regular file (a device)", RFX_EIO "'l' is
- * a dangling symbolic link", RFX_EINVAL for an empty path or one whose
- * name does not end in .h5 or .hdf5 (case-insensitive).
+ * Opens path for writing (rfx_outfile_open: an unwritable target fails
+ * before any work) and creates the HDF5 file on its temporary. Returns
+ * NULL with err set on failure: rfx_outfile_open's errors ("cannot create
+ * 'dir/x.h5': No such file or directory", "'out' is a directory", ...),
+ * RFX_EIO when HDF5 cannot create the file.
  */
 struct rfx_h5out *rfx_h5out_open(const char *path, struct rfx_err *err);
 
