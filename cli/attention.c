@@ -74,7 +74,9 @@ static const char summary[] =
 	  "the MSE of the normalised attention A^_ij/D^_i on --att-rows sampled rows") \
 	X(4, "norm_rel", "the normaliser's mean relative error |D^_i - D_i| / D_i") \
 	X(5, "frac_nonpos", "the fraction of rows with a normaliser D^_i <= 0") \
-	X(6, "frac_nonfinite", "the fraction of rows with a non-finite output")
+	X(6, "frac_nonfinite", "the fraction of rows with a non-finite output") \
+	X(7, "log_norm_rel",                                                   \
+	  "the natural log of norm_rel, finite where norm_rel is inf (beyond e^709)")
 /* Columns att and draw share. */
 #define GAMMA_DESC \
 	"the regime's scale gamma of Q and K (normal: entries N(0, gamma^2)); NaN for files"

@@ -10,7 +10,8 @@
  * full product of the same maps, summed here entry by entry; the three
  * stabilisers equal to rounding where none overflows, and only the row
  * stabiliser finite where the features pass e^709; the epsilon's effect
- * against the header's formula.
+ * against the header's formula; the error measures on outputs written
+ * here, whose errors are worked out by hand, at every scale.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -466,6 +467,69 @@ static void test_causal_stab_eps(gsl_rng *r)
 	free(dl);
 }
 
+/*
+ * rfx_attention_errors on a 2 x 2 output written here: O = [[3, 4], [0,
+ * 5]], O^ = O + [[0, 1], [2, 0]]. By hand: |E|_F^2 = 5, |O|_F^2 = 50, so
+ * out_rel_fro = sqrt(0.1); the rows' |E_i|/|O_i| are 1/5 and 2/5, so
+ * out_rel_max = 0.4; out_mse = 5/4. Relative errors do not change when
+ * O and O^ are scaled by 2^k, and the MSE scales by 2^2k, exactly: at
+ * k = -1000 every square underflowed (0/0, NaN) and at k = 600 overflowed
+ * (inf/inf) before the sums were scaled. The normalisers: D^/D = 1.5 (+), -0.5 and
+ * 0 give |D^/D - 1| = 0.5, 1.5, 1, a mean of 1 (log 0); with ratios e^1000,
+ * e^-1e-20 and sign -1 at 1 and 0, the mean is e^1000 / 4 to 1 part in
+ * e^-999, beyond double range: norm_rel inf, log_norm_rel 1000 - log 4.
+ */
+static void test_errors(void)
+{
+	static const double o0[4] = { 3, 4, 0, 5 }, e[4] = { 0, 1, 2, 0 };
+	static const int ks[] = { 0, -1000, 600, 200 };
+	double a[4], b[4], logD0[4] = { 0, 0, 0, 0 };
+	double logDh[4] = { 0 };
+	signed char sg[4] = { 1, -1, 0, 1 };
+	struct rfx_att_errors r;
+	size_t k, j;
+
+	for (k = 0; k < sizeof(ks) / sizeof(ks[0]); k++) {
+		for (j = 0; j < 4; j++) {
+			a[j] = ldexp(o0[j], ks[k]);
+			b[j] = ldexp(o0[j] + e[j], ks[k]);
+		}
+		logDh[0] = log(1.5);
+		logDh[1] = log(0.5);
+		rfx_attention_errors(2, 1, 2, a, logD0, b, logDh, sg, NULL, 0,
+				     NULL, NULL, 0, &r);
+		ok(r.out_rel_fro == sqrt(0.1) && r.out_rel_max == 0.4,
+		   "O scaled by 2^%d: relative errors sqrt(0.1) and 0.4, got "
+		   "%.17g and %.17g", ks[k], r.out_rel_fro, r.out_rel_max);
+		/* rounded once: 0 and inf beyond double range (V's 1e75 bound
+		 * keeps rfx attention's inside it) */
+		ok(r.out_mse == ldexp(1.25, 2 * ks[k]),
+		   "and out_mse 1.25 2^%d, got %.17g", 2 * ks[k], r.out_mse);
+	}
+	ok(fabs(r.norm_rel - 1.0) < 4e-16 && fabs(r.log_norm_rel) < 4e-16,
+	   "norm_rel 1 and log_norm_rel 0, got %.17g and %.17g", r.norm_rel,
+	   r.log_norm_rel);
+	logDh[0] = 1000.0;
+	logDh[1] = 1.0;
+	logDh[2] = -INFINITY;
+	logDh[3] = -1e-20;
+	sg[2] = 0;
+	rfx_attention_errors(4, 1, 1, a, logD0, a, logDh, sg, NULL, 0, NULL,
+			     NULL, 0, &r);
+	ok(r.norm_rel == INFINITY &&
+	   fabs(r.log_norm_rel - (1000.0 - log(4.0))) < 1e-12,
+	   "a ratio of e^1000: norm_rel inf, log_norm_rel %.17g = 1000 - log 4",
+	   r.log_norm_rel);
+	ok(r.out_rel_fro == 0.0 && r.out_rel_max == 0.0 && r.out_mse == 0.0,
+	   "O^ = O: every output error 0");
+	for (j = 0; j < 4; j++)
+		a[j] = b[j] = 0.0;
+	rfx_attention_errors(2, 1, 2, a, logD0, b, logDh, sg, NULL, 0, NULL,
+			     NULL, 0, &r);
+	ok(r.out_rel_fro == 0.0 && r.out_rel_max == 0.0 && r.out_mse == 0.0,
+	   "O = O^ = 0 (V = 0): errors 0, not 0/0");
+}
+
 int main(void)
 {
 	gsl_rng *r = rfx_rng_alloc_stream(20221121, 17, 0, 0);
@@ -473,6 +537,7 @@ int main(void)
 	test_exact(r);
 	test_unbiased_and_variance(r);
 	test_causal_stab_eps(r);
+	test_errors();
 	gsl_rng_free(r);
 	return done_testing();
 }

@@ -127,6 +127,47 @@ fails 2 "--gamma with --q-file" attention --q-file q.csv --gamma 1
 fails 2 "--k-file without --q-file" attention --k-file k.csv
 fails 1 "a missing file" attention --q-file nosuch.csv
 
+# Scale: the relative errors of O^ do not depend on V's scale, and
+# V 2^-900 (hex floats, exact) gives exactly V's; the squares of its
+# outputs underflowed to 0 and made them 0/0 (NaN) before the sums were
+# scaled. Entries beyond 1e75 (float32's range with f32) are refused.
+for e in 0 -900; do
+	EXP=$e awk 'BEGIN { for (i = 1; i <= 40; i++) { for (j = 1; j <= 3; j++) {
+		k = (i * j + 2 * i) % 7 - 3; printf "%s%s0x%xp%s", (j > 1 ? "," : ""),
+		(k < 0 ? "-" : ""), (k < 0 ? -k : k), ENVIRON["EXP"] }; print "" } }' > "v$e.csv"
+	"$RFX" attention --q-file q.csv --k-file k.csv --v-file "v$e.csv" $FILES 2> /dev/null |
+		awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^out_rel_/) c[i] = 1; next }
+		{ for (i in c) printf "%s ", $i; print "" }' > "rel$e.txt"
+done
+[ -s rel0.txt ] && ! grep -qi nan rel0.txt && cmp -s rel0.txt rel-900.txt
+ok $? "V and V 2^-900: the same relative errors, bit for bit" || diag_file rel-900.txt
+awk 'BEGIN { for (i = 1; i <= 40; i++) print "1e80,1" }' > vhuge.csv
+awk 'BEGIN { for (i = 1; i <= 40; i++) print "1e40,1" }' > vbig.csv
+fails 2 "V beyond 1e75" attention --q-file q.csv --v-file vhuge.csv
+grep -q "V has 1e+80 at row 1 column 1, beyond 1e+75" "$tmp/err"
+ok $? "  names the entry and the bound"
+fails 2 "V beyond float range with --precision f32" attention --q-file q.csv \
+	--v-file vbig.csv --precision f64,f32
+run attention --q-file q.csv --v-file vbig.csv --features 8 --draws 2
+is "$rc" 0 "  which f64 alone accepts"
+
+# Queries of norm ~400: trig's normaliser is off by a factor near
+# e^26000, beyond double range: norm_rel reads inf (sd 0: every draw
+# does), log_norm_rel its log, and no column reads nan.
+awk 'BEGIN { for (i = 1; i <= 40; i++) { for (j = 1; j <= 4; j++)
+	printf "%s%.6f", (j > 1 ? "," : ""), 200 * sin(7.3 * i + 2.1 * j * j); print "" } }' > qbig.csv
+run attention --q-file qbig.csv --method trig --features 8 --draws 3
+cp "$tmp/out" big.tsv
+is "$rc" 0 "--q-file of norm 400: exits 0"
+is "$(col big.tsv norm_rel_mean | sort -u) $(col big.tsv norm_rel_sd | sort -u)" "inf 0" \
+	"  norm_rel inf, its sd 0"
+v=$(col big.tsv log_norm_rel_mean | head -n 1)
+[ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v > 709 && v < 1e300) }'
+ok $? "  log_norm_rel finite, beyond 709: $v"
+sed 1d big.tsv | cut -f1-11,13- | grep -qi nan
+[ $? -ne 0 ]
+ok $? "  no nan outside gamma (n/a for files)"
+
 run attention --help
 is "$rc" 0 "--help exits 0"
 

@@ -8,6 +8,7 @@
 #include "exp/attention.h"
 
 #include <cblas.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -704,8 +705,60 @@ int rfx_attention_ac_logvar(int kind, const double *Q, size_t i,
 
 const char *const rfx_att_error_names[RFX_ATT_NERR] = {
 	"out_rel_fro", "out_rel_max", "out_mse", "att_mse", "norm_rel",
-	"frac_nonpos", "frac_nonfinite"
+	"frac_nonpos", "frac_nonfinite", "log_norm_rel"
 };
+
+/*
+ * The power of 2 at or below the largest |a_c - b_c| over n entries (b
+ * NULL: 0), as an exponent, or INT_MIN when every entry is 0. The
+ * output errors are sums of squares taken after scaling by 2^-e: exact,
+ * so the same bits as the plain sums wherever those neither overflow nor
+ * underflow, and finite where they did (V of entries 1e-300 made every
+ * square 0 and the relative errors 0/0; entries 1e200 made them inf).
+ */
+static int max_exp(const double *a, const double *b, int n)
+{
+	double m = 0.0;
+	int c;
+
+	for (c = 0; c < n; c++) {
+		double t = fabs(b ? a[c] - b[c] : a[c]);
+
+		m = t > m ? t : m;
+	}
+	return m > 0.0 ? ilogb(m) : INT_MIN;
+}
+
+/* sum_c ((a_c - b_c) 2^-e)^2 (b NULL: 0); 0 for e = INT_MIN */
+static double scaled_ssq(const double *a, const double *b, int n, int e)
+{
+	double s = 0.0;
+	int c;
+
+	if (e == INT_MIN)
+		return 0.0;
+	for (c = 0; c < n; c++) {
+		double t = ldexp(b ? a[c] - b[c] : a[c], -e);
+
+		s += t * t;
+	}
+	return s;
+}
+
+/*
+ * log |s e^delta - 1|, the log of row i's |D^_i/D_i - 1| for D^_i = s
+ * e^{logDh}, delta = logDh - logD0: without cancellation, and finite
+ * where the ratio leaves double range (trig at inputs of norm 1e3).
+ */
+static double log_rel_err(int s, double delta)
+{
+	if (s == 0)
+		return 0.0;
+	if (s < 0) /* log(e^delta + 1) */
+		return delta > 0.0 ? delta + log1p(exp(-delta))
+				   : log1p(exp(delta));
+	return delta >= 0.0 ? rfx_logexpm1(delta) : rfx_log1mexp(delta);
+}
 
 void rfx_attention_errors(size_t nq, size_t nk, int dv, const double *out0,
 			  const double *logD0, const double *out,
@@ -715,33 +768,50 @@ void rfx_attention_errors(size_t nq, size_t nk, int dv, const double *out0,
 {
 	double num = 0.0, den = 0.0, rmax = 0.0, nr = 0.0, am = 0.0;
 	size_t i, a, j, nfin = 0, nonpos = 0, nonfin = 0, cnt = 0;
-	int c;
+	struct rfx_lse lnr = { -INFINITY, 0.0 };
+	int c, et = INT_MIN, e0 = INT_MIN;
 
+	/* the scales of O^ - O and of O over the finite rows */
 	for (i = 0; i < nq; i++) {
 		const double *o = out + i * (size_t)dv, *o0 = out0 + i * (size_t)dv;
-		double e2 = 0.0, n2 = 0.0;
-		int fin = 1;
+		int fin = 1, x;
+
+		for (c = 0; c < dv; c++)
+			fin &= isfinite(o[c]);
+		if (!fin)
+			continue;
+		x = max_exp(o, o0, dv);
+		et = x > et ? x : et;
+		x = max_exp(o0, NULL, dv);
+		e0 = x > e0 ? x : e0;
+	}
+	for (i = 0; i < nq; i++) {
+		const double *o = out + i * (size_t)dv, *o0 = out0 + i * (size_t)dv;
+		int fin = 1, rt, r0;
 
 		if (sgnD[i] <= 0)
 			nonpos++;
 		nr += sgnD[i] == 0 ? 1.0
 				   : fabs((double)sgnD[i] * exp(logDh[i] - logD0[i]) - 1.0);
+		rfx_lse_add(&lnr, log_rel_err(sgnD[i], logDh[i] - logD0[i]));
 		for (c = 0; c < dv; c++)
 			fin &= isfinite(o[c]);
 		if (!fin) {
 			nonfin++;
 			continue;
 		}
-		for (c = 0; c < dv; c++) {
-			double t = o[c] - o0[c];
+		num += scaled_ssq(o, o0, dv, et);
+		den += scaled_ssq(o0, NULL, dv, e0);
+		/* the row's own scales: |O^_i - O_i| / |O_i| = 2^(rt-r0) sqrt(.) */
+		rt = max_exp(o, o0, dv);
+		r0 = max_exp(o0, NULL, dv);
+		if (r0 != INT_MIN && rt != INT_MIN) {
+			double rel = ldexp(sqrt(scaled_ssq(o, o0, dv, rt) /
+						scaled_ssq(o0, NULL, dv, r0)),
+					   rt - r0);
 
-			e2 += t * t;
-			n2 += o0[c] * o0[c];
+			rmax = rel > rmax ? rel : rmax;
 		}
-		num += e2;
-		den += n2;
-		if (n2 > 0.0 && sqrt(e2 / n2) > rmax)
-			rmax = sqrt(e2 / n2);
 		nfin++;
 	}
 	for (a = 0; a < ns; a++) {
@@ -757,11 +827,22 @@ void rfx_attention_errors(size_t nq, size_t nk, int dv, const double *out0,
 			cnt++;
 		}
 	}
-	res->out_rel_fro = nfin && den > 0.0 ? sqrt(num / den) : NAN;
+	/*
+	 * O = 0 (V = 0): O^ = 0 too wherever finite, an exact 0; the
+	 * scales' exponents differ by at most about 2100, within ldexp's
+	 * reach of a value in [2^-1074, 2^1024)
+	 */
+	res->out_rel_fro = !nfin ? NAN
+			   : et == INT_MIN ? 0.0
+			   : e0 == INT_MIN ? INFINITY
+			   : ldexp(sqrt(num / den), et - e0);
 	res->out_rel_max = nfin ? rmax : NAN;
-	res->out_mse = nfin ? num / ((double)nfin * dv) : NAN;
+	res->out_mse = !nfin ? NAN
+		       : et == INT_MIN ? 0.0
+		       : ldexp(ldexp(num / ((double)nfin * dv), et), et);
 	res->att_mse = cnt ? am / (double)cnt : NAN;
 	res->norm_rel = nr / (double)nq;
+	res->log_norm_rel = rfx_lse_value(&lnr) - log((double)nq);
 	res->frac_nonpos = (double)nonpos / (double)nq;
 	res->frac_nonfinite = (double)nonfin / (double)nq;
 }

@@ -210,8 +210,9 @@ struct rfx_att_errors {
 	double norm_rel;       /* mean_i |D^_i - D_i| / D_i */
 	double frac_nonpos;    /* fraction of rows with D^_i <= 0 */
 	double frac_nonfinite; /* fraction of rows with a non-finite output */
+	double log_norm_rel;   /* log norm_rel, finite where it is inf */
 };
-#define RFX_ATT_NERR 7
+#define RFX_ATT_NERR 8
 
 /* The names of the RFX_ATT_NERR errors in struct order. */
 extern const char *const rfx_att_error_names[RFX_ATT_NERR];

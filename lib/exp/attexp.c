@@ -7,6 +7,7 @@
 #include "exp/attexp.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,18 @@ static void summarise(double *x, long R, struct rfx_attexp_stat *s)
 	m /= (double)R;
 	for (k = 0; k < R; k++)
 		v += (x[k] - m) * (x[k] - m);
+	/*
+	 * An infinite value (norm_rel beyond e^709, log_norm_rel -inf for an
+	 * exact normaliser) makes inf - inf: the sd is 0 if every draw has
+	 * that value, else unbounded. NaN (no finite row) stays NaN.
+	 */
+	if (isinf(m)) {
+		v = 0.0;
+		for (k = 0; k < R; k++)
+			v = x[k] != m ? INFINITY : v;
+		if (R > 1)
+			v *= (double)(R - 1);
+	}
 	s->mean = m;
 	s->sd = R > 1 ? sqrt(v / (double)(R - 1)) : 0.0;
 	qsort(x, (size_t)R, sizeof(double), cmp_double);
@@ -73,6 +86,7 @@ static void err_array(const struct rfx_att_errors *e, double *a)
 	a[4] = e->norm_rel;
 	a[5] = e->frac_nonpos;
 	a[6] = e->frac_nonfinite;
+	a[7] = e->log_norm_rel;
 }
 
 /* Everything one run shares: exact attention and the sampled rows. */
@@ -177,6 +191,34 @@ static int run_cell(const struct rfx_attexp_config *c, struct shared *sh,
 	return RFX_OK;
 }
 
+/*
+ * V's entries, which no estimator checks as it does Q's and K's: finite
+ * and within RFX_INPUT_MAX, so that the output errors' squares stay in
+ * double range, and within float range when a variant computes in
+ * float32 (beyond it every output row was inf, and the errors NaN).
+ */
+static int check_values(const struct rfx_attexp_config *c,
+			struct rfx_err *err)
+{
+	double lim = RFX_INPUT_MAX;
+	const char *why = "";
+	size_t i, n = c->nk * (size_t)c->dv;
+	int k;
+
+	for (k = 0; k < c->nprec; k++)
+		if (c->f32[k]) {
+			lim = FLT_MAX;
+			why = " (float32's range, --precision f32)";
+		}
+	for (i = 0; i < n; i++)
+		if (!(fabs(c->V[i]) <= lim))
+			return rfx_error(err, RFX_EINVAL,
+					 "V has %g at row %zu column %zu, beyond %g%s",
+					 c->V[i], i / (size_t)c->dv + 1,
+					 i % (size_t)c->dv + 1, lim, why);
+	return RFX_OK;
+}
+
 static int check_config(const struct rfx_attexp_config *c, struct rfx_err *err)
 {
 	if (c->nq == 0 || c->nk == 0 || c->d < 1 || c->dv < 1)
@@ -191,7 +233,7 @@ static int check_config(const struct rfx_attexp_config *c, struct rfx_err *err)
 	if (c->draws < 1)
 		return rfx_error(err, RFX_EINVAL, "draws must be >= 1, got %ld",
 				 c->draws);
-	return RFX_OK;
+	return check_values(c, err);
 }
 
 int rfx_attexp_run(const struct rfx_attexp_config *c,
