@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmds.h"
 #include "dist.h"
@@ -157,6 +158,25 @@ static int check(struct rfx_shard *s, const char *const *path, int n,
 	return ret;
 }
 
+/*
+ * The shard that OUT names (through links of either kind), or -1. Merging
+ * into a shard would replace it: `rfx merge v.h5.shard-0-of-3 v.h5.shard-*`
+ * destroyed shard 0 and wrote the merge in its place.
+ */
+static int out_is_shard(const char *out, const char *const *path, int n)
+{
+	struct stat so, ss;
+	int q;
+
+	if (stat(out, &so) < 0)
+		return -1;
+	for (q = 0; q < n; q++)
+		if (stat(path[q], &ss) == 0 && ss.st_dev == so.st_dev &&
+		    ss.st_ino == so.st_ino)
+			return q;
+	return -1;
+}
+
 int cmd_merge(int argc, char **argv, const struct rfx_cli *cli)
 {
 	int only_check = 0;
@@ -180,6 +200,10 @@ int cmd_merge(int argc, char **argv, const struct rfx_cli *cli)
 				    "merge needs OUT.h5 and at least one shard (usage: %s)",
 				    usage);
 	n = npos - 1;
+	if (!only_check && (q = out_is_shard(pos[0], pos + 1, n)) >= 0)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "OUT.h5 '%s' is the shard '%s': merge would replace it (usage: %s)",
+				    pos[0], pos[q + 1], usage);
 	s = calloc((size_t)n, sizeof(*s));
 	if (!s)
 		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");

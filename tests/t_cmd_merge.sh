@@ -110,6 +110,24 @@ run merge out.h5
 [ "$rc" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ]
 ok $? "merge without shards: exit 2, one line"
 
+# OUT naming one of the shards (itself, a symbolic or a hard link to it)
+# would replace that shard: refused, the shard kept. Before, merging into
+# shard 0 wrote the run over it.
+cp m/a.h5.shard-0-of-3 keep0
+ln -s a.h5.shard-2-of-3 m/sym.h5
+ln m/a.h5.shard-1-of-3 m/hard.h5
+for o in a.h5.shard-0-of-3 sym.h5 hard.h5; do
+	(cd m && "$RFX" merge "$o" a.h5.shard-?-of-3 > ../m.out 2> ../m.err)
+	m_rc=$?
+	[ "$m_rc" -eq 2 ] && [ "$(lines m.err)" -eq 1 ] &&
+		grep -q "merge would replace it" m.err && cmp -s keep0 m/a.h5.shard-0-of-3 &&
+		[ -L m/sym.h5 ] && [ ! -s m.out ]
+	ok $? "merge into $o, a shard: exit 2, one line, every shard kept" || {
+		diag "exit $m_rc"
+		diag_file m.err
+	}
+done
+
 # Shards record the BLAS kernels; a merge whose kernels differ says so on
 # one line and still writes the run (the results agree to rounding).
 h5dump -a blas m/a.h5.shard-0-of-3 2> /dev/null | grep -q 'OpenBLAS'
