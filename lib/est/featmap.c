@@ -73,8 +73,9 @@ void rfx_featmat_free(struct rfx_featmat *F)
 
 /*
  * One row of rfx_featmat_from_log, vectorised through lib/num/vmath.c (exp,
- * sin and cos), in chunks of stack buffers so that no call allocates. Reads lm[j] and ph[j] before writing re[j] and im[j], so the
- * in-place use the header allows holds.
+ * sin and cos), in chunks of stack buffers so that no call allocates.
+ * Reads lm[j] and ph[j] before writing re[j] and im[j], so the in-place
+ * use the header allows holds.
  */
 RFX_SIMD_CLONES
 static double from_log_row(const double *lm, const double *ph, double *re,
