@@ -305,6 +305,50 @@ static void test_errors(void)
 }
 
 /*
+ * The largest A. For real A -> -inf the second moment of OPRF (written
+ * from the Gaussian integral E exp(a|w|^2 + b.w) = (1-2a)^{-d/2}
+ * exp(|b|^2 / 2(1-2a))) over K^2 is (1-4A)^d (1-8A)^{-d/2} e^{8A|x+y|^2 /
+ * (1-8A) + 2x.y} -> (2|A|)^{d/2} e^{2x.y - |x+y|^2}: so the log variance
+ * at A = -1e300 exceeds that at -1e299 by (d/2) log 10, to rounding. A
+ * beyond 1e300 is refused: at -1e308, 8A overflowed and the variance
+ * read 0. A given A is kept when t is fitted (it ran as its real part).
+ */
+static void test_large_a(void)
+{
+	struct rfx_params p;
+	struct rfx_err err;
+	double lv[2];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		rfx_params_init(&p, 3);
+		rfx_params_parse(&p, &rfx_est_oprf, k ? "A=-1e299" : "A=-1e300",
+				 &err);
+		lv[k] = rfx_est_oprf.fit(&p, x3, 1, y3, 1, 4, &err) == RFX_OK
+				? check_log_var(&rfx_est_oprf, &p, x3, y3, 4)
+				: NAN;
+		rfx_params_release(&p);
+	}
+	ok(isfinite(lv[0]) && fabs(lv[0] - lv[1] - 1.5 * log(10.0)) < 1e-9,
+	   "OPRF at A = -1e300 and -1e299: log variances %.17g and %.17g, "
+	   "(3/2) log 10 apart", lv[0], lv[1]);
+	rfx_params_init(&p, 3);
+	rfx_params_parse(&p, &rfx_est_oprf, "A=-1e301", &err);
+	rfx_err_clear(&err);
+	ok(rfx_est_oprf.fit(&p, x3, 1, y3, 1, 4, &err) == RFX_EINVAL &&
+		   strstr(err.msg, "1e+300"),
+	   "A = -1e301 is refused: %s", err.msg);
+	rfx_params_release(&p);
+	rfx_params_init(&p, 3);
+	rfx_params_parse(&p, &rfx_est_gerf, "A=0.01,0.5", &err);
+	ok(rfx_est_gerf.fit(&p, x3, 1, y3, 1, 4, &err) == RFX_OK &&
+		   p.A_re == 0.01 && p.A_im == 0.5,
+	   "a given complex A is kept while t is fitted: %g%+gi", p.A_re,
+	   p.A_im);
+	rfx_params_release(&p);
+}
+
+/*
  * The fit contains A = 0 with t = -1 (TrigRF) and t = +1 (PosRF), so it is
  * never worse than either at the same budget, whatever the inputs' scale
  * (issue 21: for inputs of length 1e-20 the search ended at e^-39 where
@@ -363,6 +407,7 @@ int main(void)
 	test_log_domain();
 	test_tiny();
 	test_errors();
+	test_large_a();
 	test_fit_contains_special_cases();
 	return done_testing();
 }

@@ -64,6 +64,14 @@ struct gerf_consts {
 	double a_re, a_im;      /* A */
 };
 
+/*
+ * The largest |Re A| and |Im A| taken: 8A must stay finite (A = -1e308
+ * made 1 - 8A inf, and OPRF's variance read e^-inf = 0 where it is
+ * e^705 at -1e307); a fitted A stays far inside (inputs of 1e75 give
+ * |A| near 1e150).
+ */
+#define GERF_A_MAX 1e300
+
 static int gerf_check_a(const char *name, double a_re, double a_im,
 			struct rfx_err *err)
 {
@@ -71,6 +79,10 @@ static int gerf_check_a(const char *name, double a_re, double a_im,
 		return rfx_error(err, RFX_EINVAL,
 				 "%s: variance is infinite unless Re(1 - 8A) > 0, got A = %g%+gi",
 				 name, a_re, a_im);
+	if (!(fabs(a_re) <= GERF_A_MAX && fabs(a_im) <= GERF_A_MAX))
+		return rfx_error(err, RFX_EINVAL,
+				 "%s: A must have |Re A| and |Im A| <= %g, got A = %g%+gi",
+				 name, GERF_A_MAX, a_re, a_im);
 	return RFX_OK;
 }
 
@@ -450,9 +462,10 @@ static int gerf_fit(struct rfx_params *p, const double *X, size_t nx,
 	}
 	/*
 	 * The simplex stops near Im A = 0 rather than on it when the real axis
-	 * is optimal; snap to it then, so the exact real-A form applies.
+	 * is optimal; snap to it then, so the exact real-A form applies. Not
+	 * a given A: --param A=0.01,0.5 without t ran as A = 0.01.
 	 */
-	if (best_im != 0.0 &&
+	if (!(p->given & RFX_P(RFX_PARAM_A)) && best_im != 0.0 &&
 	    gerf_log_m2(best_re, 0.0, best_t, p->d, s,
 			rfx_setstats_mean_sum2(st, best_t)) <= best_f + 1e-12)
 		best_im = 0.0;
