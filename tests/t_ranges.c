@@ -46,9 +46,9 @@ struct tally {
 	char first[RFX_ERR_MSG_MAX + 128];
 };
 
-static void one_pair(const struct rfx_estimator_type *e, int d, const double *x,
-		     const double *y, const gsl_rng *r, struct tally *t,
-		     double nx, double ny, int kind)
+static void one_pair(const struct rfx_estimator_type *e, const char *given,
+		     int d, const double *x, const double *y, const gsl_rng *r,
+		     struct tally *t, double nx, double ny, int kind)
 {
 	struct rfx_params p;
 	struct rfx_err err;
@@ -58,7 +58,24 @@ static void one_pair(const struct rfx_estimator_type *e, int d, const double *x,
 
 	rfx_params_init(&p, d);
 	t->pairs++;
+	if (given && rfx_params_parse(&p, e, given, &err)) {
+		if (!t->fit_fail++ && !t->first[0])
+			snprintf(t->first, sizeof(t->first), "%s: %s", given,
+				 err.msg);
+		goto out;
+	}
 	if (e->fit(&p, x, 1, y, 1, M, &err)) {
+		/*
+		 * A given Poisson rate too small for the inputs (its
+		 * log-variance would leave double range), or a given shift
+		 * whose fitted rate passes 1e9, is refused by name, as
+		 * README says.
+		 */
+		if (given && (strstr(err.msg, "too small for these inputs") ||
+			      strstr(err.msg, "exceeds"))) {
+			t->refused++;
+			goto out;
+		}
 		/*
 		 * The one documented exception: Poisson rates above 1e9
 		 * (README), reached only at the huge norms.
@@ -167,6 +184,76 @@ static void test_tiny(void)
 	gsl_rng_free(r);
 }
 
+/*
+ * Given parameters at the ends of their documented ranges (README,
+ * "Numerics and valid ranges"; lib/est/estimator.c's table), against the
+ * same corners in d = 2: log Var finite or -inf, estimates finite, or a
+ * refusal the README names (a Poisson rate too small or too large for the
+ * inputs). Just outside each range, parsing or fitting refuses. Before,
+ * A = -1e308 gave OPRF a variance of 0, a = 1e-300 and rho = 1e-300 an
+ * infinite log-variance, c = -1e200, a complex a, A = 0.1 - 1e200 i and
+ * sigma = 1e300 NaN.
+ */
+static void test_param_corners(const gsl_rng *r)
+{
+	static const struct {
+		const char *method, *in[3], *out;
+	} c[] = {
+		{ "oprf", { "A=-1e300", "A=0.1249", NULL }, "A=-1e301" },
+		{ "gerf", { "A=-1e300,1e140", "A=0.1,-1e140", NULL }, "A=0.1,1e141" },
+		{ "pois", { "lambda=1e9", "lambda=1e-290", "lambda=1" }, "lambda=2e9" },
+		{ "pois+", { "lambda=1e-290", "c=-1e75,-1e75", NULL }, "c=-1e76,0" },
+		{ "geom", { "q=1e-300", "q=0.9999999999999999", NULL }, "q=1" },
+		{ "geom+", { "q=1e-300", "c=-1e75,1e75", NULL }, "c=0,1.1e75" },
+		{ "gauss-hyb", { "rho=1e-100", "sigma=1e-300", "sigma=1e75" }, "rho=9e-101" },
+		{ "gauss-hyb-ind", { "rho=1e-100", "rho=1", NULL }, "sigma=1.1e75" },
+		{ "cexp", { "a=1e70,1e-70", "a=1e-70:1e-70,7e69:7e69", NULL }, "a=1e71,1" },
+		{ "cexp-c", { "a=1e-70,1e70", "a=0:1e70,1", NULL }, "a=1e-71,1" },
+	};
+	static const double ns[5] = { 0.0, 1e-8, 1.0, 30.0, 1e75 };
+	size_t k, v;
+	int a, b, kind;
+
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		const struct rfx_estimator_type *e = rfx_estimator_find(c[k].method, NULL);
+		struct rfx_params p;
+		struct rfx_err err;
+		struct tally t;
+		double ux[2], uy[2], x[2], y[2], one[2] = { 0.5, 0.25 };
+		int refused;
+
+		for (v = 0; v < 3 && c[k].in[v]; v++) {
+			memset(&t, 0, sizeof(t));
+			direction(0, 2, r, ux);
+			for (kind = 0; kind < 3; kind++) {
+				direction(kind, 2, r, uy);
+				for (a = 0; a < 5; a++)
+					for (b = 0; b < 5; b++) {
+						x[0] = ns[a] * ux[0];
+						x[1] = ns[a] * ux[1];
+						y[0] = ns[b] * uy[0];
+						y[1] = ns[b] * uy[1];
+						one_pair(e, c[k].in[v], 2, x, y, r,
+							 &t, ns[a], ns[b], kind);
+					}
+			}
+			ok(e && t.fit_fail == 0 && t.lv_bad == 0 && t.est_bad == 0,
+			   "%s %s: %d corner pairs, %d refused by name, log Var "
+			   "finite or -inf, estimates finite (%d/%d/%d)%s%s",
+			   c[k].method, c[k].in[v], t.pairs, t.refused,
+			   t.fit_fail, t.lv_bad, t.est_bad,
+			   t.first[0] ? "; first: " : "", t.first);
+		}
+		rfx_params_init(&p, 2);
+		rfx_err_clear(&err);
+		refused = !e || rfx_params_parse(&p, e, c[k].out, &err) ||
+			  e->fit(&p, one, 1, one, 1, 4, &err);
+		ok(refused && err.code == RFX_EINVAL,
+		   "%s %s is refused: %s", c[k].method, c[k].out, err.msg);
+		rfx_params_release(&p);
+	}
+}
+
 int main(void)
 {
 	static const int ds[4] = { 1, 2, 64, 1024 };
@@ -201,7 +288,7 @@ int main(void)
 							x[l] = norms[a] * ux[l];
 							y[l] = norms[b] * uy[l];
 						}
-						one_pair(*es, d, x, y, r, &t, norms[a],
+						one_pair(*es, NULL, d, x, y, r, &t, norms[a],
 							 norms[b], kind);
 					}
 			}
@@ -215,6 +302,7 @@ int main(void)
 		   (*es)->name, t.pairs, t.refused, t.fit_fail, t.lv_bad, t.est_bad,
 		   t.first[0] ? "; first: " : "", t.first);
 	}
+	test_param_corners(r);
 	gsl_rng_free(r);
 	test_tiny();
 	return done_testing();

@@ -313,8 +313,12 @@ static const struct rfx_param_info param_table[RFX_PARAM_COUNT] = {
 	[RFX_PARAM_Q] = { "q", RFX_PK_REAL, 0, 1, RFX_PI_LO_OPEN | RFX_PI_HI_OPEN,
 			  "in (0, 1)", "fitted",
 			  "geometric parameter (thesis sec. 6.4.2)", OFF(q), 0 },
-	[RFX_PARAM_C] = { "c", RFX_PK_VECTOR, -INF, INF, 0,
-			  "d comma-separated numbers", "fitted",
+	/*
+	 * c as the inputs it shifts; beyond, the shifted products left
+	 * double range (geom+ at c = -1e200: NaN)
+	 */
+	[RFX_PARAM_C] = { "c", RFX_PK_VECTOR, -RFX_INPUT_MAX, RFX_INPUT_MAX, 0,
+			  "d comma-separated numbers within 1e75", "fitted",
 			  "shift vector (thesis sec. 6.4.3)", OFF(c), 0 },
 	[RFX_PARAM_M1] = { "m1", RFX_PK_INT, 1, 1e6, 0, "a positive integer",
 			   "from the budget M",
@@ -323,16 +327,30 @@ static const struct rfx_param_info param_table[RFX_PARAM_COUNT] = {
 	[RFX_PARAM_M3] = { "m3", RFX_PK_INT, 1, 1e6, 0, "a positive integer",
 			   "from the budget M",
 			   "angular features (HRF's n)", OFF(m3), 0 },
-	[RFX_PARAM_SIGMA] = { "sigma", RFX_PK_REAL, 0, INF, RFX_PI_LO_OPEN,
-			      "a positive number", "1",
+	/* sigma t.x must stay finite: sigma 1e300 gave sin(inf), NaN */
+	[RFX_PARAM_SIGMA] = { "sigma", RFX_PK_REAL, 0, RFX_INPUT_MAX, RFX_PI_LO_OPEN,
+			      "a positive number up to 1e75", "1",
 			      "Gaussian hybrid bandwidth (HRF sec. 2.4)",
 			      OFF(sigma), 0 },
-	[RFX_PARAM_RHO] = { "rho", RFX_PK_REAL, 0, 1, RFX_PI_LO_OPEN,
-			    "in (0, 1]", "HRF eq. 68",
+	/*
+	 * rho's weights go as 1/rho^2 against differences of at most 1
+	 * (hyb.c, hyb_weights): below 1e-150 they overflowed and the log
+	 * variance read inf or NaN. A fitted rho may be smaller, its
+	 * differences shrinking with it (inputs near 0).
+	 */
+	[RFX_PARAM_RHO] = { "rho", RFX_PK_REAL, 1e-100, 1, 0,
+			    "in [1e-100, 1]", "HRF eq. 68",
 			    "Gaussian hybrid normaliser (HRF appendix F)",
 			    OFF(rho), 0 },
-	[RFX_PARAM_DIAG] = { "a", RFX_PK_CVECTOR, -INF, INF, 0,
-			     "d comma-separated nonzero numbers re or re:im",
+	/*
+	 * |Z|^2 = |a x + y/a|^2 (cexp.c) stays in double range for inputs
+	 * within 1e75: at a = 1e-300 or 1e300 it was inf, and NaN for a
+	 * complex a. A fitted a may pass 1e70 (up to 2e191, for centres
+	 * 2.2e-308 and 1e75), but only for sets whose own coordinates are
+	 * as small as their centre's, where a x stays moderate.
+	 */
+	[RFX_PARAM_DIAG] = { "a", RFX_PK_CVECTOR, RFX_DIAG_MIN, RFX_DIAG_MAX, 0,
+			     "d comma-separated numbers re or re:im of modulus in [1e-70, 1e70]",
 			     "fitted",
 			     "diagonal of A (HRF eqs. 16, 85-88)", OFF(a_re),
 			     OFF(a_im) },
@@ -510,7 +528,7 @@ static int parse_value(struct rfx_params *p, const struct rfx_estimator_type *e,
 		       struct rfx_err *err)
 {
 	double v[2];
-	int n;
+	int n, k;
 
 	switch (pi->kind) {
 	case RFX_PK_SCALAR:
@@ -547,11 +565,15 @@ static int parse_value(struct rfx_params *p, const struct rfx_estimator_type *e,
 
 		if (!c)
 			return rfx_error(err, RFX_ENOMEM, "out of memory");
-		if (parse_nums(value, c, p->d) != p->d) {
+		n = parse_nums(value, c, p->d);
+		for (k = 0; n == p->d && k < n; k++)
+			if (!in_range(pi, c[k]))
+				n = -1;
+		if (n != p->d) {
 			free(c);
 			return rfx_error(err, RFX_EINVAL,
-					 "%s: %s must be %d comma-separated numbers",
-					 e->name, pi->name, p->d);
+					 "%s: %s must be %d comma-separated numbers within %g",
+					 e->name, pi->name, p->d, pi->hi);
 		}
 		free(*FIELD(p, pi->off, double *));
 		*FIELD(p, pi->off, double *) = c;
@@ -560,16 +582,18 @@ static int parse_value(struct rfx_params *p, const struct rfx_estimator_type *e,
 	case RFX_PK_CVECTOR: {
 		double *ar = malloc((size_t)p->d * sizeof(double));
 		double *ai = malloc((size_t)p->d * sizeof(double));
-		int k = ar && ai ? parse_complex_list(value, ar, ai, p->d) : -2;
-
+		k = ar && ai ? parse_complex_list(value, ar, ai, p->d) : -2;
+		for (n = 0; k == p->d && n < k; n++)
+			if (!in_range(pi, hypot(ar[n], ai[n])))
+				k = -1;
 		if (k != p->d) {
 			free(ar);
 			free(ai);
 			if (k == -2)
 				return rfx_error(err, RFX_ENOMEM, "out of memory");
 			return rfx_error(err, RFX_EINVAL,
-					 "%s: %s must be %d comma-separated nonzero numbers re or re:im",
-					 e->name, pi->name, p->d);
+					 "%s: %s must be %d comma-separated numbers re or re:im of modulus in [%g, %g]",
+					 e->name, pi->name, p->d, pi->lo, pi->hi);
 		}
 		free(*FIELD(p, pi->off, double *));
 		free(*FIELD(p, pi->off_im, double *));

@@ -284,7 +284,9 @@ enum rfx_param_kind {
 struct rfx_param_info {
 	const char *name;         /* as in NAME=VALUE */
 	enum rfx_param_kind kind;
-	double lo, hi;            /* range of REAL and INT values */
+	double lo, hi;            /* range of REAL and INT values, of each
+				     entry of a VECTOR, of each modulus of
+				     a CVECTOR */
 	unsigned flags;           /* RFX_PI_* */
 	const char *range;        /* the range in words, for messages and help */
 	const char *dflt;         /* what it is when not given */
@@ -332,6 +334,14 @@ size_t rfx_params_format(const struct rfx_params *p,
  * count as 0 (TrigRF's variance is then exactly 0, log -inf).
  */
 #define RFX_INPUT_MAX 1e75
+
+/*
+ * The moduli a given complex-exponential diagonal a may have (cexp,
+ * cexp-c): with inputs within RFX_INPUT_MAX, |a x + y/a|^2 stays below
+ * about 1e296.
+ */
+#define RFX_DIAG_MIN 1e-70
+#define RFX_DIAG_MAX 1e70
 
 /*
  * Validators shared by the estimators' fit functions: each returns RFX_OK

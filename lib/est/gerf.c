@@ -65,12 +65,15 @@ struct gerf_consts {
 };
 
 /*
- * The largest |Re A| and |Im A| taken: 8A must stay finite (A = -1e308
- * made 1 - 8A inf, and OPRF's variance read e^-inf = 0 where it is
- * e^705 at -1e307); a fitted A stays far inside (inputs of 1e75 give
- * |A| near 1e150).
+ * The largest |Re A| taken: 8A must stay finite (A = -1e308 made 1 - 8A
+ * inf, and OPRF's variance read e^-inf = 0 where it is e^705 at -1e307);
+ * a fitted A stays far inside (inputs of 1e75 give |A| near 1e150). The
+ * log-variance grows as |Im A| |x + t y|^2, and |x + t y|^2 reaches 4e156
+ * for inputs within 1e75 (d <= 10^6): |Im A| <= 1e140 keeps it finite
+ * (A = 0.1 - 1e200 i gave NaN at |y| = 1e75).
  */
 #define GERF_A_MAX 1e300
+#define GERF_IM_MAX 1e140
 
 static int gerf_check_a(const char *name, double a_re, double a_im,
 			struct rfx_err *err)
@@ -79,10 +82,10 @@ static int gerf_check_a(const char *name, double a_re, double a_im,
 		return rfx_error(err, RFX_EINVAL,
 				 "%s: variance is infinite unless Re(1 - 8A) > 0, got A = %g%+gi",
 				 name, a_re, a_im);
-	if (!(fabs(a_re) <= GERF_A_MAX && fabs(a_im) <= GERF_A_MAX))
+	if (!(fabs(a_re) <= GERF_A_MAX && fabs(a_im) <= GERF_IM_MAX))
 		return rfx_error(err, RFX_EINVAL,
-				 "%s: A must have |Re A| and |Im A| <= %g, got A = %g%+gi",
-				 name, GERF_A_MAX, a_re, a_im);
+				 "%s: A must have |Re A| <= %g and |Im A| <= %g, got A = %g%+gi",
+				 name, GERF_A_MAX, GERF_IM_MAX, a_re, a_im);
 	return RFX_OK;
 }
 

@@ -19,6 +19,7 @@
  * positive.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <gsl/gsl_randist.h>
 
 #include "est/dirf.h"
@@ -50,6 +51,50 @@ static int lambda_check(const struct rfx_params *p, const char *name,
 	return RFX_OK;
 }
 
+/*
+ * The largest exponent lambda d + S/lambda a given lambda may meet on
+ * these sets: beyond it log expm1 of it, the log-variance, left double
+ * range (lambda = 1e-300 against inputs of 1e75: inf).
+ */
+#define EXPONENT_MAX 1e300
+
+/*
+ * Whether a given lambda keeps lambda d + S/lambda within EXPONENT_MAX
+ * for every pair of the sets (shifted by c when not NULL): S <= sum_l
+ * max_i x_il^2 max_j y_jl^2.
+ */
+static int lambda_fits_sets(const struct rfx_params *p, const char *name,
+			    const double *X, size_t nx, const double *Y,
+			    size_t ny, const double *c, struct rfx_err *err)
+{
+	double *mx = calloc(2 * (size_t)p->d, sizeof(double)), *my, smax = 0.0;
+	size_t i;
+	int l;
+
+	if (!mx)
+		return rfx_error(err, RFX_ENOMEM, "out of memory");
+	my = mx + p->d;
+	for (i = 0; i < nx + ny; i++) {
+		const double *z = i < nx ? X + i * (size_t)p->d
+					 : Y + (i - nx) * (size_t)p->d;
+		double *m = i < nx ? mx : my;
+
+		for (l = 0; l < p->d; l++) {
+			double v = z[l] - (c ? c[l] : 0.0);
+
+			m[l] = v * v > m[l] ? v * v : m[l];
+		}
+	}
+	for (l = 0; l < p->d; l++)
+		smax += mx[l] * my[l];
+	free(mx);
+	if (!(p->lambda * p->d + smax / p->lambda <= EXPONENT_MAX))
+		return rfx_error(err, RFX_EINVAL,
+				 "%s: lambda = %g is too small for these inputs (sum x_l^2 y_l^2 up to %g): the log-variance would pass %g",
+				 name, p->lambda, smax, EXPONENT_MAX);
+	return RFX_OK;
+}
+
 static int pois_fit_common(struct rfx_params *p, const char *name, int shifted,
 			   const double *X, size_t nx, const double *Y,
 			   size_t ny, int M, struct rfx_err *err)
@@ -60,11 +105,15 @@ static int pois_fit_common(struct rfx_params *p, const char *name, int shifted,
 
 	if (ret)
 		return ret;
-	if (!st)
-		return p->lambda > 0.0 && isfinite(p->lambda)
-			       ? lambda_check(p, name, err)
-			       : rfx_error(err, RFX_EINVAL,
-					   "%s: lambda must be positive", name);
+	if (!st) {
+		if (!(p->lambda > 0.0 && isfinite(p->lambda)))
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: lambda must be positive", name);
+		ret = lambda_check(p, name, err);
+		return ret ? ret
+			   : lambda_fits_sets(p, name, X, nx, Y, ny,
+					      shifted ? p->c : NULL, err);
+	}
 	p->lambda = sqrt(st->mean_x2y2 / p->d);
 	if (p->lambda < LAMBDA_MIN)
 		p->lambda = LAMBDA_MIN;
