@@ -237,6 +237,19 @@ is "$rc" 0 "--help exits 0"
 grep -q '^usage: rfx mse-table' "$tmp/out"
 ok $? "--help prints the usage"
 
+# MSEs near 1e198 (gauss-hyb at rho = 1e-100, the end of its range): their
+# spread over the reps is finite too, and mse_se = mse_sd / sqrt(reps).
+# The squared deviations overflowed to an sd of inf before they were
+# scaled.
+run mse-table --dataset wine --method gauss-hyb --param rho=1e-100 --pairs 10 \
+	--draws 2 --reps 4
+cp "$tmp/out" big.tsv
+m=$(col big.tsv mse) sd=$(col big.tsv mse_sd) se=$(col big.tsv mse_se)
+[ "$rc" -eq 0 ] && awk -v m="$m" -v sd="$sd" -v se="$se" 'BEGIN {
+	exit !(m > 1e150 && m < 1e300 && sd > 0 && sd < 1e300 &&
+	       se / (sd / 2) > 1 - 1e-12 && se / (sd / 2) < 1 + 1e-12) }'
+ok $? "MSEs near 1e198: mse_sd ($sd) and mse_se finite" || diag_file big.tsv
+
 # ---------------------------------------------------------------------------
 # Interruption
 
