@@ -315,22 +315,26 @@ static int blocks_ready(struct rfx_proj_ws *ws, int coupled)
 		return 1;
 	if (coupled && !ws->haar && !(ws->haar = malloc(n * n * sizeof(double))))
 		return 1;
-	if (ws->A)
-		return 0;
 	/*
-	 * GSL's allocators call its error handler on failure; with the
+	 * Each piece once, and after a failure the missing ones on the next
+	 * call. GSL's allocators call its error handler on failure; with the
 	 * handler off, as rfx's main and the library's first call set it,
 	 * they just return NULL.
 	 */
-	ws->A = square_alloc(n);
-	ws->tau = gsl_vector_alloc(n);
+	if (!ws->A)
+		ws->A = square_alloc(n);
+	if (!ws->tau)
+		ws->tau = gsl_vector_alloc(n);
 	if (!ws->A || !ws->tau)
 		return 1;
 	if (d < LAPACK_D) {
-		ws->Q = square_alloc(n);
-		ws->R = square_alloc(n);
+		if (!ws->Q)
+			ws->Q = square_alloc(n);
+		if (!ws->R)
+			ws->R = square_alloc(n);
 		return !ws->Q || !ws->R;
-	} else {
+	}
+	if (!ws->work) {
 		/* the optimal size of the workspace, as LAPACK reports it */
 		int lw = -1, info = 0;
 		double q = 0.0;
@@ -338,8 +342,8 @@ static int blocks_ready(struct rfx_proj_ws *ws, int coupled)
 		dgeqrf_(&d, &d, ws->A->data, &d, ws->tau->data, &q, &lw, &info);
 		ws->lwork = info == 0 && q >= d ? (int)q : 64 * d;
 		ws->work = malloc((size_t)ws->lwork * sizeof(double));
-		return !ws->work;
 	}
+	return !ws->work;
 }
 
 struct rfx_proj_ws *rfx_proj_ws_alloc(int d)
