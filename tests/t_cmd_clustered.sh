@@ -87,6 +87,19 @@ is "$(awk -F'\t' 'NR > 1 {print $1, $2, $3, $4}' "$tmp/out" | tr '\n' ';')" \
 finite "$tmp/out" 7 10
 ok $? "every MSE finite"
 
+# --method all: the two hybrids and every estimator 'rfx help estimators'
+# says clustered accepts, in that order, each row finite; as everywhere,
+# 'all' comes alone.
+run clustered --set 1 --points 30 --reps 2 --m 10 --method all
+is "$rc" 0 "--method all: exits 0"
+want=$("$RFX" help estimators | awk '/^[a-z]/ { n = $1 }
+	/accepted by/ && /clustered/ { printf " %s", n }')
+is "$(awk -F'\t' 'NR > 1 { printf " %s", $4 }' "$tmp/out")" " hyb-cluster hyb-gmix$want" \
+	"--method all: the hybrids, then the registry's methods for clustered"
+finite "$tmp/out" 7 10
+ok $? "--method all: every MSE finite"
+fails 2 "'all' in a list" clustered --method all,trig -o out.h5
+
 # ---------------------------------------------------------------------------
 # Bad inputs
 

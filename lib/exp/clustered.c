@@ -184,6 +184,34 @@ int rfx_cl_parse_methods(const char *list, struct rfx_cl_method *out, int max,
 	if (!list || !*list)
 		return rfx_error(err, RFX_EINVAL, "no methods given");
 	valid_names(valid, sizeof(valid));
+	/* "all", as every command's --method: the hybrids, then the registry */
+	if (!strcmp(list, "all")) {
+		int k, nreg = 0;
+
+		while (reg[nreg])
+			nreg++;
+		for (k = 0; k < NHYB + nreg; k++) {
+			struct rfx_cl_method mt;
+
+			memset(&mt, 0, sizeof(mt));
+			if (k < NHYB) {
+				mt.name = hybrids[k].name;
+				mt.kind = hybrids[k].kind;
+				mt.code = CODE_HYB + k;
+			} else if (rfx_cl_accepts(reg[k - NHYB])) {
+				mt.e = reg[k - NHYB];
+				mt.name = mt.e->name;
+				mt.code = k - NHYB;
+			} else {
+				continue;
+			}
+			if (*n >= max)
+				return rfx_error(err, RFX_EINVAL,
+						 "more than %d methods", max);
+			out[(*n)++] = mt;
+		}
+		return RFX_OK;
+	}
 	for (;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
@@ -216,6 +244,9 @@ int rfx_cl_parse_methods(const char *list, struct rfx_cl_method *out, int max,
 				mt.code = k;
 				found = 1;
 			}
+		if (!found && !strcmp(name, "all"))
+			return rfx_error(err, RFX_EINVAL,
+					 "'all' stands for every method and comes alone, not in a list");
 		if (!found) {
 			const char *names[64];
 			char hint[96];
