@@ -116,6 +116,7 @@ LIB_OBJS += lib/num/isa.o
 LIB_OBJS += lib/num/kernel.o
 LIB_OBJS += lib/num/kmeans.o
 LIB_OBJS += lib/num/setstats.o
+LIB_OBJS += lib/num/ssq.o
 LIB_OBJS += lib/num/vmath.o
 LIB_OBJS += lib/num/vmath_avx2.o
 LIB_OBJS += lib/num/vmath_avx512.o

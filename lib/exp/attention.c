@@ -19,6 +19,7 @@
 #include "num/blas.h"
 #include "num/gemm.h"
 #include "num/logmath.h"
+#include "num/ssq.h"
 #include "num/vmath.h"
 
 /* Exact attention's tiles: query rows x key columns (256 KiB of logits). */
@@ -709,43 +710,6 @@ const char *const rfx_att_error_names[RFX_ATT_NERR] = {
 };
 
 /*
- * The power of 2 at or below the largest |a_c - b_c| over n entries (b
- * NULL: 0), as an exponent, or INT_MIN when every entry is 0. The
- * output errors are sums of squares taken after scaling by 2^-e: exact,
- * so the same bits as the plain sums wherever those neither overflow nor
- * underflow, and finite where they did (V of entries 1e-300 made every
- * square 0 and the relative errors 0/0; entries 1e200 made them inf).
- */
-static int max_exp(const double *a, const double *b, int n)
-{
-	double m = 0.0;
-	int c;
-
-	for (c = 0; c < n; c++) {
-		double t = fabs(b ? a[c] - b[c] : a[c]);
-
-		m = t > m ? t : m;
-	}
-	return m > 0.0 ? ilogb(m) : INT_MIN;
-}
-
-/* sum_c ((a_c - b_c) 2^-e)^2 (b NULL: 0); 0 for e = INT_MIN */
-static double scaled_ssq(const double *a, const double *b, int n, int e)
-{
-	double s = 0.0;
-	int c;
-
-	if (e == INT_MIN)
-		return 0.0;
-	for (c = 0; c < n; c++) {
-		double t = ldexp(b ? a[c] - b[c] : a[c], -e);
-
-		s += t * t;
-	}
-	return s;
-}
-
-/*
  * log |s e^delta - 1|, the log of row i's |D^_i/D_i - 1| for D^_i = s
  * e^{logDh}, delta = logDh - logD0: without cancellation, and finite
  * where the ratio leaves double range (trig at inputs of norm 1e3).
@@ -771,7 +735,12 @@ void rfx_attention_errors(size_t nq, size_t nk, int dv, const double *out0,
 	struct rfx_lse lnr = { -INFINITY, 0.0 };
 	int c, et = INT_MIN, e0 = INT_MIN;
 
-	/* the scales of O^ - O and of O over the finite rows */
+	/*
+	 * The scales of O^ - O and of O over the finite rows: the sums of
+	 * squares are taken after scaling by them (num/ssq.h), as V of
+	 * entries 1e-300 made every square 0 and the relative errors 0/0,
+	 * and entries 1e200 made them inf.
+	 */
 	for (i = 0; i < nq; i++) {
 		const double *o = out + i * (size_t)dv, *o0 = out0 + i * (size_t)dv;
 		int fin = 1, x;
@@ -780,9 +749,9 @@ void rfx_attention_errors(size_t nq, size_t nk, int dv, const double *out0,
 			fin &= isfinite(o[c]);
 		if (!fin)
 			continue;
-		x = max_exp(o, o0, dv);
+		x = rfx_ssq_exp(o, o0, 0.0, (size_t)dv);
 		et = x > et ? x : et;
-		x = max_exp(o0, NULL, dv);
+		x = rfx_ssq_exp(o0, NULL, 0.0, (size_t)dv);
 		e0 = x > e0 ? x : e0;
 	}
 	for (i = 0; i < nq; i++) {
@@ -800,14 +769,14 @@ void rfx_attention_errors(size_t nq, size_t nk, int dv, const double *out0,
 			nonfin++;
 			continue;
 		}
-		num += scaled_ssq(o, o0, dv, et);
-		den += scaled_ssq(o0, NULL, dv, e0);
+		num += rfx_ssq_scaled(o, o0, 0.0, (size_t)dv, et);
+		den += rfx_ssq_scaled(o0, NULL, 0.0, (size_t)dv, e0);
 		/* the row's own scales: |O^_i - O_i| / |O_i| = 2^(rt-r0) sqrt(.) */
-		rt = max_exp(o, o0, dv);
-		r0 = max_exp(o0, NULL, dv);
+		rt = rfx_ssq_exp(o, o0, 0.0, (size_t)dv);
+		r0 = rfx_ssq_exp(o0, NULL, 0.0, (size_t)dv);
 		if (r0 != INT_MIN && rt != INT_MIN) {
-			double rel = ldexp(sqrt(scaled_ssq(o, o0, dv, rt) /
-						scaled_ssq(o0, NULL, dv, r0)),
+			double rel = ldexp(sqrt(rfx_ssq_scaled(o, o0, 0.0, (size_t)dv, rt) /
+						rfx_ssq_scaled(o0, NULL, 0.0, (size_t)dv, r0)),
 					   rt - r0);
 
 			rmax = rel > rmax ? rel : rmax;

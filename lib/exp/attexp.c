@@ -20,6 +20,7 @@
 #include "base/rng.h"
 #include "data/regime.h"
 #include "num/blas.h"
+#include "num/ssq.h"
 
 static int nvariants(const struct rfx_attexp_config *c)
 {
@@ -49,33 +50,24 @@ static int cmp_double(const void *a, const void *b)
 /* Mean, sd and quantiles of x[0..R-1] (sorted in place). */
 static void summarise(double *x, long R, struct rfx_attexp_stat *s)
 {
-	double m = 0.0, v = 0.0, dmax = 0.0;
+	double m = 0.0;
 	long k;
-	int e;
 
 	for (k = 0; k < R; k++)
 		m += x[k];
 	m /= (double)R;
-	/* squares scaled by a power of 2 (exact), as errors reach 1e300 */
-	for (k = 0; k < R; k++)
-		dmax = fabs(x[k] - m) > dmax ? fabs(x[k] - m) : dmax;
-	e = dmax > 0.0 && isfinite(dmax) ? ilogb(dmax) : 0;
-	for (k = 0; k < R; k++)
-		v += ldexp(x[k] - m, -e) * ldexp(x[k] - m, -e);
+	s->mean = m;
+	s->sd = rfx_ssq_sd(x, (size_t)R, m);
 	/*
 	 * An infinite value (norm_rel beyond e^709, log_norm_rel -inf for an
 	 * exact normaliser) makes inf - inf: the sd is 0 if every draw has
 	 * that value, else unbounded. NaN (no finite row) stays NaN.
 	 */
-	if (isinf(m)) {
-		v = 0.0;
+	if (isinf(m) && R > 1) {
+		s->sd = 0.0;
 		for (k = 0; k < R; k++)
-			v = x[k] != m ? INFINITY : v;
-		if (R > 1)
-			v *= (double)(R - 1);
+			s->sd = x[k] != m ? INFINITY : s->sd;
 	}
-	s->mean = m;
-	s->sd = R > 1 ? ldexp(sqrt(v / (double)(R - 1)), e) : 0.0;
 	qsort(x, (size_t)R, sizeof(double), cmp_double);
 	s->q50 = x[(R - 1) / 2];
 	s->q90 = x[(long)floor(0.9 * (double)(R - 1) + 0.5)];

@@ -19,6 +19,7 @@
 #include "eval/cost.h"
 #include "num/gemm.h"
 #include "num/logmath.h"
+#include "num/ssq.h"
 #include "eval/montecarlo.h"
 #include "base/rng.h"
 
@@ -966,9 +967,8 @@ int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 	}
 	for (t = 0; t < nc; t++) {
 		const double *v = mse + t * R;
-		double mean = 0.0, ss = 0.0, kmean = 0.0, iid = 0.0, dmax = 0.0;
+		double mean = 0.0, kmean = 0.0, iid = 0.0;
 		size_t q;
-		int e;
 
 		for (q = 0; q < R; q++) {
 			mean += v[q];
@@ -976,17 +976,9 @@ int rfx_mse_execute(const struct rfx_mse_config *c, struct rfx_mse_row *rows,
 			iid += mi[t * R + q];
 		}
 		mean /= (double)R;
-		/*
-		 * The squares scaled by a power of 2 (exact): MSEs of 1e198
-		 * (gauss-hyb at rho = 1e-100) overflowed them to an sd of inf
-		 */
-		for (q = 0; q < R; q++)
-			dmax = fabs(v[q] - mean) > dmax ? fabs(v[q] - mean) : dmax;
-		e = dmax > 0.0 ? ilogb(dmax) : 0;
-		for (q = 0; q < R; q++)
-			ss += ldexp(v[q] - mean, -e) * ldexp(v[q] - mean, -e);
 		rows[t].mse = mean;
-		rows[t].mse_sd = ldexp(sqrt(ss / (double)(R - 1)), e);
+		/* scaled squares: MSEs of 1e198 (gauss-hyb at rho = 1e-100) */
+		rows[t].mse_sd = rfx_ssq_sd(v, R, mean);
 		rows[t].mse_se = rows[t].mse_sd / sqrt((double)R);
 		rows[t].kernel_mean = kmean / (double)R;
 		rows[t].mse_iid = iid / (double)R;
