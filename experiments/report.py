@@ -869,7 +869,7 @@ def render_html(blocks, title):
 # ---------------------------------------------------------------------------
 # Beyond the papers (issue 19): the claims of FAVOR# and SimRF checked on
 # rfx's exact variances and Monte Carlo, with the numbers behind each
-# verdict, from the results of make figures (fig_beyond6_4, beyond_simrf,
+# verdict, from the results of make figures (variance, beyond_simrf,
 # beyond_uci, beyond_att) and, if present, make figures-beyond's
 # results/beyond_ratio.tsv.
 
@@ -881,7 +881,7 @@ def beyond_favor(res):
     """FAVOR#'s "e^10 times smaller variance than OPRF and beyond" on thesis
     Fig 6.4's regimes: per regime the log of OPRF's (and GeomRF+'s) mean
     variance over the best DERF's, at every gamma."""
-    rows = res.table("fig_beyond6_4", "variance")
+    rows = res.table("variance", "variance")
     by = {}
     for r in rows:
         by.setdefault((r["regime"], num(r["gamma"])), {})[r["method"]] = num(r["logvar_mean"])
@@ -1116,7 +1116,7 @@ def beyond_blocks(res, args):
         b.append(("p", "FAVOR# (Likhosherstov et al., NeurIPS 2023) quotes \"e^10 times smaller "
                        "variance than OPRF and beyond\". On thesis Fig 6.4's four regimes (d = 64, "
                        "gamma 0.1 .. 1, 8 real features, parameters fitted on the sets; "
-                       "`fig_beyond6_4.h5`, closed forms), the log of OPRF's mean variance over "
+                       "`variance.h5`, closed forms), the log of OPRF's mean variance over "
                        "the best DERF's: " + v + ". The factor grows with gamma in every regime. "
                        "It also depends on L: the DERFs' d x d parameters are fitted on the sets, "
                        "and on fewer inputs (SCALE=fast, L = 128 for d = 64) they fit the sets' "

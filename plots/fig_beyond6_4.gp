@@ -1,5 +1,6 @@
 # Beyond the papers: thesis Fig 6.4's regimes with the dense-exponential
-# estimators (experiments/fig_beyond6_4.sh): mean log-variance (line) +-
+# estimators (computed by experiments/fig6_4.sh with the thesis' nine,
+# in results/variance.h5): mean log-variance (line) +-
 # one standard deviation (band) over L x L pairs against gamma, OPRF and
 # GeomRF+ (the thesis' best positive estimators) beside SDERF, ADERF and
 # SADERF, fair counting (8 real features).

@@ -290,7 +290,7 @@ class FakeRes:
 
 
 def var_rows(fac):
-    """fig_beyond6_4's variance rows: OPRF at 0, ADERF at -fac[regime][gamma],
+    """variance.h5's variance rows: OPRF at 0, ADERF at -fac[regime][gamma],
     SDERF one above ADERF, GeomRF+ at +1."""
     out = []
     for reg, fs in fac.items():
@@ -300,14 +300,14 @@ def var_rows(fac):
     return out
 
 
-v, t = report.beyond_favor(FakeRes({("fig_beyond6_4", "variance"):
+v, t = report.beyond_favor(FakeRes({("variance", "variance"):
                                     var_rows({"normal": [(0.1, 1.0), (1.0, 4.0)],
                                               "heterogen": [(0.1, 2.0), (0.5, 10.5), (1.0, 12.0)]})}))
 ok(v.startswith("**holds in part**") and "heterogen (gamma >= 0.5)" in v and "normal e^4.0" in v,
    "beyond: e^10 reached in one regime from gamma 0.5 is 'holds in part': " + v[:80])
 ok([r[1] for r in t[2]] == ["aderf", "aderf"] and t[2][1][4] == "12.00 (gamma 1)",
    "beyond: the best DERF and the largest log factor per regime")
-v, t = report.beyond_favor(FakeRes({("fig_beyond6_4", "variance"):
+v, t = report.beyond_favor(FakeRes({("variance", "variance"):
                                     var_rows({"sphere": [(0.1, 0.5), (1.0, 9.9)]})}))
 ok(v.startswith("**not reached**") and "e^9.9" in v, "beyond: e^9.9 is not e^10: " + v[:60])
 
