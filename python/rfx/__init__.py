@@ -362,6 +362,9 @@ class Model:
         if not -2**31 <= d < 2**31 or not -2**31 <= n_features < 2**31:
             raise ValueError("d or n_features out of range")
         self._h = None
+        if method is None:
+            raise TypeError("method must be a string (an estimator name, "
+                            "rfx.estimators() lists them), got None")
         self._h = _lib.rfx_model_alloc(_bytes(method, "method"), int(d),
                                        int(n_features),
                                        _bytes(projection, "projection"),
@@ -451,7 +454,13 @@ class Model:
 
     def draw(self, seed=None):
         """Draws the projections from seed (DEFAULT_SEED when None)."""
-        seed = DEFAULT_SEED if seed is None else int(seed)
+        if seed is None:
+            seed = DEFAULT_SEED
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seed = int(seed)
+        else:
+            # int(1.5) would draw from seed 1 without a word
+            raise TypeError("seed must be an integer, got %r" % (seed,))
         if not 0 <= seed < 2**64:
             raise ValueError("seed must be in [0, 2^64), got %d" % seed)
         err = _Err()
@@ -551,6 +560,13 @@ def features(X, method, n_features, projection="iid", seed=None, side=1,
     if fit_to is None:
         m.fit(X, X)  # the fit widens to float64
     else:
+        if (isinstance(fit_to, np.ndarray) and fit_to.ndim != 3) or \
+                not hasattr(fit_to, "__len__") or len(fit_to) != 2:
+            raise ValueError("fit_to must be a pair (X1, Y1) of sets, "
+                             "got %s" % (
+                                 "an array of shape %s" % (fit_to.shape,)
+                                 if isinstance(fit_to, np.ndarray)
+                                 else type(fit_to).__name__))
         m.fit(fit_to[0], fit_to[1])
     m.draw(seed)
     return m.features(X, side, dtype)

@@ -122,9 +122,20 @@ class TestErrors(unittest.TestCase):
             (lambda: rfx.features(self.X, "oprf", 8, params="A=x"), "A"),
             (lambda: rfx.features(self.X, "trig", 8, dtype=np.int32), "dtype"),
             (lambda: rfx.features(self.X, "trig", 8, seed=-1), "seed"),
+            (lambda: rfx.features(self.X, "oprf", 8, fit_to=self.X), "pair"),
+            (lambda: rfx.features(self.X, "oprf", 8, fit_to=(self.X,)), "pair"),
         ]
         for f, part in cases:
             with self.assertRaises(ValueError) as cm:
+                f()
+            self.assertIn(part, str(cm.exception))
+        # wrong types: TypeError, not a silent conversion (int(1.5) = 1)
+        for f, part in [
+            (lambda: rfx.features(self.X, "trig", 8, seed=1.5), "seed"),
+            (lambda: rfx.features(self.X, "trig", 8, seed="7"), "seed"),
+            (lambda: rfx.features(self.X, None, 8), "method"),
+        ]:
+            with self.assertRaises(TypeError) as cm:
                 f()
             self.assertIn(part, str(cm.exception))
 
