@@ -168,6 +168,10 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 		       strcmp(output + strlen(output) - 4, ".npy")))
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "-o writes a .npy file, got '%s'", output);
+	if (output && rfx_out_bare_suffix(output, ".npy"))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "output file '%s' has no name before its suffix",
+				    output);
 	rfx_err_clear(&err);
 	if (!rfx_estimator_find(method, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);

@@ -204,6 +204,9 @@ int cmd_merge(int argc, char **argv, const struct rfx_cli *cli)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "OUT.h5 '%s' is the shard '%s': merge would replace it (usage: %s)",
 				    pos[0], pos[q + 1], usage);
+	/* then the rules of every -o FILE.h5: out.csv would get HDF5 */
+	if (!only_check && rfx_out_check_h5_name(pos[0]))
+		return RFX_EXIT_USAGE;
 	s = calloc((size_t)n, sizeof(*s));
 	if (!s)
 		return rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");

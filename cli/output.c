@@ -182,12 +182,33 @@ void rfx_cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+int rfx_out_bare_suffix(const char *path, const char *suffix)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return !strcasecmp(b, suffix);
+}
+
 int rfx_out_suffix_ok(const char *path)
 {
 	size_t n = strlen(path);
 
 	return (n > 3 && !strcasecmp(path + n - 3, ".h5")) ||
 	       (n > 5 && !strcasecmp(path + n - 5, ".hdf5"));
+}
+
+int rfx_out_check_h5_name(const char *path)
+{
+	if (rfx_out_bare_suffix(path, ".h5") || rfx_out_bare_suffix(path, ".hdf5"))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "output file '%s' has no name before its suffix",
+				    path);
+	if (!rfx_out_suffix_ok(path))
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "output file '%s' must end in .h5 or .hdf5 (rfx writes HDF5 only)",
+				    path);
+	return RFX_EXIT_OK;
 }
 
 int rfx_cli_exit_code(int status)
@@ -267,10 +288,9 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 			continue;
 		if (!*path)
 			return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
-		if (o->metavar && !strcmp(o->metavar, "FILE.h5") && !rfx_out_suffix_ok(path))
-			return rfx_cli_fail(RFX_EXIT_USAGE,
-					    "output file '%s' must end in .h5 or .hdf5 (rfx writes HDF5 only)",
-					    path);
+		if (o->metavar && !strcmp(o->metavar, "FILE.h5") &&
+		    rfx_out_check_h5_name(path))
+			return RFX_EXIT_USAGE;
 	}
 	/* --threads (RFX_OPTION_THREADS): 0, the default, leaves OpenMP's */
 	for (o = opts; o->name; o++)

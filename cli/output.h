@@ -74,6 +74,20 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 int rfx_out_suffix_ok(const char *path);
 
 /*
+ * Whether the file name proper (after the last '/') is suffix alone, in
+ * any case: -o .h5 would make a hidden file that ls does not show, most
+ * likely from a shell variable that expanded to nothing in "$name.h5".
+ */
+int rfx_out_bare_suffix(const char *path, const char *suffix);
+
+/*
+ * The name rules of an HDF5 output (every -o FILE.h5, merge's OUT.h5):
+ * RFX_EXIT_OK, or RFX_EXIT_USAGE after one line on stderr for a name
+ * without .h5 or .hdf5 or with nothing before it.
+ */
+int rfx_out_check_h5_name(const char *path);
+
+/*
  * rfx_opt_check_modes as a command's exit status: RFX_EXIT_USAGE after
  * reporting an option given outside its modes, else RFX_EXIT_OK.
  */

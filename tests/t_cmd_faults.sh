@@ -74,6 +74,14 @@ for name in x.csv x.h5.txt x noext.H5x; do
 	one_line 2 "-o $name: refused as not .h5/.hdf5"
 	[ ! -e "$name" ] || { ok 1 "$name was created"; }
 done
+# a name that is the suffix alone: "$name.h5" with name unset
+mkdir -p sub
+for name in .h5 sub/.HDF5; do
+	run variance $P -o "$name"
+	one_line 2 "-o $name: refused as a suffix without a name"
+	grep -q "no name before its suffix" "$tmp/err" && [ ! -e "$name" ]
+	ok $? "-o $name: named as such, not created" || diag_file "$tmp/err"
+done
 run variance $P -o UPPER.HDF5
 [ "$rc" -eq 0 ] && [ -f UPPER.HDF5 ]
 ok $? "-o UPPER.HDF5 is accepted"

@@ -93,6 +93,9 @@ bad 1 "NaN in the file" --x-file nan.csv --method trig
 "$RFX" features --x-file x.csv --method trig -o out.txt > /dev/null 2> bad.err
 [ $? -eq 2 ] && [ ! -e out.txt ]
 ok $? "-o other than .npy: exit 2" || diag_file bad.err
+"$RFX" features --x-file x.csv --method trig -o .npy > /dev/null 2> bad.err
+[ $? -eq 2 ] && [ ! -e .npy ] && grep -q "no name before its suffix" bad.err
+ok $? "-o .npy (a suffix without a name): exit 2, nothing written" || diag_file bad.err
 
 # -o follows the rules of every -o (lib/io/outfile.h), checked before any
 # work: the one line on stderr is the refusal, not the run's report

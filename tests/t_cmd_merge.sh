@@ -128,6 +128,18 @@ for o in a.h5.shard-0-of-3 sym.h5 hard.h5; do
 	}
 done
 
+# OUT follows the name rules of every -o FILE.h5: before, out.csv and a
+# bare .h5 (a hidden file) got the HDF5 run.
+for o in out.csv .h5; do
+	(cd m && "$RFX" merge "$o" a.h5.shard-?-of-3 > ../m.out 2> ../m.err)
+	m_rc=$?
+	[ "$m_rc" -eq 2 ] && [ "$(lines m.err)" -eq 1 ] && [ ! -e "m/$o" ] && [ ! -s m.out ]
+	ok $? "merge into $o: exit 2, one line, nothing written" || {
+		diag "exit $m_rc"
+		diag_file m.err
+	}
+done
+
 # Shards record the BLAS kernels; a merge whose kernels differ says so on
 # one line and still writes the run (the results agree to rounding).
 h5dump -a blas m/a.h5.shard-0-of-3 2> /dev/null | grep -q 'OpenBLAS'
