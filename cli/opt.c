@@ -389,7 +389,7 @@ int rfx_opt_split(const char *what, const char *list, char *buf, size_t n,
 		  const char **item, int max, int *count, struct rfx_err *err)
 {
 	char *p;
-	int k = 0;
+	int k = 0, j;
 
 	if ((size_t)snprintf(buf, n, "%s", list) >= n)
 		return rfx_error(err, RFX_EINVAL, "--%s list too long", what);
@@ -404,6 +404,11 @@ int rfx_opt_split(const char *what, const char *list, char *buf, size_t n,
 					 list);
 		if (k == max)
 			return rfx_error(err, RFX_EINVAL, "too many items in --%s", what);
+		for (j = 0; j < k; j++)
+			if (!strcmp(item[j], p))
+				return rfx_error(err, RFX_EINVAL,
+						 "'%s' listed twice in --%s '%s'", p,
+						 what, list);
 		item[k++] = p;
 		if (!comma)
 			break;

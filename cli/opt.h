@@ -180,7 +180,9 @@ int rfx_opt_doubles(const char *what, const char *list, double **out, int *n,
 /*
  * Splits a comma-separated list into at most max items, copied into buf
  * (capacity n) and pointed to by item[0..*count-1]. RFX_EINVAL for an
- * empty item, too many items or a list longer than buf.
+ * empty item, an item listed twice (every such list is of names that a
+ * sweep crosses: a repeat would only repeat its rows), too many items or
+ * a list longer than buf.
  */
 int rfx_opt_split(const char *what, const char *list, char *buf, size_t n,
 		  const char **item, int max, int *count, struct rfx_err *err);

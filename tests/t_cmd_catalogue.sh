@@ -484,6 +484,16 @@ cat > "$tmp/catalogue" <<'END'
 2|--seeds|svm-classify --seeds 0 -o out.h5
 2|--max-iter|svm-classify --max-iter 0 -o out.h5
 2|listed twice|svm-classify --method ORF,orf -o out.h5
+2|'letter' listed twice in --dataset|svm-classify --dataset letter,usps,letter -o out.h5
+
+# a name list of any command repeating an item (cli/opt.c rfx_opt_split):
+# before, attention and mse-table computed the repeated rows twice
+2|'iid' listed twice in --projection|attention --L 16 --d 4 --projection iid,ort,iid -o out.h5
+2|'row' listed twice in --stabiliser|attention --L 16 --d 4 --stabiliser row,none,row -o out.h5
+2|'f64' listed twice in --precision|attention --L 16 --d 4 --precision f64,f64 -o out.h5
+2|'unit' listed twice in --norm|mse-table --dataset wine --norm unit,unit --method trig -o out.h5
+2|'wine' listed twice in --dataset|mse-table --dataset wine,wine --method trig -o out.h5
+2|'ort' listed twice in --projection|variance --map angle --method trig --d 2 --projection ort,iid,ort -o out.h5
 1|cannot open|svm-classify --dataset letter --data $FX/none -o out.h5
 1|not a class label: 'a'|svm-classify --dataset letter --data $FX/letter_label -o out.h5
 1|30 rows|svm-classify --dataset letter --data $FX/letter_few -o out.h5
