@@ -208,7 +208,7 @@ static int parse_lists(const struct att_opts *o, struct rfx_attexp_config *c,
 		ret = rfx_att_stab_parse(item[k], &c->stabs[k], err);
 	c->nstabs = n;
 	if (!ret)
-		ret = rfx_opt_doubles("eps", o->eps, &v, &n, err);
+		ret = rfx_opt_sweep("eps", o->eps, &v, &n, err);
 	if (!ret && n > RFX_ATTEXP_MAX)
 		ret = rfx_error(err, RFX_EINVAL, "--eps takes at most %d values",
 				RFX_ATTEXP_MAX);
@@ -313,7 +313,7 @@ static int run_errors(struct att_opts *o, const struct rfx_cli *cli)
 	ret = RFX_EXIT_USAGE;
 	if ((!files && rfx_regime_parse(o->regime, &g, &err)) ||
 	    parse_lists(o, &c, &err) ||
-	    (!files && rfx_opt_doubles("gamma", o->gamma, &gam, &ng, &err))) {
+	    (!files && rfx_opt_sweep("gamma", o->gamma, &gam, &ng, &err))) {
 		usage(&err);
 		goto out;
 	}

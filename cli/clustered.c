@@ -80,7 +80,7 @@ static int int_list(const char *what, const char *list, int lo, int hi,
 		    int **out, int *n, struct rfx_err *err)
 {
 	double *v;
-	int k, ret = rfx_opt_doubles(what, list, &v, n, err);
+	int k, ret = rfx_opt_sweep(what, list, &v, n, err);
 
 	*out = NULL;
 	if (ret)
@@ -344,18 +344,10 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 		}
 		nsets = 1;
 	} else {
+		/* a set listed twice is refused there, as every repeat in a sweep */
 		if (int_list("set", o.sets, 1, MAX_SETS, &ids, &nsets, &err)) {
 			rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
 			goto out;
-		}
-		for (k = 0; k < nsets; k++) {
-			int q;
-
-			for (q = 0; q < k; q++)
-				if (ids[q] == ids[k]) {
-					rfx_cli_fail(RFX_EXIT_USAGE, "set %d listed twice", ids[k]);
-					goto out;
-				}
 		}
 	}
 	for (k = 0; k < nsets; k++) {

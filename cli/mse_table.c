@@ -386,7 +386,7 @@ static int parse_methods(const struct mt_opts *o, struct mt_state *s,
 	if (o->ratio) {
 		double *v = NULL;
 
-		if (rfx_opt_doubles("ratio", o->ratio, &v, &n, err))
+		if (rfx_opt_sweep("ratio", o->ratio, &v, &n, err))
 			return RFX_EINVAL;
 		for (k = 0; k < n && k < MAX_ITEMS; k++)
 			if (!(v[k] > 0.0 && v[k] <= 1000.0)) {
@@ -458,7 +458,7 @@ static int load_data(const struct mt_opts *o, const struct rfx_cli *cli,
 	if (o->sigma_scale) {
 		double *v;
 
-		if (rfx_opt_doubles("sigma-scale", o->sigma_scale, &v, &nsc, err))
+		if (rfx_opt_sweep("sigma-scale", o->sigma_scale, &v, &nsc, err))
 			return RFX_EINVAL;
 		for (k = 0; k < nsc && k < MAX_SCALES; k++)
 			scale[k] = v[k];

@@ -385,6 +385,43 @@ int rfx_opt_doubles(const char *what, const char *list, double **out, int *n,
 	return RFX_OK;
 }
 
+static int cmp_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int rfx_opt_sweep(const char *what, const char *list, double **out, int *n,
+		  struct rfx_err *err)
+{
+	double *s;
+	int k, ret = rfx_opt_doubles(what, list, out, n, err);
+
+	if (ret)
+		return ret;
+	/* sorted, a repeat is a neighbour: O(n log n) for long --gamma lists */
+	s = malloc((size_t)*n * sizeof(double));
+	if (!s) {
+		ret = rfx_error(err, RFX_ENOMEM, "out of memory");
+	} else {
+		memcpy(s, *out, (size_t)*n * sizeof(double));
+		qsort(s, (size_t)*n, sizeof(double), cmp_value);
+		for (k = 1; k < *n && !ret; k++)
+			if (s[k] == s[k - 1])
+				ret = rfx_error(err, RFX_EINVAL,
+						"%g listed twice in --%s '%s'", s[k],
+						what, list);
+		free(s);
+	}
+	if (ret) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
 int rfx_opt_split(const char *what, const char *list, char *buf, size_t n,
 		  const char **item, int max, int *count, struct rfx_err *err)
 {
@@ -422,7 +459,7 @@ int rfx_opt_ints(const char *what, const char *list, int *out, int max,
 		 int lo, int hi, int *n, struct rfx_err *err)
 {
 	double *v = NULL;
-	int k, ret = rfx_opt_doubles(what, list, &v, n, err);
+	int k, ret = rfx_opt_sweep(what, list, &v, n, err);
 
 	if (ret)
 		return ret;

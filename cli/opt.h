@@ -178,6 +178,15 @@ int rfx_opt_doubles(const char *what, const char *list, double **out, int *n,
 		    struct rfx_err *err);
 
 /*
+ * rfx_opt_doubles for the values a sweep crosses (gammas, ratios, radii,
+ * ...): RFX_EINVAL also for a value listed twice, which would only repeat
+ * its rows, as a name listed twice (rfx_opt_split). Coordinates (--x,
+ * --y) and per-item targets (clustered's --s) go through rfx_opt_doubles.
+ */
+int rfx_opt_sweep(const char *what, const char *list, double **out, int *n,
+		  struct rfx_err *err);
+
+/*
  * Splits a comma-separated list into at most max items, copied into buf
  * (capacity n) and pointed to by item[0..*count-1]. RFX_EINVAL for an
  * empty item, an item listed twice (every such list is of names that a
@@ -188,8 +197,9 @@ int rfx_opt_split(const char *what, const char *list, char *buf, size_t n,
 		  const char **item, int max, int *count, struct rfx_err *err);
 
 /*
- * Parses a comma-separated list of at most max integers in lo..hi into
- * out (*n items). RFX_EINVAL naming --what otherwise.
+ * Parses a comma-separated list of at most max distinct integers in
+ * lo..hi into out (*n items; every such list is a sweep, as
+ * rfx_opt_sweep's). RFX_EINVAL naming --what otherwise.
  */
 int rfx_opt_ints(const char *what, const char *list, int *out, int max,
 		 int lo, int hi, int *n, struct rfx_err *err);

@@ -385,7 +385,7 @@ int cmd_pointwise(int argc, char **argv, const struct rfx_cli *cli)
 			ret = rfx_cli_fail(RFX_EXIT_FAIL, "out of memory");
 			goto out;
 		}
-	} else if (rfx_opt_doubles("r", o.rlist, &r, &nr, &err)) {
+	} else if (rfx_opt_sweep("r", o.rlist, &r, &nr, &err)) {
 		rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}

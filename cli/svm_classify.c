@@ -127,7 +127,7 @@ static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 	    rfx_opt_split("method", o->method, mbuf, sizeof(mbuf), item,
 			  MAX_METHODS, nm, err) ||
 	    rfx_opt_ints("ratio", o->ratio, ratio, MAX_RATIOS, 1, 4096, nr, err) ||
-	    rfx_opt_doubles("cost", o->cost, cost, nc, err))
+	    rfx_opt_sweep("cost", o->cost, cost, nc, err))
 		return RFX_EINVAL;
 	for (k = 0; k < *nc; k++)
 		if (!((*cost)[k] > 0.0))

@@ -432,7 +432,7 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 				   &err))
 			return rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		o.gamma = gamma_text;
-	} else if (rfx_opt_doubles("gamma", o.gamma, &gammas, &ng, &err)) {
+	} else if (rfx_opt_sweep("gamma", o.gamma, &gammas, &ng, &err)) {
 		return usage_fail(&err);
 	}
 	for (k = 0; k < ng; k++)

@@ -93,7 +93,7 @@ static int parse_ints(const char *what, const char *list, int **out, int *n,
 		      struct rfx_err *err)
 {
 	double *v;
-	int k, ret = rfx_opt_doubles(what, list, &v, n, err);
+	int k, ret = rfx_opt_sweep(what, list, &v, n, err);
 
 	if (ret)
 		return ret;
@@ -494,7 +494,7 @@ static int run_experiment(const struct variance_opts *o,
 	if (fix_params(o, methods, nm, base))
 		goto out;
 	c.proj = o->proj;
-	if (rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
+	if (rfx_opt_sweep("gamma", o->gamma, &gammas, &ng, &err) ||
 	    rfx_proj_check(c.proj, o->d, &err)) {
 		usage_fail(&err);
 		goto out;
@@ -585,7 +585,7 @@ static int run_sets(struct variance_opts *o, const struct rfx_cli *cli,
 	if (fix_params(o, methods, nm, base))
 		goto out;
 	c.proj = o->proj;
-	if (rfx_opt_doubles("gamma", o->gamma, &gammas, &ng, &err) ||
+	if (rfx_opt_sweep("gamma", o->gamma, &gammas, &ng, &err) ||
 	    (o->mc && rfx_proj_check(c.proj, o->d, &err))) {
 		usage_fail(&err);
 		goto out;

@@ -494,6 +494,18 @@ cat > "$tmp/catalogue" <<'END'
 2|'unit' listed twice in --norm|mse-table --dataset wine --norm unit,unit --method trig -o out.h5
 2|'wine' listed twice in --dataset|mse-table --dataset wine,wine --method trig -o out.h5
 2|'ort' listed twice in --projection|variance --map angle --method trig --d 2 --projection ort,iid,ort -o out.h5
+# and a sweep's values (cli/opt.c rfx_opt_sweep, rfx_opt_ints): 0.5 and
+# 0.50 are one gamma (coordinates, --x 1,1, may repeat: t_cmd_variance)
+2|0.5 listed twice in --gamma|variance --method oprf --d 4 --gamma 0.5,1,0.50 -o out.h5
+2|8 listed twice in --features|attention --L 16 --d 4 --features 8,16,8 -o out.h5
+2|0.5 listed twice in --gamma|attention --L 16 --d 4 --gamma 0.5,0.5 -o out.h5
+2|0 listed twice in --eps|attention --L 16 --d 4 --eps 0,0 -o out.h5
+2|2 listed twice in --ratio|mse-table --dataset wine --method trig --ratio 2,2 -o out.h5
+2|1.5 listed twice in --r|pointwise --method trig --r 1.5,1.5 -o out.h5
+2|1 listed twice in --cost|svm-classify --cost 1,1 -o out.h5
+2|0.2 listed twice in --gamma|uci-classify --dataset banknote --gamma 0.2,0.2 --seeds 1 -o out.h5
+2|50 listed twice in --m|clustered --m 50,50 -o out.h5
+2|8 listed twice in --d|variance --map sum --method pos --d 8,8 -o out.h5
 1|cannot open|svm-classify --dataset letter --data $FX/none -o out.h5
 1|not a class label: 'a'|svm-classify --dataset letter --data $FX/letter_label -o out.h5
 1|30 rows|svm-classify --dataset letter --data $FX/letter_few -o out.h5

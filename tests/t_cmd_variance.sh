@@ -549,6 +549,11 @@ fails 2 "unknown projection in pair mode" \
 	variance --x 1,2 --y 0.5,1 --mc 10 --projection foo -o out.h5
 run variance --x 1,2 --y 0.5,1 --method trig --mc 10 --projection ort
 is "$rc" 0 "pair mode --mc --projection ort: exits 0"
+# coordinates are no sweep: repeated values are a point (1, 1), unlike
+# --gamma 0.5,0.5 (a usage error, t_cmd_catalogue)
+run variance --x 1,1 --y 1,1 --method trig -o out.h5
+is "$rc" 0 "--x 1,1 --y 1,1: repeated coordinates are accepted"
+fails 2 "--d listed twice" variance --map sum --method pos --d 8,8 -o out.h5
 fails 2 "unknown --map kind" variance --map foo -o out.h5
 fails 2 "--map angle --d 1" variance --map angle --d 1 --steps 3 -o out.h5
 fails 2 "--map --steps 1" variance --map angle --steps 1 -o out.h5
