@@ -99,7 +99,7 @@ int cmd_dump(int argc, char **argv, const struct rfx_cli *cli)
 		{ "blank-on", 0, RFX_OPT_STRING, &blank, "COL",
 		  "empty line where COL changes, for gnuplot grid scans (default none)", 0 },
 		{ "where", 0, RFX_OPT_MULTI, &where, "COL=VALUE",
-		  "only rows whose column equals VALUE, repeatable (default: every row)", 0 },
+		  "only rows whose column equals VALUE, repeatable; without TABLE, only the tables with the column (default: every row)", 0 },
 		{ "attrs", 0, RFX_OPT_FLAG, &attrs, NULL,
 		  "print the file's attributes (version, commit, command, seed, options) (default off)", 0 },
 		{ "describe", 0, RFX_OPT_FLAG, &describe, NULL,

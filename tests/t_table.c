@@ -1007,9 +1007,9 @@ static void test_errors(void)
 	dump_fails(DUMP_WHERE, multi, "alpha", nocol, 1, RFX_EINVAL,
 		   "no column 'nope' in table 'alpha'",
 		   "an unknown filter column is RFX_EINVAL");
-	dump_fails(DUMP_WHERE, multi, NULL, nocol, 1, RFX_EINVAL,
-		   "no column 'nope' in table 'alpha'",
-		   "also with every table, before any output");
+	snprintf(msg, sizeof(msg), "no table in '%s' has a column 'nope'", multi);
+	dump_fails(DUMP_WHERE, multi, NULL, nocol, 1, RFX_EINVAL, msg,
+		   "also with every table when none has it, before any output");
 	dump_fails(DUMP_WHERE, multi, "alpha", noeq, 1, RFX_EINVAL, NULL,
 		   "a condition without '=' is RFX_EINVAL");
 	dump_fails(DUMP_WHERE, multi, "alpha", nocolname, 1, RFX_EINVAL, NULL,
@@ -1148,6 +1148,47 @@ static void test_where(void)
 		"# alpha\ni\tv\n\n\n# beta\ni\tv\n2\t-20.5\n\n\n# empty\ni\tv\n",
 		"  each table keeps its header and block");
 	free(text);
+
+	/*
+	 * Tables of different columns (alpha: i, v; measure: x, k, n,
+	 * label): every table filtered means those with the column, the
+	 * others left out, and the first printed opens the output without
+	 * the blank lines that separate blocks. Before, a condition on a
+	 * column one table lacked failed the whole dump.
+	 */
+	{
+		const char *mixed = tpath("mixed.h5");
+		struct rfx_schema alpha = { "alpha", "A", sizeof(struct prow), 2,
+					    pcols };
+		struct prow a[1] = { { 7, 3.25e-7 } };
+		struct mrow r[NM];
+		const char *k3[] = { "k=-3" }, *both[] = { "i=7", "k=-3" };
+		char mmsg[PATH_MAX + 100];
+		struct rfx_h5out *o;
+
+		fill_measure(r, 0);
+		o = rfx_h5out_open(mixed, &err);
+		ok(o && rfx_h5out_table(o, &alpha, a, 1, &err) == RFX_OK &&
+		   rfx_h5out_table(o, &mschema, r, NM, &err) == RFX_OK &&
+		   rfx_h5out_commit(o, &err) == RFX_OK,
+		   "write tables alpha (i, v) and measure (x, k, n, label)");
+		ok(dump_text(DUMP_WHERE, mixed, NULL, i2, 1, &text, &err) == RFX_OK,
+		   "i=2 on every table: only alpha has i");
+		is_text(text, "# alpha\ni\tv\n", "  alpha, no row matches; measure left out");
+		free(text);
+		ok(dump_text(DUMP_WHERE, mixed, NULL, k3, 1, &text, &err) == RFX_OK,
+		   "k=-3 on every table: only measure has k");
+		is_text(text, "# measure\nx\tk\tn\tlabel\n0.1\t-3\t-9223372036854775807\t\n",
+			"  measure's row, alpha left out, no blank lines first");
+		free(text);
+		snprintf(mmsg, sizeof(mmsg),
+			 "no table in '%s' has every column of the 2 conditions", mixed);
+		dump_fails(DUMP_WHERE, mixed, NULL, both, 2, RFX_EINVAL, mmsg,
+			   "i=7 and k=-3: no table has both, RFX_EINVAL");
+		dump_fails(DUMP_WHERE, mixed, "alpha", k3, 1, RFX_EINVAL,
+			   "no column 'k' in table 'alpha'",
+			   "a named table without the column is still RFX_EINVAL");
+	}
 }
 
 /* 8. A file made by H5TBmake_table itself reads back. */

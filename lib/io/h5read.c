@@ -75,6 +75,7 @@ struct tab {
 	int *wcol;        /* the column each where-condition tests */
 	double *wval;     /* its value, for floating-point columns */
 	long long *wint;  /* its value, for integer columns */
+	int lacks;        /* some where-column is not in this table */
 };
 
 /* A growing list of malloc'd names. */
@@ -535,9 +536,15 @@ out:
  * the where-conditions against its columns, so that every error a dump
  * can foresee is found before it prints anything.
  */
+/*
+ * Opens table name and resolves the where-conditions against its columns.
+ * A condition on a column the table lacks is an error, or with lenient
+ * sets t->lacks and returns RFX_OK (a dump of every table filters those
+ * that have the column and leaves the others out).
+ */
 static int tab_open(hid_t file, const char *path, const char *name,
-		    const char *const *where, int nwhere, struct tab *t,
-		    struct rfx_err *err)
+		    const char *const *where, int nwhere, int lenient,
+		    struct tab *t, struct rfx_err *err)
 {
 	hid_t ftype = H5I_INVALID_HID; /* stored row type */
 	hid_t fm = H5I_INVALID_HID;    /* one stored member type */
@@ -557,6 +564,7 @@ static int tab_open(hid_t file, const char *path, const char *name,
 	t->wval = NULL;
 	t->wint = NULL;
 	t->ncols = 0;
+	t->lacks = 0;
 
 	if ((t->dset = H5Dopen2(file, name, H5P_DEFAULT)) < 0 ||
 	    (ftype = H5Dget_type(t->dset)) < 0 ||
@@ -634,6 +642,11 @@ static int tab_open(hid_t file, const char *path, const char *name,
 			if (strlen(t->cols[i].name) == len &&
 			    !memcmp(t->cols[i].name, where[j], len))
 				break;
+		if (i == n && lenient) {
+			t->lacks = 1;
+			ret = RFX_OK;
+			goto out;
+		}
 		if (i == n) {
 			ret = rfx_error(err, RFX_EINVAL,
 					"no column '%.*s' in table '%s'",
@@ -876,7 +889,7 @@ int rfx_h5_dump_where(const char *path, const char *table,
 	struct names all = { NULL, 0, 0 }; /* every table in the file */
 	struct tab *tabs = NULL;           /* the tables to print */
 	size_t first = 0;                  /* index in all of the first */
-	size_t ntabs = 0, opened = 0, i;
+	size_t ntabs = 0, opened = 0, i, shown = 0, printed = 0;
 	int ret;
 	int j;
 
@@ -914,21 +927,41 @@ int rfx_h5_dump_where(const char *path, const char *table,
 	}
 	for (opened = 0; opened < ntabs; opened++) {
 		ret = tab_open(file, path, all.v[first + opened], where, nwhere,
-			       &tabs[opened], err);
+			       !table, &tabs[opened], err);
 		if (ret) {
 			opened++; /* it holds resources too */
 			goto out;
 		}
+		shown += !tabs[opened].lacks;
+	}
+	/*
+	 * Without a TABLE the conditions filter the tables that have their
+	 * columns (`--where m=100` on HRF Fig 6's file: mse and table3, not
+	 * clusters) and leave the others out; an error only if none has them.
+	 */
+	if (!table && nwhere > 0 && shown == 0) {
+		if (nwhere == 1)
+			ret = rfx_error(err, RFX_EINVAL,
+					"no table in '%s' has a column '%.*s'", path,
+					(int)strcspn(where[0], "="), where[0]);
+		else
+			ret = rfx_error(err, RFX_EINVAL,
+					"no table in '%s' has every column of the %d conditions",
+					path, nwhere);
+		goto out;
 	}
 
 	/* Every row read once before the first is printed (tab_print). */
 	for (i = 0; i < ntabs; i++)
-		if ((ret = tab_print(&tabs[i], path, where, nwhere, NULL, err)))
+		if (!tabs[i].lacks &&
+		    (ret = tab_print(&tabs[i], path, where, nwhere, NULL, err)))
 			goto out;
 	for (i = 0; i < ntabs; i++) {
+		if (tabs[i].lacks)
+			continue;
 		/* Two blank lines end a gnuplot data block ("index"). */
 		if (!table)
-			fprintf(out, "%s# %s\n", i > 0 ? "\n\n" : "",
+			fprintf(out, "%s# %s\n", printed++ > 0 ? "\n\n" : "",
 				tabs[i].name);
 		if ((ret = tab_print(&tabs[i], path, where, nwhere, out, err)))
 			goto out;
@@ -1331,7 +1364,7 @@ int rfx_h5_describe(const char *path, const char *table, FILE *out,
 		for (i = 0; i < all.n; i++) {
 			if (table && strcmp(all.v[i], table))
 				continue;
-			ret = tab_open(file, path, all.v[i], NULL, 0, &t, err);
+			ret = tab_open(file, path, all.v[i], NULL, 0, 0, &t, err);
 			if (!ret && pass == 1)
 				ret = describe_one(path, &t, out, err);
 			tab_close(&t);

@@ -51,10 +51,12 @@ int rfx_h5_dump(const char *path, const char *table, FILE *out,
  * where[0..nwhere-1], each "column=value": string cells equal value as
  * text, numeric cells equal value read as a number (gamma=0.1 and
  * gamma=1e-1 both match 0.1). where may be NULL when nwhere is 0. With
- * table == NULL every table must have the columns. Besides rfx_h5_dump()'s
+ * table == NULL the tables that have every column of the conditions are
+ * printed, filtered, and the others left out. Besides rfx_h5_dump()'s
  * errors: RFX_EINVAL "bad condition 'x' (want column=value)", RFX_EINVAL
- * "no column 'x' in table 't' (columns: a, b)" and RFX_EINVAL for a
- * non-number tested against a numeric column, all before any output.
+ * "no column 'x' in table 't'" (a TABLE without it), "no table in 'f'
+ * has a column 'x'" (no table has it) and RFX_EINVAL for a non-number
+ * tested against a numeric column, all before any output.
  */
 int rfx_h5_dump_where(const char *path, const char *table,
 		      const char *const *where, int nwhere, FILE *out,
