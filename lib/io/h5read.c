@@ -534,13 +534,10 @@ out:
 /*
  * Opens table name of file, builds a memory row type for it and resolves
  * the where-conditions against its columns, so that every error a dump
- * can foresee is found before it prints anything.
- */
-/*
- * Opens table name and resolves the where-conditions against its columns.
- * A condition on a column the table lacks is an error, or with lenient
- * sets t->lacks and returns RFX_OK (a dump of every table filters those
- * that have the column and leaves the others out).
+ * can foresee is found before it prints anything. A condition on a
+ * column the table lacks is an error, or with lenient sets t->lacks and
+ * returns RFX_OK (a dump of every table filters those that have the
+ * column and leaves the others out).
  */
 static int tab_open(hid_t file, const char *path, const char *name,
 		    const char *const *where, int nwhere, int lenient,
