@@ -42,6 +42,9 @@ static const char summary[] =
 	"--y-file (default: itself) and printed on stderr.";
 
 /* The .npy header of an n x D matrix of type descr, padded to 64 bytes. */
+/* the one suffix of -o (rfx_out_check_name) */
+static const char *const npy_suffix[] = { ".npy", NULL };
+
 static size_t npy_header(char *buf, size_t cap, const char *descr, size_t n,
 			 int D)
 {
@@ -164,14 +167,8 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 	if (side != 1 && side != 2)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "--side must be 1 or 2, got %d",
 				    side);
-	if (output && (strlen(output) < 4 ||
-		       strcmp(output + strlen(output) - 4, ".npy")))
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "-o writes a .npy file, got '%s'", output);
-	if (output && rfx_out_bare_suffix(output, ".npy"))
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "output file '%s' has no name before its suffix",
-				    output);
+	if (output && rfx_out_check_name(output, npy_suffix, "NumPy .npy"))
+		return RFX_EXIT_USAGE;
 	rfx_err_clear(&err);
 	if (!rfx_estimator_find(method, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);

@@ -205,7 +205,7 @@ int cmd_merge(int argc, char **argv, const struct rfx_cli *cli)
 				    "OUT.h5 '%s' is the shard '%s': merge would replace it (usage: %s)",
 				    pos[0], pos[q + 1], usage);
 	/* then the rules of every -o FILE.h5: out.csv would get HDF5 */
-	if (!only_check && rfx_out_check_h5_name(pos[0]))
+	if (!only_check && rfx_out_check_name(pos[0], rfx_out_h5_suffixes, "HDF5"))
 		return RFX_EXIT_USAGE;
 	s = calloc((size_t)n, sizeof(*s));
 	if (!s)

@@ -182,33 +182,31 @@ void rfx_cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-int rfx_out_bare_suffix(const char *path, const char *suffix)
+const char *const rfx_out_h5_suffixes[] = { ".h5", ".hdf5", NULL };
+
+int rfx_out_check_name(const char *path, const char *const *suffixes,
+		       const char *kind)
 {
-	const char *b = strrchr(path, '/');
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(path), ls;
+	int k;
 
-	b = b ? b + 1 : path;
-	return !strcasecmp(b, suffix);
-}
-
-int rfx_out_suffix_ok(const char *path)
-{
-	size_t n = strlen(path);
-
-	return (n > 3 && !strcasecmp(path + n - 3, ".h5")) ||
-	       (n > 5 && !strcasecmp(path + n - 5, ".hdf5"));
-}
-
-int rfx_out_check_h5_name(const char *path)
-{
-	if (rfx_out_bare_suffix(path, ".h5") || rfx_out_bare_suffix(path, ".hdf5"))
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "output file '%s' has no name before its suffix",
-				    path);
-	if (!rfx_out_suffix_ok(path))
-		return rfx_cli_fail(RFX_EXIT_USAGE,
-				    "output file '%s' must end in .h5 or .hdf5 (rfx writes HDF5 only)",
-				    path);
-	return RFX_EXIT_OK;
+	base = base ? base + 1 : path;
+	for (k = 0; suffixes[k]; k++) {
+		ls = strlen(suffixes[k]);
+		if (n < ls || strcasecmp(path + n - ls, suffixes[k]))
+			continue;
+		/* '.h5' alone: a hidden file, what "$name.h5" gives unset */
+		if (!strcasecmp(base, suffixes[k]))
+			return rfx_cli_fail(RFX_EXIT_USAGE,
+					    "output file '%s' has no name before its suffix",
+					    path);
+		return RFX_EXIT_OK;
+	}
+	return rfx_cli_fail(RFX_EXIT_USAGE,
+			    "output file '%s' must end in %s%s%s (rfx writes %s only)",
+			    path, suffixes[0], suffixes[1] ? " or " : "",
+			    suffixes[1] ? suffixes[1] : "", kind);
 }
 
 int rfx_cli_exit_code(int status)
@@ -289,7 +287,7 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 		if (!*path)
 			return rfx_cli_fail(RFX_EXIT_USAGE, "-o needs a file name");
 		if (o->metavar && !strcmp(o->metavar, "FILE.h5") &&
-		    rfx_out_check_h5_name(path))
+		    rfx_out_check_name(path, rfx_out_h5_suffixes, "HDF5"))
 			return RFX_EXIT_USAGE;
 	}
 	/* --threads (RFX_OPTION_THREADS): 0, the default, leaves OpenMP's */

@@ -70,22 +70,19 @@ int rfx_cli_parse(const char *cmd, const char *usage, const char *summary,
 		  struct rfx_opt *opts, int argc, char **argv, const char **pos,
 		  int maxpos, int *npos, int *help);
 
-/* Whether an -o path ends in .h5 or .hdf5 (any case). */
-int rfx_out_suffix_ok(const char *path);
-
 /*
- * Whether the file name proper (after the last '/') is suffix alone, in
- * any case: -o .h5 would make a hidden file that ls does not show, most
- * likely from a shell variable that expanded to nothing in "$name.h5".
+ * The name rules of an output file (every -o, merge's OUT): RFX_EXIT_OK,
+ * or RFX_EXIT_USAGE after one line on stderr for a name that ends in none
+ * of suffixes (NULL-terminated, any case) or is the suffix alone after its
+ * directory (-o .h5 would be a hidden file that ls does not show, most
+ * likely a shell variable that expanded to nothing in "$name.h5"). kind
+ * names the format in the message.
  */
-int rfx_out_bare_suffix(const char *path, const char *suffix);
+int rfx_out_check_name(const char *path, const char *const *suffixes,
+		       const char *kind);
 
-/*
- * The name rules of an HDF5 output (every -o FILE.h5, merge's OUT.h5):
- * RFX_EXIT_OK, or RFX_EXIT_USAGE after one line on stderr for a name
- * without .h5 or .hdf5 or with nothing before it.
- */
-int rfx_out_check_h5_name(const char *path);
+/* The suffixes of an HDF5 output: .h5, .hdf5. */
+extern const char *const rfx_out_h5_suffixes[];
 
 /*
  * rfx_opt_check_modes as a command's exit status: RFX_EXIT_USAGE after
