@@ -158,12 +158,20 @@ def _ptr(a, ctype=ctypes.c_double):
     return a.ctypes.data_as(ctypes.POINTER(ctype))
 
 
-def _bytes(s, what):
-    if s is None:
+def _bytes(s, what, required=False):
+    """s as UTF-8 for the C library; None (the library's default) only
+    where the argument has one."""
+    if s is None and not required:
         return None
     if not isinstance(s, str):
         raise TypeError("%s must be a string, got %r" % (what, type(s).__name__))
     return s.encode("utf-8")
+
+
+def _is_int(x):
+    """An integer of Python or NumPy, not a bool (int(1.5) would
+    truncate a float without a word)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
 def _matrix(X, name="X", d=None, keep_f32=False):
@@ -362,10 +370,7 @@ class Model:
         if not -2**31 <= d < 2**31 or not -2**31 <= n_features < 2**31:
             raise ValueError("d or n_features out of range")
         self._h = None
-        if method is None:
-            raise TypeError("method must be a string (an estimator name, "
-                            "rfx.estimators() lists them), got None")
-        self._h = _lib.rfx_model_alloc(_bytes(method, "method"), int(d),
+        self._h = _lib.rfx_model_alloc(_bytes(method, "method", True), int(d),
                                        int(n_features),
                                        _bytes(projection, "projection"),
                                        _bytes(kernel, "kernel"),
@@ -456,10 +461,9 @@ class Model:
         """Draws the projections from seed (DEFAULT_SEED when None)."""
         if seed is None:
             seed = DEFAULT_SEED
-        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        elif _is_int(seed):
             seed = int(seed)
         else:
-            # int(1.5) would draw from seed 1 without a word
             raise TypeError("seed must be an integer, got %r" % (seed,))
         if not 0 <= seed < 2**64:
             raise ValueError("seed must be in [0, 2^64), got %d" % seed)

@@ -21,7 +21,7 @@ from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin,
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from . import Model
+from . import Model, _is_int
 
 __all__ = ["RandomFeatures"]
 
@@ -120,8 +120,7 @@ class RandomFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         X = self._validate_data(X, dtype=[np.float64, np.float32])
         if self.side not in (1, 2):
             raise ValueError("side must be 1 or 2, got %r" % (self.side,))
-        if isinstance(self.random_state, (int, np.integer)) and \
-                not isinstance(self.random_state, bool):
+        if _is_int(self.random_state):
             seed = int(self.random_state)
         else:
             rs = check_random_state(self.random_state)
