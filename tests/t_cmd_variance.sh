@@ -485,6 +485,7 @@ fails 2 "unknown method" variance --method foo $E
 fails 2 "unknown projection" variance --projection qr $E
 fails 2 "halton beyond its 1229 dimensions" variance --projection halton --d 1300 $E
 fails 2 "pair mode: sobol beyond its 40 dimensions" variance --x "$(seq -s, 41)" --y "$(seq -s, 41)" --mc 10 --projection sobol -o out.h5
+fails 2 "pair mode: gauss-hyb's fitted rho would underflow (sigma 1e-170)" variance --x 0.6,0.8 --y 0.8,0.6 --method gauss-hyb --param sigma=1e-170 -o out.h5
 fails 2 "--d 0" variance --d 0 $E
 fails 2 "--d -3" variance --d -3 $E
 fails 2 "--d 2.5" variance --d 2.5 $E

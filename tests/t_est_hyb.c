@@ -292,9 +292,10 @@ static void test_linear_form(void)
  * doubles their digits here cost these only as many of their 34): an
  * independent evaluation of the same derivation.
  */
-static double quad_log_var(int gauss, double rho, const double *x,
-			   const double *y, int d)
+static double quad_log_var(int gauss, double sigma, double rho,
+			   const double *x, const double *y, int d)
 {
+	__float128 s2 = (__float128)sigma * sigma;
 	__float128 xx = 0, yy = 0, xy = 0, dd = 0, ss = 0, K2, vt, vp, cv;
 	__float128 q, v, wl2, wt2, wc, pi = M_PIq;
 	int l;
@@ -311,10 +312,10 @@ static double quad_log_var(int gauss, double rho, const double *x,
 	K2 = expq(-dd);
 	vt = (1 - K2) * (1 - K2) / 2;
 	if (gauss) {
-		__float128 e2 = 1 - expq(-dd);
+		__float128 e2 = -expm1q(-s2 * dd);
 
 		vp = K2 * expq(ss) * (1 - expq(-ss)) * (1 - expq(-ss)) / 2;
-		q = (1 - expq(-dd / 2)) / (__float128)rho;
+		q = -expm1q(-s2 * dd / 2) / (__float128)rho;
 		v = e2 * e2 / (2 * (__float128)rho * (__float128)rho);
 	} else {
 		vp = K2 * expm1q(ss);
@@ -368,12 +369,74 @@ static void test_extreme_pairs(void)
 			continue;
 		}
 		lv = check_log_var(e, &p, c[k].x, c[k].y, c[k].gauss ? 9 : 4);
-		want = quad_log_var(c[k].gauss, p.rho, c[k].x, c[k].y, 2);
+		want = quad_log_var(c[k].gauss, 1.0, p.rho, c[k].x, c[k].y, 2);
 		is_approx(lv, want, 1e-12,
 			  "%s: log Var %.12g, binary128 %.12g", c[k].what, lv,
 			  want);
 		rfx_params_release(&p);
 	}
+}
+
+/*
+ * The Gaussian hybrid's fitted rho = 1 - exp(-sigma^2 (|x|^2 + |y|^2)) at
+ * tiny sigma: against binary128 (whose exponent reaches 1e-4932, so
+ * nothing underflows there) while rho is a normal double, refused below,
+ * where it once lost its digits and then fell back to 1 (log Var 2.3
+ * off at sigma = 1e-170).
+ */
+static void test_tiny_sigma(void)
+{
+	static const double x[2] = { 0.6, 0.8 }, y[2] = { 0.8, 0.6 };
+	static const double tx[2] = { 1e-160, 0 }, ty[2] = { 0, 1e-160 };
+	static const double fine[] = { 1e-100, 1e-150, 1e-153 };
+	static const double under[] = { 1e-154, 1e-160, 1e-170, 1e-300 };
+	struct rfx_params p;
+	struct rfx_err err = { 0 };
+	size_t k;
+
+	for (k = 0; k < sizeof fine / sizeof fine[0]; k++) {
+		__float128 s2 = (__float128)fine[k] * fine[k];
+		double rho = (double)-expm1q(-s2 * 2); /* |x|^2 + |y|^2 = 2 */
+		double lv;
+
+		rfx_params_init(&p, 2);
+		p.sigma = fine[k];
+		p.given |= RFX_P(RFX_PARAM_SIGMA);
+		if (rfx_est_gauss_hyb.fit(&p, x, 1, y, 1, 9, &err)) {
+			ok(0, "sigma = %g: fit (%s)", fine[k], err.msg);
+			rfx_params_release(&p);
+			continue;
+		}
+		lv = check_log_var(&rfx_est_gauss_hyb, &p, x, y, 9);
+		is_approx(p.rho / rho, 1.0, 1e-15,
+			  "sigma = %g: fitted rho %g", fine[k], p.rho);
+		is_approx(lv, quad_log_var(1, fine[k], rho, x, y, 2), 1e-12,
+			  "sigma = %g: log Var %.15g as binary128's", fine[k],
+			  lv);
+		rfx_params_release(&p);
+	}
+	for (k = 0; k < sizeof under / sizeof under[0]; k++) {
+		rfx_params_init(&p, 2);
+		p.sigma = under[k];
+		p.given |= RFX_P(RFX_PARAM_SIGMA);
+		ok(rfx_est_gauss_hyb_ind.fit(&p, x, 1, y, 1, 9, &err) ==
+				   RFX_EINVAL &&
+			   strstr(err.msg, "cannot fit rho"),
+		   "sigma = %g: rho would underflow, refused (%s)", under[k],
+		   err.msg);
+		rfx_params_release(&p);
+	}
+	rfx_params_init(&p, 2);
+	ok(rfx_est_gauss_hyb.fit(&p, tx, 1, ty, 1, 9, &err) == RFX_EINVAL,
+	   "inputs of norm 1e-160, sigma 1: refused (%s)", err.msg);
+	rfx_params_release(&p);
+	rfx_params_init(&p, 2);
+	p.rho = 0.5;
+	p.given |= RFX_P(RFX_PARAM_RHO);
+	ok(rfx_est_gauss_hyb.fit(&p, tx, 1, ty, 1, 9, &err) == RFX_OK &&
+		   p.rho == 0.5,
+	   "the same inputs with a given rho: accepted");
+	rfx_params_release(&p);
 }
 
 int main(void)
@@ -386,5 +449,6 @@ int main(void)
 	test_counting();
 	test_linear_form();
 	test_extreme_pairs();
+	test_tiny_sigma();
 	return done_testing();
 }

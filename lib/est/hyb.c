@@ -51,6 +51,7 @@
  * is fitted as 1 - exp(-2 sigma^2 r^2) with r^2 the mean of |x|^2 and |y|^2
  * over the sets (eq. 68 for inputs of length r).
  */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -114,6 +115,7 @@ static int kind_fit(const struct hyb_kind *k, struct rfx_params *p,
 {
 	int ret = rfx_params_check_dim(p, k->name, X, nx, Y, ny, M, err);
 	int m1, m3;
+	double s = 0.0; /* E|x|^2 + E|y|^2 over the sets */
 
 	if (ret)
 		return ret;
@@ -134,12 +136,23 @@ static int kind_fit(const struct hyb_kind *k, struct rfx_params *p,
 		if (!st)
 			return rfx_error(err, RFX_ENOMEM, "out of memory");
 		ret = rfx_setstats_compute(st, X, nx, Y, ny, NULL, err);
-		if (!ret)
-			p->rho = -expm1(-p->sigma * p->sigma *
-					(st->mean_xx + st->mean_yy));
+		if (!ret) {
+			s = st->mean_xx + st->mean_yy;
+			p->rho = -expm1(-p->sigma * p->sigma * s);
+		}
 		rfx_setstats_free(st);
 		if (ret)
 			return ret;
+		/*
+		 * A fitted rho below the normal range has lost its digits
+		 * (sigma = 1e-160 on unit inputs: 1e-3 off in log Var), and
+		 * at 0 it would fall back to 1 below, where lambda^ is off
+		 * by far more: refused, as a given rho below 1e-100 is.
+		 */
+		if (s > 0.0 && !(p->rho >= DBL_MIN))
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: cannot fit rho = 1 - exp(-sigma^2 (E|x|^2 + E|y|^2)): the exponent, %g, is below %g and rho underflows; give a larger sigma, larger inputs or --param rho",
+					 k->name, p->sigma * p->sigma * s, DBL_MIN);
 	}
 	/* rho = 0 (all inputs 0) would divide by zero; lambda is moot there. */
 	if (!(p->rho > 0.0))
