@@ -75,38 +75,6 @@ struct cl_opts {
 	uint64_t seed;
 };
 
-/* A comma-separated list of integers in [lo, hi] into a new array. */
-static int int_list(const char *what, const char *list, int lo, int hi,
-		    int **out, int *n, struct rfx_err *err)
-{
-	double *v;
-	int k, ret = rfx_opt_sweep(what, list, &v, n, err);
-
-	*out = NULL;
-	if (ret)
-		return ret;
-	*out = malloc((size_t)*n * sizeof(int));
-	if (!*out) {
-		free(v);
-		return rfx_error(err, RFX_ENOMEM, "out of memory");
-	}
-	for (k = 0; k < *n; k++) {
-		if (v[k] != floor(v[k]) || v[k] < lo || v[k] > hi) {
-			ret = rfx_error(err, RFX_EINVAL,
-					"--%s takes integers in %d..%d, got %g", what, lo,
-					hi, v[k]);
-			break;
-		}
-		(*out)[k] = (int)v[k];
-	}
-	free(v);
-	if (ret) {
-		free(*out);
-		*out = NULL;
-	}
-	return ret;
-}
-
 static int parse_opts(int argc, char **argv, struct cl_opts *o, int *help,
 		      struct rfx_opt *opts_out, size_t nopts)
 {
@@ -304,7 +272,7 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 		goto out;
 	}
 	if (rfx_cl_parse_methods(o.method, methods, MAX_METHODS, &nmeth, &err) ||
-	    int_list("m", o.mlist, 1, RFX_CL_MAX_M, &m, &nm, &err)) {
+	    rfx_opt_ints_alloc("m", o.mlist, 1, RFX_CL_MAX_M, &m, &nm, &err)) {
 		rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
@@ -345,7 +313,7 @@ int cmd_clustered(int argc, char **argv, const struct rfx_cli *cli)
 		nsets = 1;
 	} else {
 		/* a set listed twice is refused there, as every repeat in a sweep */
-		if (int_list("set", o.sets, 1, MAX_SETS, &ids, &nsets, &err)) {
+		if (rfx_opt_ints_alloc("set", o.sets, 1, MAX_SETS, &ids, &nsets, &err)) {
 			rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);
 			goto out;
 		}

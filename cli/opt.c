@@ -455,29 +455,54 @@ int rfx_opt_split(const char *what, const char *list, char *buf, size_t n,
 	return RFX_OK;
 }
 
+/* The n values v of list, integers in lo..hi, into out. */
+static int ints_from(const char *what, const char *list, const double *v,
+		     int n, int lo, int hi, int *out, struct rfx_err *err)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		if (v[k] != floor(v[k]) || v[k] < lo || v[k] > hi)
+			return rfx_error(err, RFX_EINVAL,
+					 "--%s expects integers in %d..%d, got '%s'", what,
+					 lo, hi, list);
+		out[k] = (int)v[k];
+	}
+	return RFX_OK;
+}
+
 int rfx_opt_ints(const char *what, const char *list, int *out, int max,
 		 int lo, int hi, int *n, struct rfx_err *err)
 {
 	double *v = NULL;
-	int k, ret = rfx_opt_sweep(what, list, &v, n, err);
+	int ret = rfx_opt_sweep(what, list, &v, n, err);
 
 	if (ret)
 		return ret;
-	if (*n > max) {
-		free(v);
-		return rfx_error(err, RFX_EINVAL, "too many items in --%s", what);
-	}
-	for (k = 0; k < *n; k++) {
-		if (v[k] != floor(v[k]) || v[k] < lo || v[k] > hi) {
-			free(v);
-			return rfx_error(err, RFX_EINVAL,
-					 "--%s expects integers in %d..%d, got '%s'", what,
-					 lo, hi, list);
-		}
-		out[k] = (int)v[k];
-	}
+	ret = *n > max ? rfx_error(err, RFX_EINVAL, "too many items in --%s", what)
+		       : ints_from(what, list, v, *n, lo, hi, out, err);
 	free(v);
-	return RFX_OK;
+	return ret;
+}
+
+int rfx_opt_ints_alloc(const char *what, const char *list, int lo, int hi,
+		       int **out, int *n, struct rfx_err *err)
+{
+	double *v = NULL;
+	int ret = rfx_opt_sweep(what, list, &v, n, err);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	*out = malloc((size_t)*n * sizeof(int));
+	ret = !*out ? rfx_error(err, RFX_ENOMEM, "out of memory")
+		    : ints_from(what, list, v, *n, lo, hi, *out, err);
+	free(v);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
 }
 
 int rfx_opt_proj(const char *value, void *dest, struct rfx_err *err)

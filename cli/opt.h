@@ -204,6 +204,10 @@ int rfx_opt_split(const char *what, const char *list, char *buf, size_t n,
 int rfx_opt_ints(const char *what, const char *list, int *out, int max,
 		 int lo, int hi, int *n, struct rfx_err *err);
 
+/* rfx_opt_ints into a new array *out (free()d by the caller), any length. */
+int rfx_opt_ints_alloc(const char *what, const char *list, int lo, int hi,
+		       int **out, int *n, struct rfx_err *err);
+
 /*
  * Parsers for RFX_OPT_PARSE entries of values several commands share:
  * a projection kind into an enum rfx_proj (lib/proj/proj.h).

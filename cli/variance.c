@@ -89,34 +89,6 @@ static int usage_fail(struct rfx_err *err)
 	return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err->msg);
 }
 
-static int parse_ints(const char *what, const char *list, int **out, int *n,
-		      struct rfx_err *err)
-{
-	double *v;
-	int k, ret = rfx_opt_sweep(what, list, &v, n, err);
-
-	if (ret)
-		return ret;
-	*out = malloc((size_t)*n * sizeof(int));
-	if (!*out) {
-		free(v);
-		return rfx_error(err, RFX_ENOMEM, "out of memory");
-	}
-	for (k = 0; k < *n; k++) {
-		if (v[k] != floor(v[k]) || v[k] < 1 || v[k] > 1e6) {
-			free(v);
-			free(*out);
-			*out = NULL;
-			return rfx_error(err, RFX_EINVAL,
-					 "option '--%s' expects integers in 1..1000000, got '%s'",
-					 what, list);
-		}
-		(*out)[k] = (int)v[k];
-	}
-	free(v);
-	return RFX_OK;
-}
-
 /* RFX_OPT_PARSE for --regime: "all" or a list without repeats. */
 static int parse_regimes(const char *list, void *dest, struct rfx_err *err)
 {
@@ -307,7 +279,7 @@ static int run_map(const struct variance_opts *o, const struct rfx_cli *cli,
 	rfx_err_clear(&err);
 	memset(&c, 0, sizeof(c));
 	if (rfx_varmap_parse(o->map, &c.kind, &err) ||
-	    parse_ints("d", o->dlist, &ds, &nd, &err)) {
+	    rfx_opt_ints_alloc("d", o->dlist, 1, 1000000, &ds, &nd, &err)) {
 		usage_fail(&err);
 		goto out;
 	}
@@ -912,7 +884,7 @@ int cmd_variance(int argc, char **argv, const struct rfx_cli *cli)
 	{
 		int *ds, nd;
 
-		if (parse_ints("d", o.dlist, &ds, &nd, &err)) {
+		if (rfx_opt_ints_alloc("d", o.dlist, 1, 1000000, &ds, &nd, &err)) {
 			/* Report d <= 0 in the words users expect. */
 			double v;
 			char *end;
