@@ -151,7 +151,7 @@ static int kind_fit(const struct hyb_kind *k, struct rfx_params *p,
 		 */
 		if (s > 0.0 && !(p->rho >= DBL_MIN))
 			return rfx_error(err, RFX_EINVAL,
-					 "%s: cannot fit rho = 1 - exp(-sigma^2 (E|x|^2 + E|y|^2)): the exponent, %g, is below %g and rho underflows; give a larger sigma, larger inputs or --param rho",
+					 "%s: cannot fit rho = 1 - exp(-sigma^2 (E|x|^2 + E|y|^2)): the exponent, %g, is below %g and rho underflows; give a larger sigma, larger inputs, or rho",
 					 k->name, p->sigma * p->sigma * s, DBL_MIN);
 	}
 	/* rho = 0 (all inputs 0) would divide by zero; lambda is moot there. */
