@@ -108,6 +108,7 @@ LIB_OBJS += lib/base/rng.o
 LIB_OBJS += lib/base/sha256.o
 LIB_OBJS += lib/base/suggest.o
 LIB_OBJS += lib/num/bessel.o
+LIB_OBJS += lib/num/bessel_avx2.o
 LIB_OBJS += lib/num/bessel_avx512.o
 LIB_OBJS += lib/num/blas.o
 LIB_OBJS += lib/num/block.o

@@ -6,7 +6,8 @@
  * values, the product sum for vectors that reach every kind of block (all
  * small, all large, mixed, longer than a block) with every kernel this CPU
  * runs, the all-pairs form with every kernel (tiles, partial tiles, the
- * per-row fallback, every kind of coordinate, non-finite input), the error
+ * per-row fallback, every kind of coordinate, the vector kernels' wide
+ * kinds over several chunks, non-finite input), the error
  * path of rfx_bessel_kernel_find, and start-up from many threads at once
  * (which must come first, before anything initialises).
  *
@@ -561,6 +562,116 @@ static void test_pairs(const char *name, rfx_bessel_pairs_fn *fn,
 	   "%s: pairs: an infinite z gives +inf for that pair only", name);
 }
 
+/*
+ * The wide kinds of the vector kernels (bessel_avx2.c, bessel_avx512.c):
+ * coordinates whose z reach into (12, 24] with some at most 8 (one P on
+ * [0, 24^2]) and coordinates whose z are all at least 16 (a shorter H),
+ * beside plain large ones, over 150 coordinates: several chunks between
+ * renormalisations, in which a lane whose z are all tiny multiplies 32
+ * factors of 2^-16 (64 would leave the double range). Then NaN in a lane
+ * of each of those kinds, an infinite z in a coordinate of large z only,
+ * and rows of tiny entries (every t below 2^-53, skipped) with a NaN.
+ * The other kernels take their own kinds on the same data.
+ */
+static void test_pairs_wide(const char *name, rfx_bessel_pairs_fn *fn,
+			    const gsl_rng *r)
+{
+	enum { NA = 37, NB = 83, N = 150 };
+	static double A[NA * N], B[NB * N], out[NA * NB];
+	double wg = 0.0, wp = 0.0;
+	size_t i, j, l;
+	int nan_ok = 1, inf_ok = 1, tiny_ok = 1;
+
+	/*
+	 * z = |a b| <= 1.04 * 23 < 24; B's rows 0 mod 4 are tiny, 1 mod 4
+	 * near 23, so every tile of rows has both in every coordinate.
+	 */
+	for (i = 0; i < NA * N; i++)
+		A[i] = (0.9 + 0.14 * gsl_rng_uniform(r)) * (i & 1 ? 1.0 : -1.0);
+	for (j = 0; j < NB; j++)
+		for (l = 0; l < N; l++)
+			B[j * N + l] = j % 4 == 0 ? 1e-3 * (1.0 + 0.385 * (l % 5))
+				     : j % 4 == 1 ? 22.9 + 0.1 * gsl_rng_uniform(r)
+						  : 23.0 * gsl_rng_uniform(r);
+	ok(check_pairs(fn, A, NA, B, NB, N, 1.0, out, &wg, &wp),
+	   "%s: pairs: z up to 24 with tiny ones, %d coordinates", name, N);
+
+	/* every z >= 16, but for every third coordinate (z from 10) */
+	for (i = 0; i < NA * N; i++)
+		A[i] = 1.0 + 0.3 * gsl_rng_uniform(r);
+	for (j = 0; j < NB; j++)
+		for (l = 0; l < N; l++)
+			B[j * N + l] = (l % 3 ? 16.0 : 10.0) + 24.0 * gsl_rng_uniform(r);
+	ok(check_pairs(fn, A, NA, B, NB, N, 1.0, out, &wg, &wp),
+	   "%s: pairs: all z >= 16 (and > 8) over %d coordinates", name, N);
+	diag("%s: wide pairs: max |error| / sum of max(1, log I0) = %.3g, "
+	     "max relative difference from the per-call sums %.3g (n + 1)",
+	     name, wg, wp);
+
+	/*
+	 * NaN in column 70 at a coordinate of z >= 16 (1), in column 71 at
+	 * one from 10 (0), and in column 72 at one of the first kind (z up
+	 * to 18 * 1.3 = 23.4, and tiny).
+	 */
+	B[70 * N + 1] = NAN;
+	B[71 * N + 3] = NAN;
+	for (j = 0; j < NB; j++)
+		B[j * N + 7] = j % 4 == 0 ? 1e-3 : j % 4 == 1 ? 18.0 : 11.0;
+	B[72 * N + 7] = NAN;
+	fn(A, NA, B, NB, N, 1.0, out);
+	for (i = 0; i < NA; i++)
+		for (j = 0; j < NB; j++) {
+			int want_nan = j >= 70 && j <= 72;
+
+			nan_ok &= want_nan ? isnan(out[i * NB + j])
+					   : isfinite(out[i * NB + j]);
+		}
+	ok(nan_ok, "%s: pairs: NaN in each wide kind reaches its column", name);
+	B[70 * N + 1] = B[71 * N + 3] = 20.0;
+	B[72 * N + 7] = 11.0;
+
+	/*
+	 * z = 1e200 * 1e200 = inf at a coordinate of z >= 16, and 1.5 *
+	 * 1.3e308 = inf at one of z from 9 to 16 (the others of row 6 have
+	 * z <= 1.5 * 34, of column 50 at most 1.3 * 1.3e308)
+	 */
+	A[4 * N + 2] = 1e200;
+	B[30 * N + 2] = 1e200;
+	A[6 * N + 3] = 1.5;
+	B[50 * N + 3] = 1.3e308;
+	B[0 * N + 3] = B[64 * N + 3] = 9.0;
+	fn(A, NA, B, NB, N, 1.0, out);
+	for (i = 0; i < NA; i++)
+		for (j = 0; j < NB; j++) {
+			int want_inf = (i == 4 && j == 30) || (i == 6 && j == 50);
+
+			inf_ok &= want_inf ? out[i * NB + j] == HUGE_VAL
+					   : isfinite(out[i * NB + j]);
+		}
+	ok(inf_ok, "%s: pairs: an infinite z among large ones gives +inf for "
+	   "that pair only", name);
+
+	/* rows of A of 1e-12: t <= 2^-53 everywhere, sums ~1e-22; a NaN stays */
+	for (i = 0; i < NA * N; i++)
+		A[i] = 1e-12 * (1.0 + gsl_rng_uniform(r));
+	B[30 * N + 2] = B[50 * N + 3] = 20.0;
+	B[60 * N + 9] = NAN;
+	fn(A, NA, B, NB, N, 1.0, out);
+	for (i = 0; i < NA; i++)
+		for (j = 0; j < NB; j++) {
+			double tol, want;
+
+			if (j == 60) {
+				tiny_ok &= isnan(out[i * NB + j]);
+				continue;
+			}
+			want = ref_sum(A + i * N, B + j * N, 1.0, N, &tol);
+			tiny_ok &= fabs(out[i * NB + j] - want) <= tol;
+		}
+	ok(tiny_ok, "%s: pairs: tiny z sum to ~0 as GSL's, and a NaN among "
+	   "them reaches its column", name);
+}
+
 static void test_kernel_find(void)
 {
 	struct rfx_err err;
@@ -645,6 +756,7 @@ int main(void)
 		}
 		test_pairs_grid(kernel_names[i], pfn);
 		test_pairs(kernel_names[i], pfn, r);
+		test_pairs_wide(kernel_names[i], pfn, r);
 	}
 	test_agree(r);
 	test_rows(r);

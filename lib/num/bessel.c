@@ -868,8 +868,6 @@ static pairs_fn pairs_generic;
 #ifdef RFX_BESSEL_X86
 static rfx_bessel_sum_fn sum_avx2;
 static rfx_bessel_sum_fn sum_avx512;
-static rows_fn rows_avx2;
-static pairs_fn pairs_avx2;
 static pairs_fn pairs_avx512;
 #endif
 
@@ -890,7 +888,7 @@ struct kernel {
 static const struct kernel kernels[] = {
 	{ "generic", sum_generic, rows_generic, pairs_generic, NULL, NULL },
 #ifdef RFX_BESSEL_X86
-	{ "avx2", sum_avx2, rows_avx2, pairs_avx2, "avx2", "fma" },
+	{ "avx2", sum_avx2, rfx_bessel_rows_avx2, rfx_bessel_pairs_x256, "avx2", "fma" },
 	{ "avx512", sum_avx512, rfx_bessel_rows_avx512, pairs_avx512, "avx512f", "fma" },
 #endif
 	{ NULL, NULL, NULL, NULL, NULL, NULL }
@@ -946,9 +944,10 @@ static void init_once(void)
 	p12[0] = ldexp(1.0, -rho);
 	c_12 = rho * LN2;
 	/*
-	 * And the AVX-512 kernel's widest P: I0(24) = 2.2e9 = 2^31, centred
-	 * by 2^-16, so a factor lies in [2^-16, 2^15.1]; that kernel renews
-	 * its products every 32 coordinates, which keeps 32 of them in range.
+	 * And the intrinsics kernels' widest P (AVX2 and AVX-512): I0(24) =
+	 * 2.2e9 = 2^31, centred by 2^-16, so a factor lies in [2^-16,
+	 * 2^15.1]; those kernels renew their products every 32 coordinates,
+	 * which keeps 32 of them in range.
 	 * Its 29 coefficients are all but three positive, so the monomial form
 	 * still evaluates to within 1e-15 (tests/t_bessel.c); they need the
 	 * extended precision of fit_monomial_q.
@@ -1129,19 +1128,29 @@ static void rows_generic(const double *a, const double *B, size_t nr,
 }
 
 #ifdef RFX_BESSEL_X86
+/*
+ * Exported to bessel_avx2.c and bessel_avx512.c, as is tile_fill for
+ * each below: their pairs kernels fall back to the rows form.
+ */
 __attribute__((target("avx2,fma")))
-static void rows_avx2(const double *a, const double *B, size_t nr, size_t n,
-		      double scale, double *out)
+void rfx_bessel_rows_avx2(const double *a, const double *B, size_t nr,
+			  size_t n, double scale, double *out)
 {
 	rows_body(a, B, nr, n, scale, out, 4, 1);
 }
 
-/* Exported to bessel_avx512.c, as is tile_fill for AVX-512 below. */
 __attribute__((target("avx512f,fma")))
 void rfx_bessel_rows_avx512(const double *a, const double *B, size_t nr,
 			    size_t n, double scale, double *out)
 {
 	rows_body(a, B, nr, n, scale, out, 8, 1);
+}
+
+__attribute__((target("avx2,fma")))
+void rfx_bessel_tile_fill_avx2(struct pair_tile *T, const double *B,
+			       size_t j0, size_t m, size_t n)
+{
+	tile_fill(T, B, j0, m, n);
 }
 
 __attribute__((target("avx512f,fma")))
@@ -1159,13 +1168,6 @@ static void pairs_generic(const double *A, size_t na, const double *B,
 }
 
 #ifdef RFX_BESSEL_X86
-__attribute__((target("avx2,fma")))
-static void pairs_avx2(const double *A, size_t na, const double *B,
-		       size_t nb, size_t n, double scale, double *out)
-{
-	pairs_body(A, na, B, nb, n, scale, out, 4, 1);
-}
-
 __attribute__((target("avx512f,fma")))
 static void pairs_avx512(const double *A, size_t na, const double *B,
 			 size_t nb, size_t n, double scale, double *out)

@@ -1,11 +1,12 @@
 /*
- * What lib/num/bessel.c shares with its AVX-512 kernel,
- * lib/num/bessel_avx512.c, and with nothing else: the expansions'
- * constants, the coefficient tables init_once fits at start-up (read-only
- * after; see bessel.c for what each is), the tile of the all-pairs form,
- * and the two helpers the kernel calls back. The tables' names are macros
- * for prefixed, hidden globals, so that the code of both files reads as
- * it did when they were one file's statics.
+ * What lib/num/bessel.c shares with its all-pairs kernels in intrinsics,
+ * lib/num/bessel_avx2.c and lib/num/bessel_avx512.c, and with nothing
+ * else: the expansions' constants, the coefficient tables init_once fits
+ * at start-up (read-only after; see bessel.c for what each is), the tile
+ * of the all-pairs form, and the helpers the kernels call back (tile_fill
+ * and the row sums, compiled for each instruction set). The tables' names
+ * are macros for prefixed, hidden globals, so that the code of all three
+ * files reads as it did when they were one file's statics.
  */
 #ifndef RFX_BESSEL_IMPL_H
 #define RFX_BESSEL_IMPL_H
@@ -39,7 +40,7 @@
 #define N4 12
 #define Z12 12.0        /* z <= Z12: N12 coefficients on [0, Z12^2] */
 #define N12 19
-#define Z24 24.0        /* AVX-512 pairs kernel: z <= Z24, N24 coefficients */
+#define Z24 24.0        /* AVX2/AVX-512 pairs kernels: z <= Z24, N24 coefficients */
 #define N24 29
 #define ZL16 16.0       /* and every z >= ZL16: H on u in [0, Z0/ZL16], NL16 */
 #define NL16 12
@@ -117,6 +118,16 @@ void rfx_bessel_rows_avx512(const double *a, const double *B, size_t nr, size_t 
 			    double scale, double *out) RFX_BESSEL_HIDDEN;
 /* The AVX-512 all-pairs kernel (bessel_avx512.c); same contract as pairs. */
 void rfx_bessel_pairs_x512(const double *A, size_t na, const double *B, size_t nb,
+			   size_t n, double scale, double *out) RFX_BESSEL_HIDDEN;
+/*
+ * The same three for AVX2 and FMA, only where the CPU has both: tile_fill
+ * and the row sums (bessel.c), the all-pairs kernel (bessel_avx2.c).
+ */
+void rfx_bessel_tile_fill_avx2(struct pair_tile *T, const double *B, size_t j0,
+			       size_t m, size_t n) RFX_BESSEL_HIDDEN;
+void rfx_bessel_rows_avx2(const double *a, const double *B, size_t nr, size_t n,
+			  double scale, double *out) RFX_BESSEL_HIDDEN;
+void rfx_bessel_pairs_x256(const double *A, size_t na, const double *B, size_t nb,
 			   size_t n, double scale, double *out) RFX_BESSEL_HIDDEN;
 #endif
 
