@@ -5,9 +5,11 @@
  * kernels. bessel.c fits the tables and picks this kernel where the CPU
  * has avx512f and fma; bessel_impl.h is what the two share.
  *
- * The all-pairs form for AVX-512, in intrinsics: the same arithmetic as
- * tile_row, element for element and in the same order, so the sums are
- * bit for bit those of bessel.c's loops, in 60-80% of the time. What
+ * The all-pairs form for AVX-512, in intrinsics: for tile_row's kinds
+ * the same arithmetic, element for element and in the same order, so
+ * those sums are bit for bit those of bessel.c's loops; the two kinds of
+ * its own (X_24, X_L16, below) take other expansions and agree with them
+ * to rounding. It runs in 60-80% of tile_row's time. What
  * GCC makes of tile_row keeps the 64 lanes' products in memory (arrays it
  * does not promote to registers), so each coordinate's loop loads,
  * multiplies and stores all of them, and it sorts the coordinates by kind
@@ -219,7 +221,7 @@ static X512 void x512_large(struct x512_lanes *S, const struct pair_tile *T,
 	}
 }
 
-/* tile_row on AVX-512: the same sums, bit for bit. */
+/* tile_row on AVX-512, with the two kinds of its own (above). */
 static X512 void tile_row_x512(const double *a, const struct pair_tile *T,
 			       size_t n, double scale, double *out, size_t m)
 {
