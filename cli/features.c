@@ -41,10 +41,10 @@ static const char summary[] =
 	"Parameters not given with --param are fitted to --x-file against\n"
 	"--y-file (default: itself) and printed on stderr.";
 
-/* The .npy header of an n x D matrix of type descr, padded to 64 bytes. */
 /* the one suffix of -o (rfx_out_check_name) */
 static const char *const npy_suffix[] = { ".npy", NULL };
 
+/* The .npy header of an n x D matrix of type descr, padded to 64 bytes. */
 static size_t npy_header(char *buf, size_t cap, const char *descr, size_t n,
 			 int D)
 {
