@@ -150,4 +150,13 @@ run variance --x-file xn.csv --y-file yn.csv --method $M --mc 0 --header
 cmp -s "$tmp/out" sets.tsv
 ok $? "--header skips a numeric first line in each file"
 
+# centres that nearly cancel: cexp's fitted a would take |a x| past 1e145
+# and its features to NaN (README, "Numerics and valid ranges")
+printf '1e30 1\n-1e30 1\n1e-300 1\n' > cancel.txt
+printf '1 1\n1 1\n1 1\n' > ones.txt
+fails 2 "cexp-c: a fitted a beyond the reach of a given one is refused" \
+	variance --x-file cancel.txt --y-file ones.txt --method cexp-c -o out.h5
+grep -q 'cannot fit a' "$tmp/err"
+ok $? "... naming the fit"
+
 done_testing

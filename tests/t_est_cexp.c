@@ -191,6 +191,89 @@ static void test_far_ratio(void)
 	rfx_params_release(&p);
 }
 
+/*
+ * Centres that nearly cancel. Rows 1e30, -1e30 and 1e-300 of coordinate
+ * 0 have the centre 1e-300/3, so eq. 88 gives a_0 = sqrt(1 / (1e-300/3))
+ * = 1.73e150 against y_0 = 1, and a_0 x_0 reaches 1.73e180 on the first
+ * row: (a x)^2 overflows, the features came out NaN (cexp-c) or 0 (cexp)
+ * and the closed form non-finite. A given a within [1e-70, 1e70] keeps
+ * |a x_l| and |y_l / a| within 1e145 for inputs within 1e75, so a fitted
+ * one is held to the same: beyond it, fitting is refused by name (and
+ * the other way round for the y's). Rows of 1e-10 and -1e-10 beside
+ * 1e-300 keep |a x| at 1.73e140: fitted, and every closed form and
+ * feature finite.
+ */
+static void test_cancelling_centres(void)
+{
+	static const double big[6] = { 1e30, 1.0, -1e30, 1.0, 1e-300, 1.0 };
+	static const double small[6] = { 1e-10, 1.0, -1e-10, 1.0, 1e-300, 1.0 };
+	static const double ones[6] = { 1.0, 1.0, 1.0, 1.0, 1.0, 1.0 };
+	const struct rfx_estimator_type *const es[2] = { &rfx_est_cexp,
+							 &rfx_est_cexp_c };
+	struct rfx_params p;
+	struct rfx_err err;
+	int k, side;
+
+	for (k = 0; k < 2; k++) {
+		const struct rfx_estimator_type *e = es[k];
+
+		for (side = 0; side < 2; side++) {
+			int ret;
+
+			rfx_params_init(&p, 2);
+			ret = side ? e->fit(&p, ones, 3, big, 3, 8, &err)
+				   : e->fit(&p, big, 3, ones, 3, 8, &err);
+			ok(ret == RFX_EINVAL && strstr(err.msg, "cannot fit a") &&
+				   !strchr(err.msg, '\n'),
+			   "%s: centres that cancel on the %s side are refused: %s",
+			   e->name, side ? "y" : "x", ret ? err.msg : "(fitted)");
+			rfx_params_release(&p);
+		}
+		rfx_params_init(&p, 2);
+		if (ok(!e->fit(&p, small, 3, ones, 3, 8, &err),
+		       "%s: |a x| up to 1.7e140 is fitted", e->name)) {
+			struct rfx_block *b = rfx_block_alloc(2, 3, 3);
+			int D = rfx_estimator_feature_dim(e, &p, 8), bad = 0;
+			struct rfx_draw *w = rfx_draw_alloc(2, D);
+			struct rfx_featmat *F = rfx_featmat_alloc(3, D);
+			gsl_rng *r = rfx_rng_alloc_stream(107, 0, 0, 0);
+			double lv[9];
+			size_t q;
+
+			ok(fabs(hypot(p.a_re[0], p.a_im[0]) / (sqrt(3.0) * 1e150) - 1.0) < 1e-14,
+			   "%s: |a_0| = sqrt(3) 1e150, eq. 88 on the centre 1e-300/3 (%.6g)",
+			   e->name, hypot(p.a_re[0], p.a_im[0]));
+			if (!b || !w || !F || !r ||
+			    rfx_estimator_block(e, &p, b, small, 3, ones, 3, &err) ||
+			    e->log_variance(&p, b, 8, lv, &err))
+				bad = -1;
+			for (q = 0; !bad && q < 9; q++)
+				bad += isnan(lv[q]) || lv[q] == INFINITY;
+			for (side = 1; !bad && side <= 2; side++) {
+				if (e->draw(r, RFX_PROJ_IID, &p, 8, w, &err) ||
+				    e->features(&p, w, side, side == 1 ? small : ones, 3,
+						8, F, &err)) {
+					bad = -1;
+					break;
+				}
+				for (q = 0; q < 3 * (size_t)D; q++)
+					bad += !isfinite(F->re[q]) ||
+					       (F->is_complex && !isfinite(F->im[q]));
+				for (q = 0; q < 3; q++)
+					bad += !isfinite(F->lscale[q]);
+			}
+			ok(bad == 0, "%s: there every log-variance is finite or -inf and every feature finite (%d bad)",
+			   e->name, bad);
+			rfx_block_free(b);
+			rfx_draw_free(w);
+			rfx_featmat_free(F);
+			if (r)
+				gsl_rng_free(r);
+		}
+		rfx_params_release(&p);
+	}
+}
+
 static void test_errors(void)
 {
 	struct rfx_params p;
@@ -264,6 +347,7 @@ int main(void)
 	test_zero_variance();
 	test_real_fit();
 	test_far_ratio();
+	test_cancelling_centres();
 	test_errors();
 	return done_testing();
 }

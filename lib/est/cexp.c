@@ -36,6 +36,7 @@
 
 #define A_LARGE 1e3
 #define A_SMALL 1e-3
+#define A_REACH 1e145 /* largest |a x_l| and |y_l / a| a fit may give */
 
 /* Fits one coordinate's a from centre coordinates xc, yc. */
 static void fit_coord(int cplx, double xc, double yc, double *re, double *im)
@@ -87,14 +88,34 @@ static int cexp_fit_kind(int cplx, const char *name, struct rfx_params *p,
 	if (!p->a_re || !p->a_im)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	for (l = 0; l < p->d; l++) {
-		double xc = 0.0, yc = 0.0;
+		double xc = 0.0, yc = 0.0, xm = 0.0, ym = 0.0, am;
 
-		for (i = 0; i < nx; i++)
+		for (i = 0; i < nx; i++) {
 			xc += X[i * (size_t)p->d + l];
-		for (i = 0; i < ny; i++)
+			xm = fmax(xm, fabs(X[i * (size_t)p->d + l]));
+		}
+		for (i = 0; i < ny; i++) {
 			yc += Y[i * (size_t)p->d + l];
-		fit_coord(cplx, xc / (double)nx, yc / (double)ny, &p->a_re[l],
-			  &p->a_im[l]);
+			ym = fmax(ym, fabs(Y[i * (size_t)p->d + l]));
+		}
+		xc /= (double)nx;
+		yc /= (double)ny;
+		fit_coord(cplx, xc, yc, &p->a_re[l], &p->a_im[l]);
+		/*
+		 * A given a within [1e-70, 1e70] keeps |a x_l| and |y_l / a|
+		 * within A_REACH for inputs within 1e75 (README); a fitted one
+		 * balances the centres, but where they nearly cancel (rows
+		 * 1e30 and -1e30 beside 1e-300) the rows reach past it,
+		 * (a x)^2 overflows and the features come out NaN.
+		 */
+		am = fmax(fabs(p->a_re[l]), fabs(p->a_im[l]));
+		if (!(xm * am <= A_REACH) || !(ym / am <= A_REACH))
+			return rfx_error(err, RFX_EINVAL,
+					 "%s: cannot fit a: coordinate %d's centres, %g and %g, give |a| = %g, and |%s| reaches %g on the %s, beyond %g; give a",
+					 name, l, xc, yc, am,
+					 xm * am <= A_REACH ? "y / a" : "a x",
+					 xm * am <= A_REACH ? ym / am : xm * am,
+					 xm * am <= A_REACH ? "y's" : "x's", A_REACH);
 	}
 	return RFX_OK;
 }
