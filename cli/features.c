@@ -38,6 +38,8 @@ static const char summary[] =
 	"--projection drawn from --seed: the library's rfx_model_features and\n"
 	"Python's rfx.features, byte for byte. Row i of side 1 dotted with row\n"
 	"k of side 2 estimates K(x_i, y_k); complex estimators give [Re, Im].\n"
+	"Values beyond double range are 0 or +-inf, as the library's (its\n"
+	"rfx_model_features_log and Python's log_scale=True keep them).\n"
 	"Parameters not given with --param are fitted to --x-file against\n"
 	"--y-file (default: itself) and printed on stderr.";
 

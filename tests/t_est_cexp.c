@@ -239,6 +239,7 @@ static void test_cancelling_centres(void)
 			gsl_rng *r = rfx_rng_alloc_stream(107, 0, 0, 0);
 			double lv[9];
 			size_t q;
+			int ret;
 
 			ok(fabs(hypot(p.a_re[0], p.a_im[0]) / (sqrt(3.0) * 1e150) - 1.0) < 1e-14,
 			   "%s: |a_0| = sqrt(3) 1e150, eq. 88 on the centre 1e-300/3 (%.6g)",
@@ -264,6 +265,21 @@ static void test_cancelling_centres(void)
 			}
 			ok(bad == 0, "%s: there every log-variance is finite or -inf and every feature finite (%d bad)",
 			   e->name, bad);
+			/*
+			 * That a maps other inputs: 1e30 takes |a x| to
+			 * 1.7e180 on side 1, and 1 / a takes the rows of
+			 * 1e-10 to |x / a| = 5.8e-161 but 1e30 (on the
+			 * y's) fine; refused by name where the reach passes.
+			 */
+			ret = e->features(&p, w, 1, big, 3, 8, F, &err);
+			ok(ret == RFX_EINVAL && strstr(err.msg, "too large for the sets"),
+			   "%s: features of inputs beyond the fitted a's reach are refused: %s",
+			   e->name, ret ? err.msg : "(mapped)");
+			ret = rfx_estimator_block(e, &p, b, big, 3, ones, 3, &err);
+			ret = ret ? ret : e->log_variance(&p, b, 8, lv, &err);
+			ok(ret == RFX_EINVAL && strstr(err.msg, "too large for the sets"),
+			   "%s: so is their closed form: %s", e->name,
+			   ret ? err.msg : "(computed)");
 			rfx_block_free(b);
 			rfx_draw_free(w);
 			rfx_featmat_free(F);

@@ -36,7 +36,6 @@
 
 #define A_LARGE 1e3
 #define A_SMALL 1e-3
-#define A_REACH 1e145 /* largest |a x_l| and |y_l / a| a fit may give */
 
 /* Fits one coordinate's a from centre coordinates xc, yc. */
 static void fit_coord(int cplx, double xc, double yc, double *re, double *im)
@@ -67,6 +66,37 @@ static void fit_coord(int cplx, double xc, double yc, double *re, double *im)
 	}
 	*re = 0.0;
 	*im = sqrt(fabs(yc)) / sqrt(fabs(xc));
+}
+
+/*
+ * Whether every row of X (n x d) keeps |f_l x_l| within RFX_DIAG_REACH,
+ * f = a (inv = 0: the x's, side 1) or 1/a (inv = 1: the y's, side 2); else
+ * RFX_EINVAL naming the row. A given a always does for inputs within
+ * RFX_INPUT_MAX; a fitted one does on the sets it was fitted to (the
+ * fit checks), but not always on others, where (a x)^2 overflowed and
+ * the features came out NaN.
+ */
+static int check_reach(const struct rfx_params *p, const char *name,
+		       const double *X, size_t n, int inv, struct rfx_err *err)
+{
+	size_t i;
+	int l, d = p->d;
+
+	for (l = 0; l < d; l++) {
+		double am = fmax(fabs(p->a_re[l]), fabs(p->a_im[l]));
+
+		for (i = 0; i < n; i++) {
+			double v = fabs(X[i * (size_t)d + l]);
+
+			if (!((inv ? v / am : v * am) <= RFX_DIAG_REACH))
+				return rfx_error(err, RFX_EINVAL,
+						 "%s: |%s| reaches %g on coordinate %d of input row %zu, beyond %g, with the fitted |a_%d| = %g: these inputs are too large for the sets a was fitted to",
+						 name, inv ? "y / a" : "a x",
+						 inv ? v / am : v * am, l, i, RFX_DIAG_REACH,
+						 l, am);
+		}
+	}
+	return RFX_OK;
 }
 
 static int cexp_fit_kind(int cplx, const char *name, struct rfx_params *p,
@@ -103,19 +133,19 @@ static int cexp_fit_kind(int cplx, const char *name, struct rfx_params *p,
 		fit_coord(cplx, xc, yc, &p->a_re[l], &p->a_im[l]);
 		/*
 		 * A given a within [1e-70, 1e70] keeps |a x_l| and |y_l / a|
-		 * within A_REACH for inputs within 1e75 (README); a fitted one
+		 * within RFX_DIAG_REACH for inputs within 1e75 (README); a fitted one
 		 * balances the centres, but where they nearly cancel (rows
 		 * 1e30 and -1e30 beside 1e-300) the rows reach past it,
 		 * (a x)^2 overflows and the features come out NaN.
 		 */
 		am = fmax(fabs(p->a_re[l]), fabs(p->a_im[l]));
-		if (!(xm * am <= A_REACH) || !(ym / am <= A_REACH))
+		if (!(xm * am <= RFX_DIAG_REACH) || !(ym / am <= RFX_DIAG_REACH))
 			return rfx_error(err, RFX_EINVAL,
 					 "%s: cannot fit a: coordinate %d's centres, %g and %g, give |a| = %g, and |%s| reaches %g on the %s, beyond %g; give a",
 					 name, l, xc, yc, am,
-					 xm * am <= A_REACH ? "y / a" : "a x",
-					 xm * am <= A_REACH ? ym / am : xm * am,
-					 xm * am <= A_REACH ? "y's" : "x's", A_REACH);
+					 xm * am <= RFX_DIAG_REACH ? "y / a" : "a x",
+					 xm * am <= RFX_DIAG_REACH ? ym / am : xm * am,
+					 xm * am <= RFX_DIAG_REACH ? "y's" : "x's", RFX_DIAG_REACH);
 	}
 	return RFX_OK;
 }
@@ -136,7 +166,7 @@ static double ce_log_rel(double complex u, double w)
 	return log(v > 0.0 ? 0.5 * v : 0.0);
 }
 
-static int cexp_log_variance(const struct rfx_params *p,
+static int log_variance_kind(const char *name, const struct rfx_params *p,
 			     const struct rfx_block *b, int M, double *out,
 			     struct rfx_err *err)
 {
@@ -145,7 +175,10 @@ static int cexp_log_variance(const struct rfx_params *p,
 	double lm = log((double)M);
 
 	if (!p->a_re || !p->a_im)
-		return rfx_error(err, RFX_EINVAL, "cexp: a is not set");
+		return rfx_error(err, RFX_EINVAL, "%s: a is not set", name);
+	if (check_reach(p, name, b->X, b->nx, 0, err) ||
+	    check_reach(p, name, b->Y, b->ny, 1, err))
+		return RFX_EINVAL;
 	for (l = 0; l < d && p->a_im[l] == 0.0; l++)
 		;
 	if (l == d) {
@@ -196,9 +229,10 @@ static int cexp_log_variance(const struct rfx_params *p,
  * inputs are one dgemm of the scaled inputs (two for a complex a: real and
  * imaginary parts), the per-row constants are added after.
  */
-static int cexp_features(const struct rfx_params *p, const struct rfx_draw *w,
-			 int side, const double *X, size_t n, int M,
-			 struct rfx_featmat *F, struct rfx_err *err)
+static int features_kind(const char *name, const struct rfx_params *p,
+			 const struct rfx_draw *w, int side, const double *X,
+			 size_t n, int M, struct rfx_featmat *F,
+			 struct rfx_err *err)
 {
 	int d = w->d, l, m, real = 1;
 	size_t i, nd = n * (size_t)d;
@@ -211,7 +245,13 @@ static int cexp_features(const struct rfx_params *p, const struct rfx_draw *w,
 		free(xr);
 		free(f);
 		free(base);
-		return rfx_error(err, RFX_EINVAL, "cexp: a is not set");
+		return rfx_error(err, RFX_EINVAL, "%s: a is not set", name);
+	}
+	if (check_reach(p, name, X, n, side == 2, err)) {
+		free(xr);
+		free(f);
+		free(base);
+		return RFX_EINVAL;
 	}
 	for (l = 0; l < d; l++)
 		real &= p->a_im[l] == 0.0;
@@ -268,6 +308,36 @@ static int cexp_features(const struct rfx_params *p, const struct rfx_draw *w,
 	return RFX_OK;
 }
 
+/* The hooks of each estimator: the functions above under its name. */
+static int cexp_log_variance(const struct rfx_params *p,
+			     const struct rfx_block *b, int M, double *out,
+			     struct rfx_err *err)
+{
+	return log_variance_kind("cexp", p, b, M, out, err);
+}
+
+static int cexp_c_log_variance(const struct rfx_params *p,
+			       const struct rfx_block *b, int M, double *out,
+			       struct rfx_err *err)
+{
+	return log_variance_kind("cexp-c", p, b, M, out, err);
+}
+
+static int cexp_features(const struct rfx_params *p, const struct rfx_draw *w,
+			 int side, const double *X, size_t n, int M,
+			 struct rfx_featmat *F, struct rfx_err *err)
+{
+	return features_kind("cexp", p, w, side, X, n, M, F, err);
+}
+
+static int cexp_c_features(const struct rfx_params *p,
+			   const struct rfx_draw *w, int side, const double *X,
+			   size_t n, int M, struct rfx_featmat *F,
+			   struct rfx_err *err)
+{
+	return features_kind("cexp-c", p, w, side, X, n, M, F, err);
+}
+
 static int cexp_fit(struct rfx_params *p, const double *X, size_t nx,
 		    const double *Y, size_t ny, int M, struct rfx_err *err)
 {
@@ -302,7 +372,7 @@ const struct rfx_estimator_type rfx_est_cexp_c = {
 	.flags = RFX_EST_COMPLEX,
 	.params = RFX_P(RFX_PARAM_DIAG),
 	.fit = cexp_c_fit,
-	.log_variance = cexp_log_variance,
+	.log_variance = cexp_c_log_variance,
 	.draw = rfx_draw_gaussian,
-	.features = cexp_features,
+	.features = cexp_c_features,
 };

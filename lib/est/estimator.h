@@ -342,6 +342,12 @@ size_t rfx_params_format(const struct rfx_params *p,
  */
 #define RFX_DIAG_MIN 1e-70
 #define RFX_DIAG_MAX 1e70
+/*
+ * And what such an a keeps |a x_l| and |y_l / a| within (RFX_DIAG_MAX
+ * RFX_INPUT_MAX): a fitted a is held to it on the sets and on every
+ * input it maps (lib/est/cexp.c).
+ */
+#define RFX_DIAG_REACH 1e145
 
 /*
  * Validators shared by the estimators' fit functions: each returns RFX_OK
