@@ -168,6 +168,17 @@ sed 1d big.tsv | cut -f1-11,13- | grep -qi nan
 [ $? -ne 0 ]
 ok $? "  no nan outside gamma (n/a for files)"
 
+# Without a stabiliser, queries of 1e70 overflow D^ itself in two rows:
+# their relative error is infinite, so log_norm_rel is +inf (the running
+# log-sum read nan at the second infinite row).
+printf '1e70\n1e70\n1\n0.5\n' > qinf.txt
+printf '1\n0.5\n-1\n0.2\n' > kinf.txt
+run attention --q-file qinf.txt --k-file kinf.txt --method trig --features 8 \
+	--draws 2 --stabiliser none --projection iid
+cp "$tmp/out" inf.tsv
+is "$rc $(col inf.tsv frac_nonfinite_mean) $(col inf.tsv log_norm_rel_mean)" "0 0.5 inf" \
+	"--stabiliser none, D^ overflowing in 2 of 4 rows: log_norm_rel +inf, not nan"
+
 run attention --help
 is "$rc" 0 "--help exits 0"
 

@@ -142,7 +142,9 @@ static inline double rfx_logsum3(double l0, double s0, double l1, double s1,
  * A running log(sum_k e^{v_k}) over a stream of terms: scale m (the
  * largest term so far) and acc = sum e^{v_k - m}. Start from
  * { -INFINITY, 0.0 }; -inf terms (zeros) are skipped, and an empty or
- * all-zero sum is -inf.
+ * all-zero sum is -inf. A +inf term makes the sum +inf for good (the
+ * scale m stays there with acc = 1: a second one would have added
+ * e^(inf - inf), NaN).
  */
 struct rfx_lse {
 	double m, acc;
@@ -150,7 +152,7 @@ struct rfx_lse {
 
 static inline void rfx_lse_add(struct rfx_lse *l, double v)
 {
-	if (v == -INFINITY)
+	if (v == -INFINITY || l->m == INFINITY)
 		return;
 	if (v > l->m) {
 		l->acc = l->acc * exp(l->m - v) + 1.0;
