@@ -108,8 +108,9 @@ static int print_tsv(const void *F, int f32, size_t n, int D,
 			fputs(num, stdout);
 			putchar(j + 1 < D ? '\t' : '\n');
 		}
-	if (ferror(stdout))
-		return rfx_error(err, RFX_EIO, "cannot print the features");
+	/* flushed here, so that a full stdout is this run's one line */
+	if (fflush(stdout) || ferror(stdout))
+		return rfx_error(err, RFX_EIO, "cannot write to standard output");
 	return RFX_OK;
 }
 
@@ -216,17 +217,20 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
 	}
-	rfx_model_params(m, ptext, sizeof(ptext));
-	fprintf(stderr, "rfx: %s, %d features, %zu x %d matrix, parameters %s\n",
-		method, M, X.rows, D, ptext);
-	rfx_seed_note(seed);
 	if (output)
 		ret = write_npy(&out, F, f32 ? sizeof(float) : sizeof(double),
 				X.rows, D, &err);
 	else
 		ret = print_tsv(F, f32, X.rows, D, &err);
-	if (ret)
+	if (ret) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
+		goto out;
+	}
+	/* after the output, so that a failed write is the one line on stderr */
+	rfx_model_params(m, ptext, sizeof(ptext));
+	fprintf(stderr, "rfx: %s, %d features, %zu x %d matrix, parameters %s\n",
+		method, M, X.rows, D, ptext);
+	rfx_seed_note(seed);
 out:
 	rfx_out_abort(&out);
 	free(F);

@@ -442,6 +442,17 @@ int rfx_cli_dispatch(int argc, char **argv, const struct rfx_cli *cli)
 	return c->fn(argc, argv, cli);
 }
 
+/*
+ * ret, or a failure when stdout could not take what the run printed (a
+ * full disk, a closed pipe): every run's last check, --help's included.
+ */
+static int stdout_status(int ret)
+{
+	if ((fflush(stdout) || ferror(stdout)) && !ret)
+		return rfx_cli_fail(RFX_EXIT_FAIL, "cannot write to standard output");
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const struct rfx_cmd *c;
@@ -471,7 +482,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return RFX_EXIT_OK;
+		return stdout_status(RFX_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version"))
 		argv[1] = "version";
@@ -507,11 +518,7 @@ int main(int argc, char **argv)
 		ret = c->fn(argc - 1, argv + 1, &cli);
 	if (caught_signal && ret != RFX_EXIT_USAGE)
 		ret = 128 + caught_signal;
-	ret = rfx_dist_finish(ret);
-	if (fflush(stdout) || ferror(stdout)) {
-		if (!ret)
-			ret = rfx_cli_fail(RFX_EXIT_FAIL, "cannot write to standard output");
-	}
+	ret = stdout_status(rfx_dist_finish(ret));
 	if (!ret)
 		rfx_seed_flush();
 	free(line);

@@ -123,13 +123,43 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k rfxtest mnt 2> /dev/null; 
 			bad="$bad fill=$fill:rc=$rc"
 		fi
 	done
+	# rfx features writes its .npy the same way, and its notes on
+	# stderr (parameters, seed) come after the output: a failed write is
+	# the one line (they came first, three lines in all).
+	rm -f mnt/*
+	printf 'old\n' > mnt/f.npy
+	awk 'BEGIN { for (i = 1; i <= 300; i++) { for (j = 1; j <= 4; j++)
+		printf "%s%.3f", (j > 1 ? " " : ""), sin(i * j); print "" } }' > fx.txt
+	"$RFX" features --x-file fx.txt --method pos --features 64 -o mnt/f.npy \
+		> /dev/null 2> "$tmp/err2"
+	frc=$?
+	fold=$(cat mnt/f.npy)
+	ftmp=$(ls mnt | grep -v '^f.npy$')
 	umount mnt
 	[ -z "$bad" ]
 	ok $? "full disk: one line, exit 1, old file untouched, no temporary, no crash" ||
 		{ diag "$bad"; diag_file "$tmp/err"; }
+	[ "$frc" -eq 1 ] && [ "$(lines "$tmp/err2")" -eq 1 ] && [ "$fold" = old ] &&
+		[ -z "$ftmp" ] && grep -q 'No space left' "$tmp/err2"
+	ok $? "features -o on a full disk: exit 1, one line, old file untouched, no temporary" ||
+		diag_file "$tmp/err2"
 else
 	skip "full disk: needs root and mount -t tmpfs"
+	skip "features -o on a full disk: needs root and mount -t tmpfs"
 fi
+awk 'BEGIN { print "0.5 1"; print "1 0.25" }' > fx2.txt
+"$RFX" features --x-file fx2.txt --method pos --features 8 > /dev/full 2> "$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(lines "$tmp/err")" -eq 1 ]
+ok $? "features to stdout on /dev/full: exit 1, one line" || diag_file "$tmp/err"
+# and the runs that only print: rfx --help exited 0 on a full stdout
+for args in --help -h help version --version "help estimators" "variance --help"; do
+	"$RFX" $args > /dev/full 2> "$tmp/err"
+	rc=$?
+	[ "$rc" -eq 1 ] && [ "$(lines "$tmp/err")" -eq 1 ] &&
+		grep -q 'cannot write to standard output' "$tmp/err"
+	ok $? "rfx $args to stdout on /dev/full: exit 1, one line" || diag_file "$tmp/err"
+done
 
 # ---------------------------------------------------------------------------
 # Every signal whose default action terminates: exit 128 + signal and no
