@@ -402,7 +402,11 @@ int rfx_cli_load_labelled(struct rfx_matrix *m, const char *spec,
 	int ret;
 
 	rfx_matrix_init(m);
-	if (!labels == !label_column)
+	if (labels && label_column)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--labels and --label-column both give the labels of '%s': give one",
+				    spec);
+	if (!labels && !label_column)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "--dataset '%s' needs its labels: --labels FILE or --label-column N",
 				    spec);

@@ -8,6 +8,7 @@
  * or a feature matrix over --max-mem exits 1 at once. stdout gets the
  * table; -o writes it to an HDF5 file, atomically.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,7 +99,8 @@ static int parse_opts(int argc, char **argv, struct svm_opts *o, int *help)
 		{ "labels", 0, RFX_OPT_STRING, &o->labels, "FILE",
 		  "the class labels of a --dataset FILE, one per row (default none)", 0 },
 		{ "label-column", 0, RFX_OPT_INT, &o->label_column, "N",
-		  "or: column N (from 1) of a --dataset FILE holds the labels (default none)", 0 },
+		  "or: column N (from 1) of a --dataset FILE holds the labels (default none)", 0,
+		  RFX_RANGE(1, INT_MAX) },
 		{ "header", 0, RFX_OPT_FLAG, &o->header, NULL,
 		  "the first line of a text --dataset FILE is a header (default: detected)", 0 },
 		RFX_OPTION_DATA(&o->data),
@@ -140,10 +142,6 @@ static int check_opts(const struct svm_opts *o, const char **dnames, int *nd,
 		return rfx_error(err, RFX_EINVAL,
 				 "--labels and --label-column go with one --dataset FILE, got %d files",
 				 j);
-	if (o->label_column < 0)
-		return rfx_error(err, RFX_EINVAL,
-				 "--label-column must be positive, got %d",
-				 o->label_column);
 	for (k = 0; k < *nd; k++) {
 		if (rfx_cli_is_file(dnames[k]))
 			continue;

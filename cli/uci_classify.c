@@ -12,6 +12,7 @@
  * validation picked and the test accuracy there); -o writes it with the
  * per-gamma table and the dataset table to an HDF5 file, atomically.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,7 +387,8 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			{ "labels", 0, RFX_OPT_STRING, &o.labels, "FILE",
 			  "the class labels of a --dataset FILE, one per row (default none)", 0 },
 			{ "label-column", 0, RFX_OPT_INT, &o.label_column, "N",
-			  "or: column N (from 1) of a --dataset FILE holds the labels (default none)", 0 },
+			  "or: column N (from 1) of a --dataset FILE holds the labels (default none)", 0,
+			  RFX_RANGE(1, INT_MAX) },
 			{ "header", 0, RFX_OPT_FLAG, &o.header, NULL,
 			  "the first line of a text --dataset FILE is a header (default: detected)", 0 },
 			RFX_OPTION_OUTPUT(&o.output, "the tables"),
@@ -421,10 +423,6 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			return rfx_cli_fail(RFX_EXIT_USAGE,
 					    "--labels and --label-column go with one --dataset FILE, got %d files",
 					    nfiles);
-		if (o.label_column < 0)
-			return rfx_cli_fail(RFX_EXIT_USAGE,
-					    "--label-column must be positive, got %d",
-					    o.label_column);
 	}
 	standardize = o.scaling == SCALING_STANDARD;
 	if (!o.gamma) {

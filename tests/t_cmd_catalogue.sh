@@ -351,6 +351,10 @@ cat > "$tmp/catalogue" <<'END'
 1|label column 5 is outside '$FX/m_good.csv'|uci-classify --dataset $FX/m_good.csv --label-column 5 -o out.h5
 1|has 3 labels but '$FX/m_good.csv' has 2 rows|uci-classify --dataset $FX/m_good.csv --labels $FX/m_lab3.txt -o out.h5
 2|needs its labels|svm-classify --dataset $FX/m_good.csv -o out.h5
+2|--label-column must be in 1..|uci-classify --dataset $FX/m_good.csv --label-column 0 -o out.h5
+2|--label-column must be in 1..|svm-classify --dataset $FX/m_good.csv --label-column -2 -o out.h5
+2|--labels and --label-column both give the labels|uci-classify --dataset $FX/m_good.csv --labels $FX/m_lab3.txt --label-column 3 -o out.h5
+2|--labels and --label-column both give the labels|svm-classify --dataset $FX/m_good.csv --labels $FX/m_lab3.txt --label-column 3 -o out.h5
 1|pairs need at least 2 inputs|mse-table --dataset $FX/m_one.csv --method trig -o out.h5
 1|1 input is too few for a bandwidth|mse-table --dataset $FX/m_one.csv --kernel gauss --method trig -o out.h5
 1|40 inputs are too few for a bandwidth from the 50-th|mse-table --dataset $FX/m_equal.csv --kernel gauss --method trig -o out.h5
