@@ -468,6 +468,34 @@ static void test_exp_shift(const struct rfx_vmath_kernel *k)
 					: memcmp(&y[i], &z[i], sizeof y[i]) == 0;
 	ok(specials, "%s: exp's other lanes keep their bits beside one below "
 	   "the normal range", k->name);
+
+	/*
+	 * runs of 16 and 32 lanes all below e^-745.2 (the avx2 kernel's
+	 * groups: it skips the series there) beside ordinary ones and a run
+	 * with one NaN: +0 exactly, and the rest the bits of a call without
+	 * them
+	 */
+	for (i = 0; i < 96; i++)
+		x[i] = 60.0 * uniform() - 50.0 + m;
+	k->exp_shift(z, x, m, 96);
+	for (i = 16; i < 64; i++)
+		x[i] = (i % 3 ? -800.0 - 1e3 * uniform() : i % 2 ? -INFINITY
+			: -745.3) + m;
+	for (i = 80; i < 96; i++)
+		x[i] = -900.0 + m;
+	x[90] = NAN;
+	k->exp_shift(y, x, m, 96);
+	specials = 1;
+	for (i = 0; i < 96; i++) {
+		const double pz = 0.0;
+
+		specials &= i == 90 ? isnan(y[i])
+			    : (i >= 16 && i < 64) || i >= 80
+			    ? memcmp(&y[i], &pz, sizeof pz) == 0
+			    : memcmp(&y[i], &z[i], sizeof y[i]) == 0;
+	}
+	ok(specials, "%s: exp of runs below e^-745.2 is +0, a NaN among them "
+	   "NaN, and the other lanes keep their bits", k->name);
 }
 
 /* |got - want| in units of the last place of want as a float. */

@@ -331,11 +331,16 @@ __attribute__((noinline)) static void exp_lanes(double *e, const double *u,
 			e[l] = exp(u[l]);
 }
 
-/* e[i] = exp(u[i]) for EXP_VECS vectors */
+/*
+ * e[i] = exp(u[i]) for EXP_VECS vectors. A group whose lanes are all
+ * below EXP_ZERO_BELOW is +0 throughout without the series, as the
+ * common path would make it: a fifth of the DIRFs' exp lanes in
+ * uci-classify are there, more than half of them in such groups.
+ */
 X256 void vexp_group(const __m256d *u, __m256d *e)
 {
 	__m256d band[EXP_VECS], a[EXP_VECS];
-	int done[EXP_VECS], all = 0xf, i;
+	int done[EXP_VECS], all = 0xf, zeros = 0xf, i;
 
 	EACH_EXP(i) {
 		__m256d zero = _mm256_cmp_pd(u[i], _mm256_set1_pd(EXP_ZERO_BELOW),
@@ -346,8 +351,13 @@ X256 void vexp_group(const __m256d *u, __m256d *e)
 			_mm256_cmp_pd(u[i], _mm256_set1_pd(EXP_BAND_HI), _CMP_LE_OQ));
 		done[i] = _mm256_movemask_pd(_mm256_or_pd(band[i], zero));
 		all &= done[i];
+		zeros &= _mm256_movemask_pd(zero);
 		/* lanes out of the band are computed at u = 0, then cleared */
 		a[i] = _mm256_and_pd(u[i], band[i]);
+	}
+	if (zeros == 0xf) {
+		EACH_EXP(i) e[i] = _mm256_setzero_pd();
+		return;
 	}
 	vexp_band(a, e);
 	EACH_EXP(i) e[i] = _mm256_and_pd(e[i], band[i]);
