@@ -289,6 +289,7 @@ cat > "$tmp/catalogue" <<'END'
 2|--mc must be 0 or at least 2, got 1|variance --mc 1 --L 8 --samples 1 -o out.h5
 2|--steps must be in 2..100000, got 1|variance --map angle --steps 1 -o out.h5
 2|--r-max must be positive, got 0|variance --map angle --r-max 0 -o out.h5
+2|r-max must be at least 1e-150, got 1e-170|variance --map angle --r-max 1e-170 -o out.h5
 2|--threads must be in 0..1024, got -1|variance --threads -1 --L 8 --samples 1 --mc 0 -o out.h5
 2|--threads must be in 0..1024, got 1025|variance --threads 1025 --L 8 --samples 1 --mc 0 -o out.h5
 2|--threads must be in 0..1024, got 1000000|uci-classify --threads 1000000 -o out.h5

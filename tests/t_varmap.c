@@ -229,6 +229,27 @@ static void test_errors(void)
 	ok(rfx_varmap_run(&c, rows, &err) == RFX_EINVAL, "angle map, r_max = 0 is RFX_EINVAL");
 	c.r_max = NAN;
 	ok(rfx_varmap_run(&c, rows, &err) == RFX_EINVAL, "angle map, r_max = NaN is RFX_EINVAL");
+	/*
+	 * r_max = 1e-170: (r/3)^2 underflows to 0, every variance on the
+	 * grid was 0 and log_ratio NaN; refused. At the bound, 1e-150, every
+	 * log_ratio is a number.
+	 */
+	c.r_max = 1e-170;
+	ok(rfx_varmap_run(&c, rows, &err) == RFX_EINVAL && strstr(err.msg, "at least 1e-150"),
+	   "angle map, r_max = 1e-170 is RFX_EINVAL: %s", err.msg);
+	c.r_max = RFX_VARMAP_R_MIN;
+	c.baseline = &rfx_est_pos;
+	{
+		size_t q, n = rfx_varmap_nrows(&c), bad = 0;
+
+		if (ok(n <= 64 && rfx_varmap_run(&c, rows, &err) == RFX_OK,
+		       "angle map, r_max = 1e-150 runs (%zu rows)", n))
+			for (q = 0; q < n; q++)
+				bad += isnan(rows[q].log_ratio) ||
+				       isnan(rows[q].log_variance);
+		ok(bad == 0, "  no NaN in its log-variances and ratios (%zu)", bad);
+	}
+	c.baseline = NULL;
 	c.r_max = 1;
 	c.ds = d1;
 	ok(rfx_varmap_run(&c, rows, &err) == RFX_EINVAL && strstr(err.msg, "d >= 2"),

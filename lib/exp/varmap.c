@@ -109,6 +109,10 @@ int rfx_varmap_run(const struct rfx_varmap_config *c,
 				 c->steps);
 	if (c->kind == RFX_VARMAP_ANGLE && !(c->r_max > 0.0))
 		return rfx_error(err, RFX_EINVAL, "r-max must be positive");
+	if (c->kind == RFX_VARMAP_ANGLE && c->r_max < RFX_VARMAP_R_MIN)
+		return rfx_error(err, RFX_EINVAL,
+				 "r-max must be at least %g, got %g: below, |x|^2 underflows and every variance of the map is 0",
+				 RFX_VARMAP_R_MIN, c->r_max);
 	if (c->kind == RFX_VARMAP_SUM && !(c->w_max > 0.0))
 		return rfx_error(err, RFX_EINVAL, "w-max must be positive");
 	/* every method (and the baseline) exact on every coupled kind listed */

@@ -38,6 +38,14 @@ enum rfx_varmap_kind {
 	RFX_VARMAP_SUM
 };
 
+/*
+ * The smallest r_max of an angle map. Below about 2e-162 the squares of
+ * the grid's lengths underflow, every variance on it is 0 and log_ratio
+ * 0/0, NaN; from 1e-150 the grid's smallest r, r_max / steps, stays
+ * above that for any grid that fits in memory.
+ */
+#define RFX_VARMAP_R_MIN 1e-150
+
 struct rfx_varmap_config {
 	enum rfx_varmap_kind kind;
 	int nd;                 /* dimensions (one for angle maps) */
@@ -48,7 +56,7 @@ struct rfx_varmap_config {
 	const struct rfx_estimator_type *baseline;
 	int nprojs;             /* projection kinds; 0: iid alone */
 	const enum rfx_proj *projs;
-	double r_max;           /* angle: largest length */
+	double r_max;           /* angle: largest length, >= RFX_VARMAP_R_MIN */
 	double w_max;           /* sum: largest |x + y|^2 */
 	int steps;              /* grid points per axis */
 };
