@@ -71,13 +71,16 @@ static void fit_coord(int cplx, double xc, double yc, double *re, double *im)
 /*
  * Whether every row of X (n x d) keeps |f_l x_l| within RFX_DIAG_REACH,
  * f = a (inv = 0: the x's, side 1) or 1/a (inv = 1: the y's, side 2); else
- * RFX_EINVAL naming the row. A given a always does for inputs within
- * RFX_INPUT_MAX; a fitted one does on the sets it was fitted to (the
- * fit checks), but not always on others, where (a x)^2 overflowed and
- * the features came out NaN.
+ * RFX_EINVAL naming the row, worded for the fit (fitting: the sets it was
+ * fitted to) or for other inputs. A given a always does for inputs
+ * within RFX_INPUT_MAX; a fitted one balances the sets' centres, but
+ * where they nearly cancel (rows 1e30 and -1e30 beside 1e-300) the rows
+ * reach past it, and so may other inputs: (a x)^2 overflowed and the
+ * features came out NaN.
  */
 static int check_reach(const struct rfx_params *p, const char *name,
-		       const double *X, size_t n, int inv, struct rfx_err *err)
+		       const double *X, size_t n, int inv, int fitting,
+		       struct rfx_err *err)
 {
 	size_t i;
 	int l, d = p->d;
@@ -90,10 +93,13 @@ static int check_reach(const struct rfx_params *p, const char *name,
 
 			if (!((inv ? v / am : v * am) <= RFX_DIAG_REACH))
 				return rfx_error(err, RFX_EINVAL,
-						 "%s: |%s| reaches %g on coordinate %d of input row %zu, beyond %g, with the fitted |a_%d| = %g: these inputs are too large for the sets a was fitted to",
-						 name, inv ? "y / a" : "a x",
+						 "%s: %s|%s| reaches %g on coordinate %d of input row %zu, beyond %g, with the fitted |a_%d| = %g%s",
+						 name, fitting ? "cannot fit a: " : "",
+						 inv ? "y / a" : "a x",
 						 inv ? v / am : v * am, l, i, RFX_DIAG_REACH,
-						 l, am);
+						 l, am,
+						 fitting ? " (the sets' centres nearly cancel there); give a"
+							 : ": these inputs are too large for the sets a was fitted to");
 		}
 	}
 	return RFX_OK;
@@ -118,35 +124,18 @@ static int cexp_fit_kind(int cplx, const char *name, struct rfx_params *p,
 	if (!p->a_re || !p->a_im)
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	for (l = 0; l < p->d; l++) {
-		double xc = 0.0, yc = 0.0, xm = 0.0, ym = 0.0, am;
+		double xc = 0.0, yc = 0.0;
 
-		for (i = 0; i < nx; i++) {
+		for (i = 0; i < nx; i++)
 			xc += X[i * (size_t)p->d + l];
-			xm = fmax(xm, fabs(X[i * (size_t)p->d + l]));
-		}
-		for (i = 0; i < ny; i++) {
+		for (i = 0; i < ny; i++)
 			yc += Y[i * (size_t)p->d + l];
-			ym = fmax(ym, fabs(Y[i * (size_t)p->d + l]));
-		}
-		xc /= (double)nx;
-		yc /= (double)ny;
-		fit_coord(cplx, xc, yc, &p->a_re[l], &p->a_im[l]);
-		/*
-		 * A given a within [1e-70, 1e70] keeps |a x_l| and |y_l / a|
-		 * within RFX_DIAG_REACH for inputs within 1e75 (README); a fitted one
-		 * balances the centres, but where they nearly cancel (rows
-		 * 1e30 and -1e30 beside 1e-300) the rows reach past it,
-		 * (a x)^2 overflows and the features come out NaN.
-		 */
-		am = fmax(fabs(p->a_re[l]), fabs(p->a_im[l]));
-		if (!(xm * am <= RFX_DIAG_REACH) || !(ym / am <= RFX_DIAG_REACH))
-			return rfx_error(err, RFX_EINVAL,
-					 "%s: cannot fit a: coordinate %d's centres, %g and %g, give |a| = %g, and |%s| reaches %g on the %s, beyond %g; give a",
-					 name, l, xc, yc, am,
-					 xm * am <= RFX_DIAG_REACH ? "y / a" : "a x",
-					 xm * am <= RFX_DIAG_REACH ? ym / am : xm * am,
-					 xm * am <= RFX_DIAG_REACH ? "y's" : "x's", RFX_DIAG_REACH);
+		fit_coord(cplx, xc / (double)nx, yc / (double)ny, &p->a_re[l],
+			  &p->a_im[l]);
 	}
+	if (check_reach(p, name, X, nx, 0, 1, err) ||
+	    check_reach(p, name, Y, ny, 1, 1, err))
+		return RFX_EINVAL;
 	return RFX_OK;
 }
 
@@ -176,8 +165,8 @@ static int log_variance_kind(const char *name, const struct rfx_params *p,
 
 	if (!p->a_re || !p->a_im)
 		return rfx_error(err, RFX_EINVAL, "%s: a is not set", name);
-	if (check_reach(p, name, b->X, b->nx, 0, err) ||
-	    check_reach(p, name, b->Y, b->ny, 1, err))
+	if (check_reach(p, name, b->X, b->nx, 0, 0, err) ||
+	    check_reach(p, name, b->Y, b->ny, 1, 0, err))
 		return RFX_EINVAL;
 	for (l = 0; l < d && p->a_im[l] == 0.0; l++)
 		;
@@ -247,7 +236,7 @@ static int features_kind(const char *name, const struct rfx_params *p,
 		free(base);
 		return rfx_error(err, RFX_EINVAL, "%s: a is not set", name);
 	}
-	if (check_reach(p, name, X, n, side == 2, err)) {
+	if (check_reach(p, name, X, n, side == 2, 0, err)) {
 		free(xr);
 		free(f);
 		free(base);
