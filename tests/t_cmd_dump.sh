@@ -187,6 +187,20 @@ fails 1 "dump of a directory" dump .
 fails 2 "dump of a missing table" dump v.h5 nosuch
 grep -q "tables: params, variance" "$tmp/err"
 ok $? "missing table: the message lists the tables" || diag_file "$tmp/err"
+# Another program's HDF5 file, arrays and no table: an error, not an
+# empty dump that exits 0 (rfx writes every result as a table).
+PY=/usr/bin/python3
+if [ -x "$PY" ] && "$PY" -c 'import h5py, numpy' 2>/dev/null; then
+	"$PY" -c 'import h5py, numpy
+with h5py.File("arrays.h5", "w") as f:
+    f["x"] = numpy.arange(5.0)' || bail "h5py could not write arrays.h5"
+	fails 2 "dump of an HDF5 file with no table" dump arrays.h5
+	grep -q "'arrays.h5' has no tables" "$tmp/err"
+	ok $? "  the message says it has no tables" || diag_file "$tmp/err"
+	fails 2 "dump --describe of an HDF5 file with no table" dump --describe arrays.h5
+else
+	for i in 1 2 3; do skip "h5py is not installed"; done
+fi
 fails 2 "dump without a file" dump
 fails 2 "dump with an extra argument" dump v.h5 variance extra
 fails 2 "dump with an unknown option" dump v.h5 --bogus

@@ -1020,11 +1020,13 @@ static void test_errors(void)
 	/* A valid HDF5 file without tables or attributes. */
 	o = rfx_h5out_open(tpath("none.h5"), &err);
 	ok(o && rfx_h5out_commit(o, &err) == RFX_OK, "write a file with nothing");
-	ok(dump_text(DUMP, tpath("none.h5"), NULL, NULL, 0, &text, &err) ==
-	   RFX_OK && text && !text[0], "dumping all its tables prints nothing");
-	free(text);
+	snprintf(msg, sizeof(msg),
+		 "'%s' has no tables (rfx writes each result as one)",
+		 tpath("none.h5"));
+	dump_fails(DUMP, tpath("none.h5"), NULL, NULL, 0, RFX_EINVAL, msg,
+		   "dumping all its tables is RFX_EINVAL, not empty output");
 	ok(dump_text(DUMP_ATTRS, tpath("none.h5"), NULL, NULL, 0, &text, &err) ==
-	   RFX_OK && text && !text[0], "nor do its attributes");
+	   RFX_OK && text && !text[0], "its attributes print nothing");
 	free(text);
 	snprintf(msg, sizeof(msg), "no table 'foo' in '%s' (tables: none)",
 		 tpath("none.h5"));
@@ -1347,6 +1349,40 @@ static void test_foreign(void)
 	free(text);
 }
 
+/*
+ * An HDF5 file of another program with no table, only an array and a root
+ * attribute (what h5py's f['x'] = numpy.arange(5.0) makes): rfx writes
+ * every result as a table, so a dump or describe of the whole file is an
+ * error rather than empty output with success. Its attributes are what
+ * they are (tested with test_foreign's).
+ */
+static void test_no_tables(void)
+{
+	const char *path = tpath("arrays.h5");
+	const char *cond[] = { "a=1" };
+	double x[5] = { 0, 1, 2, 3, 4 };
+	hsize_t five = 5;
+	char msg[PATH_MAX + 128];
+	hid_t f;
+	int bad;
+
+	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	bad = f < 0 || H5LTmake_dataset_double(f, "x", 1, &five, x) < 0 ||
+	      H5LTset_attribute_double(f, "/", "arr", x, 2) < 0;
+	ok(H5Fclose(f) >= 0 && !bad, "write a file of one array, no table");
+	snprintf(msg, sizeof(msg),
+		 "'%s' has no tables (rfx writes each result as one)", path);
+	dump_fails(DUMP, path, NULL, NULL, 0, RFX_EINVAL, msg,
+		   "a dump of every table is RFX_EINVAL");
+	dump_fails(DUMP_WHERE, path, NULL, cond, 1, RFX_EINVAL, msg,
+		   "  with a condition too");
+	dump_fails(DESCRIBE, path, NULL, NULL, 0, RFX_EINVAL, msg,
+		   "  and describe");
+	snprintf(msg, sizeof(msg), "no table 'x' in '%s' (tables: none)", path);
+	dump_fails(DUMP, path, "x", NULL, 0, RFX_EINVAL, msg,
+		   "naming the array: no table of that name");
+}
+
 /* Runs cmd with sh; 1 if it exited with status 0. */
 static int run_ok(const char *cmd)
 {
@@ -1459,6 +1495,7 @@ int main(void)
 	test_where();
 	test_golden();
 	test_foreign();
+	test_no_tables();
 	py_finish(py, skip);
 
 	remove_dir(tmpdir);

@@ -281,6 +281,22 @@ static int list_tables(hid_t file, const char *path, struct names *l,
 	return RFX_OK;
 }
 
+/*
+ * RFX_EINVAL where a dump or describe of the whole file finds no table:
+ * rfx writes every result as one, so such a file is another program's
+ * (HDF5 arrays, say), and printing nothing with success would read as an
+ * empty result.
+ */
+static int need_tables(const struct names *all, const char *path,
+		       struct rfx_err *err)
+{
+	if (all->n > 0)
+		return RFX_OK;
+	return rfx_error(err, RFX_EINVAL,
+			 "'%s' has no tables (rfx writes each result as one)",
+			 path);
+}
+
 /* "a, b, c", or "none"; NULL if out of memory. */
 static char *names_join(const struct names *l)
 {
@@ -909,14 +925,9 @@ int rfx_h5_dump_where(const char *path, const char *table,
 		first = i;
 		ntabs = 1;
 	} else {
+		if ((ret = need_tables(&all, path, err)))
+			goto out;
 		ntabs = all.n;
-	}
-	if (ntabs == 0 && nwhere > 0) {
-		/* Nothing could match: the condition names no column at all. */
-		ret = rfx_error(err, RFX_EINVAL,
-				"no column '%.*s' in '%s' (it has no tables)",
-				(int)strcspn(where[0], "="), where[0], path);
-		goto out;
 	}
 	if (!(tabs = calloc(ntabs > 0 ? ntabs : 1, sizeof(*tabs)))) {
 		ret = nomem(err);
@@ -1340,7 +1351,8 @@ int rfx_h5_describe(const char *path, const char *table, FILE *out,
 	if ((ret = open_input(path, &file, err)) ||
 	    (ret = list_tables(file, path, &all, err)))
 		goto out;
-	if (table && (ret = find_table(&all, table, path, &i, err)))
+	if ((ret = table ? find_table(&all, table, path, &i, err)
+			 : need_tables(&all, path, err)))
 		goto out;
 	/* The options of the whole file, read before anything is printed. */
 	if (!table) {

@@ -31,12 +31,14 @@
  * line structure; rfx writes none). A table is a dataset of the root group
  * with CLASS="TABLE". With table == NULL prints every table in name
  * (strcmp) order, each preceded by "# <name>" and separated by two blank
- * lines (gnuplot's index separator); a file without tables prints nothing.
+ * lines (gnuplot's index separator).
  *
  * Errors, each found before anything is printed: RFX_EIO "cannot open
  * 'x.h5': <reason>" for a missing or unreadable file, RFX_EFORMAT "'x.txt'
  * is not an HDF5 file", RFX_EINVAL "no table 'foo' in 'x.h5' (tables: a,
- * b)", RFX_EFORMAT for a column type that cannot be printed (compound,
+ * b)", RFX_EINVAL "'x.h5' has no tables (rfx writes each result as one)"
+ * with table == NULL (another program's file: this, not empty output,
+ * for rfx_h5_describe too), RFX_EFORMAT for a column type that cannot be printed (compound,
  * array, variable-length) and for damaged metadata ("table 't' in 'x.h5'
  * is damaged: ...") and for rows that cannot be read (every row is read
  * once before the first is printed). Writing out (RFX_EIO, from ferror)
