@@ -364,9 +364,9 @@ class Model:
     def __init__(self, method, d, n_features, projection="iid",
                  kernel="gauss", reuse_output=True):
         err = _Err()
-        if not isinstance(d, (int, np.integer)) or not isinstance(
-                n_features, (int, np.integer)):
-            raise TypeError("d and n_features must be integers")
+        if not _is_int(d) or not _is_int(n_features):
+            raise TypeError("d and n_features must be integers, got %s and %s"
+                            % (type(d).__name__, type(n_features).__name__))
         if not -2**31 <= d < 2**31 or not -2**31 <= n_features < 2**31:
             raise ValueError("d or n_features out of range")
         self._h = None

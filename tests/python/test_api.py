@@ -134,6 +134,10 @@ class TestErrors(unittest.TestCase):
             (lambda: rfx.features(self.X, "trig", 8, seed=1.5), "seed"),
             (lambda: rfx.features(self.X, "trig", 8, seed="7"), "seed"),
             (lambda: rfx.features(self.X, None, 8), "method"),
+            # a bool is an int to Python: True would be a budget of 1
+            (lambda: rfx.features(self.X, "trig", True), "n_features"),
+            (lambda: rfx.Model("trig", True, 8), "d and n_features"),
+            (lambda: rfx.features(self.X, "trig", 8.0), "n_features"),
         ]:
             with self.assertRaises(TypeError) as cm:
                 f()
