@@ -8,7 +8,10 @@
  * --param fixes them; they go to stderr with the seed. Output: -o
  * FILE.npy (NumPy, float64 or float32 with --float32, rows x columns,
  * written to a temporary and renamed), or TSV on stdout, every number in
- * its shortest round-trip form.
+ * its shortest round-trip form. --log-scale writes what
+ * rfx_model_features_log gives, the scaled features and, as one more
+ * column, each row's log-scale: one matrix, so that a row and its scale
+ * cannot be separated on the way to the user's program.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +33,7 @@
 static const char usage_line[] =
 	"--x-file FILE --method M [--features M] [--projection P] [--kernel K]\n"
 	"       [--param NAME=VALUE]... [--y-file FILE] [--side 1|2] [--seed S]\n"
-	"       [--float32] [-o FILE.npy]";
+	"       [--float32 | --log-scale] [-o FILE.npy]";
 
 static const char summary[] =
 	"The random feature matrix of the rows of --x-file (one input per row)\n"
@@ -38,8 +41,9 @@ static const char summary[] =
 	"--projection drawn from --seed: the library's rfx_model_features and\n"
 	"Python's rfx.features, byte for byte. Row i of side 1 dotted with row\n"
 	"k of side 2 estimates K(x_i, y_k); complex estimators give [Re, Im].\n"
-	"Values beyond double range are 0 or +-inf, as the library's (its\n"
-	"rfx_model_features_log and Python's log_scale=True keep them).\n"
+	"Values beyond double range are 0 or +-inf, as the library's;\n"
+	"--log-scale keeps them (rfx_model_features_log, Python's log_scale=True):\n"
+	"row i is F_i1..F_iD, |F_ij| <= 1, then s_i, the feature being F_ij e^s_i.\n"
 	"Parameters not given with --param are fitted to --x-file against\n"
 	"--y-file (default: itself) and printed on stderr.";
 
@@ -114,11 +118,27 @@ static int print_tsv(const void *F, int f32, size_t n, int D,
 	return RFX_OK;
 }
 
+/*
+ * The n x D matrix at F (room for n x (D + 1)) with col as its last
+ * column, in place: rows move from the last, each to a place at or after
+ * its own, so none is overwritten before it has moved.
+ */
+static void append_column(double *F, const double *col, size_t n, int D)
+{
+	size_t i = n;
+
+	while (i-- > 0) {
+		memmove(F + i * ((size_t)D + 1), F + i * (size_t)D,
+			(size_t)D * sizeof(double));
+		F[i * ((size_t)D + 1) + (size_t)D] = col[i];
+	}
+}
+
 int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 {
 	const char *method = NULL, *projection = "iid", *kernel = "gauss";
 	const char *x_file = NULL, *y_file = NULL, *output = NULL;
-	int M = 256, side = 1, f32 = 0, help, npos, ret, k, D;
+	int M = 256, side = 1, f32 = 0, logs = 0, help, npos, ret, k, D, C;
 	uint64_t seed = 20221121u;
 	struct rfx_strlist params = { 0 };
 	struct rfx_matrix X, Y;
@@ -127,6 +147,7 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 	struct rfx_out out = { NULL };
 	struct rfx_err err;
 	void *F = NULL;
+	double *lscale = NULL;
 	char ptext[4096];
 	struct rfx_opt opts[] = {
 		{ "x-file", 0, RFX_OPT_STRING, &x_file, "FILE",
@@ -147,6 +168,8 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 		  "the x side (1) or the y side (2) of K(x, y) (default 1)", 0 },
 		{ "float32", 0, RFX_OPT_FLAG, &f32, NULL,
 		  "single-precision output (default double)", 0 },
+		{ "log-scale", 0, RFX_OPT_FLAG, &logs, NULL,
+		  "features over their row's scale e^s, then s as a last column: no 0 or inf (default off)", 0 },
 		RFX_OPTION_SEED(&seed),
 		{ "output", 'o', RFX_OPT_STRING, &output, "FILE.npy",
 		  "write the matrix to this .npy file (default: TSV on stdout)", 0 },
@@ -170,6 +193,9 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 	if (side != 1 && side != 2)
 		return rfx_cli_fail(RFX_EXIT_USAGE, "--side must be 1 or 2, got %d",
 				    side);
+	if (f32 && logs)
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "--float32 and --log-scale do not go together (the log-scaled output is double)");
 	if (output && rfx_out_check_name(output, npy_suffix, "NumPy .npy"))
 		return RFX_EXIT_USAGE;
 	rfx_err_clear(&err);
@@ -206,22 +232,27 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 		goto out;
 	}
 	D = rfx_model_dim(m);
-	F = malloc(X.rows * (size_t)D * (f32 ? sizeof(float) : sizeof(double)));
-	if (!F) {
+	C = D + logs; /* the output's columns */
+	F = malloc(X.rows * (size_t)C * (f32 ? sizeof(float) : sizeof(double)));
+	lscale = logs ? malloc((X.rows ? X.rows : 1) * sizeof(double)) : NULL;
+	if (!F || (logs && !lscale)) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL,
 				   "out of memory for %zu x %d features", X.rows, D);
 		goto out;
 	}
 	if (f32 ? rfx_model_features_f32(m, side, X.x, X.rows, F, &err)
-		: rfx_model_features(m, side, X.x, X.rows, F, &err)) {
+	    : logs ? rfx_model_features_log(m, side, X.x, X.rows, F, lscale, &err)
+		   : rfx_model_features(m, side, X.x, X.rows, F, &err)) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
 	}
+	if (logs)
+		append_column(F, lscale, X.rows, D);
 	if (output)
 		ret = write_npy(&out, F, f32 ? sizeof(float) : sizeof(double),
-				X.rows, D, &err);
+				X.rows, C, &err);
 	else
-		ret = print_tsv(F, f32, X.rows, D, &err);
+		ret = print_tsv(F, f32, X.rows, C, &err);
 	if (ret) {
 		ret = rfx_cli_fail(RFX_EXIT_FAIL, "%s", err.msg);
 		goto out;
@@ -234,6 +265,7 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 out:
 	rfx_out_abort(&out);
 	free(F);
+	free(lscale);
 	rfx_model_free(m);
 	rfx_matrix_release(&X);
 	rfx_matrix_release(&Y);

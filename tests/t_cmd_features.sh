@@ -7,7 +7,9 @@
 # gives the same bytes and another seed others; float32 is the double
 # rounded once; side 2 of TrigRF is side 1 (real form) and the hybrids'
 # sides differ; fixed parameters are taken; every bad input is one line
-# on stderr, a usage exit 2 (or 1 for a bad file) and no output file.
+# on stderr, a usage exit 2 (or 1 for a bad file) and no output file;
+# --log-scale keeps PosRF's features where the plain ones underflow, and
+# is the plain map where they do not.
 # Python's byte equality with this command is in tests/python/test_api.py.
 # Prints TAP.
 
@@ -68,6 +70,41 @@ ok $? "--float32: the doubles rounded to float"
 grep -q "parameters A=-0.125" p.err
 ok $? "--param A=-0.125 is taken" || diag_file p.err
 
+# --log-scale. PosRF's feature of x is e^(w.x - |x|^2) / sqrt(M): at x =
+# (28, 28, 28, 28), |x|^2 = 3136 and |w.x| is a few |x| = 56, so every
+# feature underflows to 0, while the log-scaled row keeps them: entries of
+# modulus at most 1, one of them exactly 1 (the row's largest sets the
+# scale), and a last column s within 10 |x| of -|x|^2.
+printf '28,28,28,28\n28,28,28,28\n' > big.csv
+"$RFX" features --x-file big.csv --method pos --features 4 --seed 2 > big.tsv 2> /dev/null &&
+	"$RFX" features --x-file big.csv --method pos --features 4 --seed 2 --log-scale \
+		> bigl.tsv 2> /dev/null
+ok $? "--log-scale: exit 0"
+awk -F '\t' '{ for (j = 1; j <= NF; j++) if ($j != 0) bad++ } END { exit !(NR == 2 && !bad) }' big.tsv
+ok $? "pos at |x|^2 = 3136: every plain feature is 0" || diag_file big.tsv
+awk -F '\t' '{ mx = 0; for (j = 1; j < NF; j++) { a = $j < 0 ? -$j : $j
+		if (a > 1) bad++; if (a > mx) mx = a }
+	s = $NF + 3136; if (s < 0) s = -s
+	if (NF != 5 || mx != 1 || s > 560) bad++ } END { exit !(NR == 2 && !bad) }' bigl.tsv
+ok $? "  log-scaled: 4 + 1 columns, |F| <= 1 with a 1 in each row, s near -3136" ||
+	diag_file bigl.tsv
+# Where nothing under- or overflows, F e^s is the plain feature (a product
+# and an exp: within a few ulp, here 1e-15 relative).
+"$RFX" features --x-file x.csv --method oprf --features 16 --projection ort --seed 9 --log-scale \
+	> al.tsv 2> /dev/null
+paste a.tsv al.tsv | awk -F '\t' '{ n = (NF - 1) / 2
+	if (n != 16) bad++
+	for (j = 1; j <= n; j++) { a = $j; f = $(n + j) * exp($NF); r = (f - a) / a
+		if (r < 0) r = -r; if (r > 1e-15) bad++ } } END { exit !(NR == 7 && !bad) }'
+ok $? "--log-scale on moderate inputs: F e^s is the plain feature within 1e-15"
+"$RFX" features --x-file x.csv --method oprf --features 16 --projection ort --seed 9 --log-scale \
+	-o al.npy 2> /dev/null
+od -An -v -t f8 -j 128 -w8 al.npy | awk '{ printf "%.17g\n", $1 }' > npy.txt
+tr '\t' '\n' < al.tsv | awk '{ printf "%.17g\n", $1 }' > tsv.txt
+head -c 128 al.npy | grep -q "'descr': '<f8', 'fortran_order': False, 'shape': (7, 17)" &&
+	cmp -s npy.txt tsv.txt
+ok $? "--log-scale -o: a (7, 17) .npy of the TSV's numbers" || diag_file npy.txt
+
 # bad input: one line on stderr, exit 2 (usage) or 1 (file), no output file
 bad() {
 	want=$1 what=$2
@@ -86,6 +123,7 @@ bad 2 "unknown projection" --x-file x.csv --method trig --projection orth
 bad 2 "discrete estimator on ort" --x-file x.csv --method pois --projection ort
 bad 2 "--features 0" --x-file x.csv --method trig --features 0
 bad 2 "--side 3" --x-file x.csv --method trig --side 3
+bad 2 "--float32 with --log-scale" --x-file x.csv --method trig --float32 --log-scale
 bad 2 "unknown parameter" --x-file x.csv --method oprf --param B=1
 bad 2 "unknown kernel" --x-file x.csv --method oprf --kernel laplace
 bad 1 "missing file" --x-file nofile.csv --method trig
