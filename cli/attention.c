@@ -22,7 +22,7 @@
 
 static const char usage_line[] =
 	"[--regime R] [--gamma LIST] [--L N] [--d N] [--method LIST] [--projection LIST] [--features LIST] [--draws R] [--causal] [--stabiliser LIST] [--eps LIST] [--precision LIST] [--seed S] [-o FILE.h5]\n"
-	"   or: rfx attention --q-file Q [--k-file K] [--v-file V] [--method LIST] [--projection LIST] [--features LIST] [--draws R] [--causal] [-o FILE.h5]\n"
+	"   or: rfx attention --q-file Q [--k-file K] [--v-file V] [--header] [--method LIST] [--projection LIST] [--features LIST] [--draws R] [--causal] [-o FILE.h5]\n"
 	"   or: rfx attention --time [--Ls LIST] [--exact-max N] [--d N] [--features M] [--method M] [--reps N] [-o FILE.h5]";
 
 static const char summary[] =
@@ -172,6 +172,7 @@ struct att_opts {
 	long draws, att_rows, exact_max;
 	uint64_t seed;
 	struct rfx_strlist params;
+	int header;
 };
 
 static int usage(struct rfx_err *err)
@@ -251,13 +252,16 @@ static int load_files(const struct att_opts *o, struct rfx_matrix *mq,
 		      struct rfx_matrix *mk, struct rfx_matrix *mv,
 		      struct rfx_attexp_config *c)
 {
+	struct rfx_matrix_opts mo = { RFX_MATRIX_HEADER_AUTO, 0, 0 };
 	struct rfx_err err;
 	int ret;
 
+	if (o->header)
+		mo.header = RFX_MATRIX_HEADER_YES;
 	rfx_err_clear(&err);
-	if ((ret = rfx_cli_load_matrix(mq, o->q_file, NULL)) ||
-	    (o->k_file && (ret = rfx_cli_load_matrix(mk, o->k_file, NULL))) ||
-	    (o->v_file && (ret = rfx_cli_load_matrix(mv, o->v_file, NULL))))
+	if ((ret = rfx_cli_load_matrix(mq, o->q_file, &mo)) ||
+	    (o->k_file && (ret = rfx_cli_load_matrix(mk, o->k_file, &mo))) ||
+	    (o->v_file && (ret = rfx_cli_load_matrix(mv, o->v_file, &mo))))
 		return ret;
 	/* shapes that do not fit are the files' problem: exit 1, as variance */
 	if (o->k_file && rfx_matrix_check_same_cols(mq, mk, &err))
@@ -477,7 +481,8 @@ static int run_time(struct att_opts *o, const struct rfx_cli *cli)
 enum { MODE_SAMPLED = 1u, MODE_FILES = 2u, MODE_TIME = 4u };
 static const struct rfx_opt_mode modes[] = {
 	{ "q-file", MODE_FILES },	{ "k-file", MODE_FILES },
-	{ "v-file", MODE_FILES },	{ "regime", MODE_SAMPLED },
+	{ "v-file", MODE_FILES },	{ "header", MODE_FILES },
+	{ "regime", MODE_SAMPLED },
 	{ "gamma", MODE_SAMPLED },	{ "L", MODE_SAMPLED },
 	{ "dv", MODE_SAMPLED },		{ "d", MODE_SAMPLED | MODE_TIME },
 	{ "match", MODE_SAMPLED | MODE_FILES },
@@ -499,7 +504,7 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 		"512,1024,2048,4096,8192,16384,32768,65536", NULL, "0.5",
 		NULL, NULL, NULL,
 		4096, 0, 0, 0, 0, 3, 10, 256, 32768, RFX_DEFAULT_SEED,
-		{ 0, { NULL } }
+		{ 0, { NULL } }, 0
 	};
 	int help, npos, ret;
 	unsigned mode;
@@ -511,6 +516,8 @@ int cmd_attention(int argc, char **argv, const struct rfx_cli *cli)
 		  "keys, with the queries' columns (default the queries)", 0 },
 		{ "v-file", 0, RFX_OPT_STRING, &o.v_file, "FILE",
 		  "values, one row per key (default the keys)", 0 },
+		{ "header", 0, RFX_OPT_FLAG, &o.header, NULL,
+		  "files: the first line of a text file is a header (default: detected)", 0 },
 		{ "regime", 0, RFX_OPT_STRING, &o.regime, "R",
 		  "Q and K: normal, sphere or heterogen (lib/data/regime.h; default normal)", 0 },
 		{ "gamma", 0, RFX_OPT_STRING, &o.gamma, "LIST",

@@ -33,7 +33,7 @@
 static const char usage_line[] =
 	"--x-file FILE --method M [--features M] [--projection P] [--kernel K]\n"
 	"       [--param NAME=VALUE]... [--y-file FILE] [--side 1|2] [--seed S]\n"
-	"       [--float32 | --log-scale] [-o FILE.npy]";
+	"       [--header] [--float32 | --log-scale] [-o FILE.npy]";
 
 static const char summary[] =
 	"The random feature matrix of the rows of --x-file (one input per row)\n"
@@ -138,7 +138,8 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 {
 	const char *method = NULL, *projection = "iid", *kernel = "gauss";
 	const char *x_file = NULL, *y_file = NULL, *output = NULL;
-	int M = 256, side = 1, f32 = 0, logs = 0, help, npos, ret, k, D, C;
+	int M = 256, side = 1, f32 = 0, logs = 0, header = 0, help, npos, ret;
+	int k, D, C;
 	uint64_t seed = 20221121u;
 	struct rfx_strlist params = { 0 };
 	struct rfx_matrix X, Y;
@@ -154,6 +155,8 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 		  "the inputs, one per row: .npy, text or FILE.h5:/dataset (required, no default)", 0 },
 		{ "y-file", 0, RFX_OPT_STRING, &y_file, "FILE",
 		  "the other set the parameters are fitted against (default: --x-file)", 0 },
+		{ "header", 0, RFX_OPT_FLAG, &header, NULL,
+		  "the first line of a text file is a header (default: detected)", 0 },
 		{ "method", 0, RFX_OPT_STRING, &method, "M",
 		  "the estimator, e.g. oprf (required, no default)", 0 },
 		{ "features", 0, RFX_OPT_INT, &M, "M",
@@ -198,6 +201,8 @@ int cmd_features(int argc, char **argv, const struct rfx_cli *cli)
 				    "--float32 and --log-scale do not go together (the log-scaled output is double)");
 	if (output && rfx_out_check_name(output, npy_suffix, "NumPy .npy"))
 		return RFX_EXIT_USAGE;
+	if (header)
+		mo.header = RFX_MATRIX_HEADER_YES;
 	rfx_err_clear(&err);
 	if (!rfx_estimator_find(method, &err))
 		return rfx_cli_fail(RFX_EXIT_USAGE, "%s", err.msg);

@@ -140,6 +140,8 @@ printf '1,2,3\n4,nan,6\n' > "$FX/m_nan.csv"
 printf '1 2 3\n4 5 -inf\n' > "$FX/m_inf.txt"
 printf 'a,b,c\n1,2,3\n4,5\n' > "$FX/m_ragged.csv"
 printf 'a,b,c\n' > "$FX/m_norows.csv"
+# a typo in the first row: not a header to drop, an error
+printf '1,2x,3\n4,5,6\n' > "$FX/m_typo.csv"
 printf '1,2,3\n4,5,6 \351\n' > "$FX/m_latin1.csv"
 npy "$FX/m_ok.npy" '<f8' '(2, 3)' 48
 npy "$FX/m_cut.npy" '<f8' '(4, 3)' 80
@@ -329,6 +331,7 @@ cat > "$tmp/catalogue" <<'END'
 1|non-finite value '-inf' in '$FX/m_inf.txt' row 2 column 3|variance --x-file $FX/m_good.csv --y-file $FX/m_inf.txt -o out.h5
 1|ragged rows in '$FX/m_ragged.csv': row 2 has 2 columns|variance --x-file $FX/m_ragged.csv -o out.h5
 1|no rows in '$FX/m_norows.csv'|variance --x-file $FX/m_norows.csv -o out.h5
+1|'$FX/m_typo.csv' mixes names and numbers ('2x' in column 2|variance --x-file $FX/m_typo.csv -o out.h5
 1|invalid UTF-8 in '$FX/m_latin1.csv' line 2|variance --x-file $FX/m_latin1.csv -o out.h5
 1|truncated data in '$FX/m_cut.npy'|variance --x-file $FX/m_cut.npy -o out.h5
 1|has 8 bytes after the shape (2, 3)|variance --x-file $FX/m_long.npy -o out.h5
@@ -424,6 +427,9 @@ cat > "$tmp/catalogue" <<'END'
 1|'outdir.h5' is a directory|attention --L 16 --d 2 --features 2 --draws 2 -o outdir.h5
 1|has d = 2 but '$FX/m_good.csv' has d = 3|attention --q-file $FX/m_good.csv --k-file $FX/m_d2.csv -o out.h5
 1|non-finite value 'nan' in '$FX/m_nan.csv'|attention --q-file $FX/m_nan.csv -o out.h5
+1|'$FX/m_typo.csv' mixes names and numbers|attention --q-file $FX/m_good.csv --k-file $FX/m_typo.csv -o out.h5
+2|--header does not apply to sampled inputs|attention --header -o out.h5
+1|'$FX/m_typo.csv' mixes names and numbers|features --x-file $FX/m_typo.csv --method trig -o out.npy
 2|--regime does not apply to --q-file|attention --q-file $FX/m_good.csv --regime normal -o out.h5
 2|--k-file needs --q-file|attention --k-file $FX/m_good.csv -o out.h5
 

@@ -278,6 +278,28 @@ static void test_text(void)
 		rfx_matrix_release(&m);
 	}
 
+	/*
+	 * pandas's to_csv with its index: the header's first field is empty,
+	 * its others names; an empty field counts as neither
+	 */
+	{
+		struct rfx_matrix m;
+		const char *p = tmp("pd.csv");
+
+		write_text(p, ",a,b\n0,1.5,2\n1,3,4\n");
+		rfx_err_clear(&err);
+		ok(rfx_matrix_load(&m, p, NULL, &err) == RFX_OK && m.rows == 2 &&
+		   m.cols == 3 && m.header && m.x[1] == 1.5 && m.x[5] == 4,
+		   "a header of names and an empty field is a header (%s)", err.msg);
+		rfx_matrix_release(&m);
+		write_text(p, "1,,3\n4,5,6\n");
+		rfx_err_clear(&err);
+		ok(rfx_matrix_load(&m, p, NULL, &err) == RFX_EFORMAT &&
+		   strstr(err.msg, "empty field") && strstr(err.msg, "row 1 column 2"),
+		   "numbers and an empty field: data with an empty field (%s)", err.msg);
+		rfx_matrix_release(&m);
+	}
+
 	/* header forced and forbidden */
 	{
 		struct rfx_matrix_opts o = { RFX_MATRIX_HEADER_YES, 0, 0 };
@@ -457,6 +479,13 @@ static void test_bad_text(void)
 		  RFX_EFORMAT, { "not a number 'five'", "row 2 column 2", "line 2" } },
 		{ "empty field", "hole.csv", "1,2,3\n4,,6\n", NULL, RFX_EFORMAT,
 		  { "empty field", "word.csv", NULL } },
+		/* a typo in the first row is not a header: it would drop the row */
+		{ "first line of names and numbers", "typo.csv", "1,2x,3\n4,5,6\n",
+		  NULL, RFX_EFORMAT,
+		  { "first line of '", "typo.csv' mixes names and numbers",
+		    "('2x' in column 2 is not a number)" } },
+		{ "  a name first", "half.csv", "x1,2,3\n4,5,6\n", NULL, RFX_EFORMAT,
+		  { "mixes names and numbers", "('x1' in column 1", NULL } },
 		{ "missing file", NULL, NULL, "no-such-file.csv", RFX_EIO,
 		  { "cannot open '", "no-such-file.csv'", NULL } },
 	};
@@ -592,7 +621,7 @@ static void test_bad_hdf5(void)
 	check_bad("hdf5: a group", spec, RFX_EINVAL, frag, NULL);
 	snprintf(spec, sizeof(spec), "%s:/s", p);
 	frag[0] = "unsupported type of '";
-	frag[1] = "in.h5:/s' (string)";
+	frag[1] = "in.h5:/s' (string), want float or integer";
 	check_bad("hdf5: a string dataset", spec, RFX_EFORMAT, frag, NULL);
 	snprintf(spec, sizeof(spec), "%s:/cube", p);
 	frag[0] = "in.h5:/cube' has 3 dimensions";

@@ -750,11 +750,31 @@ static int load_text(struct rfx_matrix *m, struct hreader *r,
 			if (o->header == RFX_MATRIX_HEADER_YES) {
 				header = 1;
 			} else if (o->header == RFX_MATRIX_HEADER_AUTO && !o->labels_only) {
+				/*
+				 * A header has names only, a data line numbers only
+				 * (empty fields count as neither: pandas's index
+				 * column has none, and "1,,3" is an empty field). A
+				 * line of both is refused: taken for a header, a
+				 * first row with a typo ("1,2x,3") was dropped
+				 * without a word.
+				 */
+				size_t nums = 0, name = 0;
+
 				for (c = 0; c < nf; c++) {
 					double v;
 
-					if ((int)c + 1 != lc && parse_number(f[c], &v))
-						header = 1;
+					if ((int)c + 1 == lc || !*f[c])
+						continue;
+					if (!parse_number(f[c], &v))
+						nums++;
+					else if (!header++)
+						name = c;
+				}
+				if (header && nums) {
+					ret = rfx_error(err, RFX_EFORMAT,
+							"the first line of '%s' mixes names and numbers ('%s' in column %zu is not a number): a header has names only, data numbers only (--header makes it a header)",
+							m->spec, f[name], name + 1);
+					goto out;
 				}
 			}
 			if (header) {
@@ -891,6 +911,34 @@ out:
 	return ret;
 }
 
+/*
+ * After a failed read, RFX_EFORMAT naming the first filter of dset
+ * (h5py's lzf, say, or a plugin's) that this HDF5 library lacks, where
+ * "cannot read" would not tell the user to save the data another way.
+ * Not before the read: a filter set as optional and missing when the
+ * data was written was skipped, and such a dataset reads.
+ */
+static int h5_filters_avail(hid_t dset, const char *spec, struct rfx_err *err)
+{
+	hid_t dcpl = H5Dget_create_plist(dset);
+	int n = dcpl < 0 ? -1 : H5Pget_nfilters(dcpl), i, ret = RFX_OK;
+
+	for (i = 0; i < n && !ret; i++) {
+		unsigned flags, conf;
+		size_t nv = 0;
+		char name[64] = "";
+		H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nv,
+						 NULL, sizeof(name), name, &conf);
+
+		if (id >= 0 && H5Zfilter_avail(id) <= 0)
+			ret = rfx_error(err, RFX_EFORMAT,
+					"'%s' is compressed with HDF5 filter %d (%s), which this HDF5 library lacks: save it uncompressed or with gzip",
+					spec, (int)id, name[0] ? name : "unnamed");
+	}
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return ret;
+}
 /* ------------------------------------------------------------------ hdf5 */
 
 static int load_hdf5(struct rfx_matrix *m, int labels_only,
@@ -930,7 +978,7 @@ static int load_hdf5(struct rfx_matrix *m, int labels_only,
 	cls = H5Tget_class(type);
 	if (cls != H5T_FLOAT && cls != H5T_INTEGER) {
 		ret = rfx_error(err, RFX_EFORMAT,
-				"unsupported type of '%s' (%s), want float or double",
+				"unsupported type of '%s' (%s), want float or integer",
 				m->spec, cls == H5T_COMPOUND ? "compound" :
 				cls == H5T_STRING ? "string" : cls == H5T_ARRAY ?
 				"array" : "not a number");
@@ -973,7 +1021,8 @@ static int load_hdf5(struct rfx_matrix *m, int labels_only,
 	}
 	if (H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
 		    m->x) < 0) {
-		ret = rfx_error(err, RFX_EIO, "cannot read '%s'", m->spec);
+		if (!(ret = h5_filters_avail(dset, m->spec, err)))
+			ret = rfx_error(err, RFX_EIO, "cannot read '%s'", m->spec);
 		goto out;
 	}
 	m->rows = (size_t)dims[0];

@@ -25,8 +25,10 @@
  *                      whitespace tables). Empty lines and lines starting
  *                      with '#' (np.savetxt's header) are skipped. An
  *                      optional header line (column names) is detected as
- *                      a first line with a field that is not a number, or
- *                      forced or forbidden by opts->header. The text must
+ *                      a first line whose fields are all names (empty ones
+ *                      aside), or forced or forbidden by opts->header; a
+ *                      first line of names and numbers is an error (a
+ *                      typo in the first row is not a header). The text must
  *                      be UTF-8 (ASCII is); a byte order mark at the start
  *                      is skipped.
  *
@@ -46,7 +48,7 @@
 #include "base/sha256.h"
 
 enum rfx_matrix_header {
-	RFX_MATRIX_HEADER_AUTO = 0, /* a first line with a non-number is a header */
+	RFX_MATRIX_HEADER_AUTO = 0, /* a first line of names only is a header; of names and numbers, an error */
 	RFX_MATRIX_HEADER_YES,      /* the first line is a header (--header) */
 	RFX_MATRIX_HEADER_NO        /* every line is data */
 };
