@@ -6,14 +6,18 @@
  * 1 run-time failure, 2 usage error, 128 + signal when interrupted).
  * Around the command, cli/dist.c sets up mpirun and --shard runs.
  */
+/* memfd_create, for what the libraries' constructors print (below) */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <gsl/gsl_errno.h>
@@ -151,10 +155,93 @@ static int omp_threads_ok(const char *s)
 }
 
 /*
+ * The other OMP_ and GOMP_ variables libgomp reads (OMP_STACKSIZE,
+ * OMP_WAIT_POLICY, OMP_SCHEDULE, OMP_PLACES, ... a dozen, each with a
+ * syntax of its own) it also refused with a blank line and its warning,
+ * and ran on. Rather than a second parser of each, which could refuse what
+ * libgomp takes, rfx asks libgomp: from before the constructors to the
+ * start of main, stderr goes to a memory file (caught_fd; the real one is
+ * saved_fd), and main refuses a run whose libraries said "Invalid value
+ * for environment variable X" (libgomp's words), in one line, as a bad
+ * OMP_NUM_THREADS. Anything else they printed (OMP_DISPLAY_ENV's table,
+ * say) is passed on as it was, at the start of main.
+ */
+static int saved_fd = -1, caught_fd = -1;
+
+/* fd moved to a descriptor above 2 (closing fd), or -1 */
+static int above_stdio(int fd)
+{
+	int high;
+
+	if (fd < 0 || fd > 2)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return high;
+}
+
+static void catch_stderr(void)
+{
+	/* a closed fd 2 stays closed: the memory file must not become it */
+	if (fcntl(2, F_GETFD) < 0)
+		return;
+	caught_fd = above_stdio(memfd_create("rfx-constructors", MFD_CLOEXEC));
+	saved_fd = caught_fd < 0 ? -1 : fcntl(2, F_DUPFD_CLOEXEC, 3);
+	if (saved_fd < 0 || dup2(caught_fd, 2) < 0) {
+		if (saved_fd >= 0)
+			close(saved_fd);
+		if (caught_fd >= 0)
+			close(caught_fd);
+		saved_fd = caught_fd = -1;
+	}
+}
+
+/*
+ * Puts stderr back and reads what the constructors wrote to it: the
+ * first variable libgomp refused into var (NUL when none), the rest
+ * written on to stderr. Returns the number of variables refused.
+ */
+static int release_stderr(char *var, size_t cap)
+{
+	static const char said[] = "value for environment variable ";
+	char buf[16384], *p, *nl;
+	ssize_t n;
+	int refused = 0;
+
+	var[0] = '\0';
+	if (caught_fd < 0)
+		return 0;
+	dup2(saved_fd, 2);
+	close(saved_fd);
+	n = pread(caught_fd, buf, sizeof(buf) - 1, 0);
+	close(caught_fd);
+	caught_fd = saved_fd = -1;
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (p = buf; *p; p = nl) {
+		char *at;
+
+		nl = p + strcspn(p, "\n");
+		nl += *nl == '\n';
+		at = strstr(p, said);
+		if (!strncmp(p, "libgomp: ", 9) && at && at < nl) {
+			if (!refused++)
+				snprintf(var, cap, "%.*s", (int)strcspn(at + sizeof(said) - 1, " \n"),
+					 at + sizeof(said) - 1);
+		} else if (*p != '\n') { /* libgomp's blank line before each */
+			fwrite(p, 1, (size_t)(nl - p), stderr);
+		}
+	}
+	return refused;
+}
+
+/*
  * Runs before every library's constructor (the executable's
- * .preinit_array): OpenBLAS without its pool (above), and OMP_NUM_THREADS
- * checked before libgomp reads it. environ cannot grow here (libc's
- * constructor resets it to this array), but an entry can be taken out.
+ * .preinit_array): OpenBLAS without its pool (above), OMP_NUM_THREADS
+ * checked before libgomp reads it, and stderr caught for libgomp's word on
+ * the others. environ cannot grow here (libc's constructor resets it to
+ * this array), but an entry can be taken out.
  */
 static void before_libraries(int argc, char **argv, char **envp)
 {
@@ -163,6 +250,7 @@ static void before_libraries(int argc, char **argv, char **envp)
 
 	(void)argc;
 	(void)argv;
+	catch_stderr();
 	if (&blas_cpu_number && &blas_num_threads) {
 		blas_cpu_number = 1;
 		blas_num_threads = 1;
@@ -457,8 +545,8 @@ int main(int argc, char **argv)
 {
 	const struct rfx_cmd *c;
 	struct rfx_cli cli;
-	char *line, *dir, *data;
-	int ret;
+	char *line, *dir, *data, omp_var[128];
+	int ret, nrefused = release_stderr(omp_var, sizeof(omp_var));
 
 	/*
 	 * HDF5's exit handler crashes on a file whose close failed (a full
@@ -474,6 +562,17 @@ int main(int argc, char **argv)
 		return rfx_cli_fail(RFX_EXIT_USAGE,
 				    "OMP_NUM_THREADS must be a positive number of threads up to %d (or a list of them), got '%s'",
 				    RFX_THREADS_MAX, bad_omp_threads);
+	if (nrefused) {
+		const char *v = getenv(omp_var);
+		char more[64] = "";
+
+		if (nrefused > 1)
+			snprintf(more, sizeof(more), ", and %d more variable%s",
+				 nrefused - 1, nrefused > 2 ? "s" : "");
+		return rfx_cli_fail(RFX_EXIT_USAGE,
+				    "libgomp refuses %s='%s' (its values: the libgomp manual, \"Environment Variables\")%s",
+				    omp_var, v ? v : "", more);
+	}
 	/* OpenBLAS's kernels for this CPU if it fell back (num/blas.h) */
 	rfx_blas_fit_core();
 	if (argc < 2) {

@@ -274,6 +274,36 @@ for v in 1 " 2 " 2,1; do
 		{ diag "exit $rc"; diag_file "$tmp/err"; }
 done
 
+# The other variables libgomp reads and refuses: one rfx line naming the
+# variable and its value, exit 2; libgomp's verdict, not a second parser
+# (a value it takes runs on; OMP_DISPLAY_ENV's table is passed on).
+for v in OMP_STACKSIZE=junk OMP_WAIT_POLICY=sometimes OMP_SCHEDULE=fastest \
+	OMP_PROC_BIND=maybe OMP_THREAD_LIMIT=-3 GOMP_SPINCOUNT=lots; do
+	env "$v" "$RFX" variance $P > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	one_line 2 "$v: refused in one line"
+	grep -q "libgomp refuses ${v%%=*}='${v#*=}'" "$tmp/err"
+	ok $? "$v: named with its value" || diag_file "$tmp/err"
+done
+OMP_STACKSIZE=junk OMP_WAIT_POLICY=sometimes "$RFX" --version > "$tmp/out" 2> "$tmp/err"
+rc=$?
+one_line 2 "two refused variables: still one line"
+grep -q ", and 1 more variable$" "$tmp/err"
+ok $? "  which counts the other" || diag_file "$tmp/err"
+for v in OMP_STACKSIZE=16M OMP_WAIT_POLICY=passive OMP_SCHEDULE=dynamic,4 \
+	OMP_PROC_BIND=close GOMP_SPINCOUNT=1000; do
+	env "$v" "$RFX" variance $P > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ -s "$tmp/out" ]
+	ok $? "$v is valid: the run goes on, nothing on stderr" ||
+		{ diag "exit $rc"; diag_file "$tmp/err"; }
+done
+OMP_DISPLAY_ENV=true "$RFX" variance $P > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "^OPENMP DISPLAY ENVIRONMENT BEGIN" "$tmp/err" && [ -s "$tmp/out" ]
+ok $? "OMP_DISPLAY_ENV=true: libgomp's table still reaches stderr" ||
+	{ diag "exit $rc"; diag_file "$tmp/err"; }
+
 # ---------------------------------------------------------------------------
 # Threads that cannot be started. libgomp ends the process with its own
 # message when it cannot create a thread of its team; the temporary output
