@@ -60,15 +60,16 @@ static int is_plain(const char *cmd)
 
 static int parse_shard(const char *v)
 {
+	const char *nv;
 	char *end;
 	long i, n;
 
 	i = strtol(v, &end, 10);
 	if (end == v || *end != '/')
 		goto bad;
-	v = end + 1;
-	n = strtol(v, &end, 10);
-	if (end == v || *end || n < 1 || n > 1000000 || i < 0 || i >= n)
+	nv = end + 1;
+	n = strtol(nv, &end, 10);
+	if (end == nv || *end || n < 1 || n > 1000000 || i < 0 || i >= n)
 		goto bad;
 	D.shard_i = (int)i;
 	D.shard_n = (int)n;

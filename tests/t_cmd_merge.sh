@@ -55,8 +55,9 @@ ok $? "a shard records the serial command line"
 for bad in 3/3 -1/2 1/0 a/b 1 1/2x; do
 	rm -f x.h5*
 	run variance --method trig --L 8 --samples 1 --mc 0 -o x.h5 --shard "$bad"
-	[ "$rc" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ] && ! ls x.h5* > /dev/null 2>&1
-	ok $? "--shard $bad: exit 2, one line, no file" || diag_file "$tmp/err"
+	[ "$rc" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ] && ! ls x.h5* > /dev/null 2>&1 &&
+		grep -q "got '$bad'\$" "$tmp/err"
+	ok $? "--shard $bad: exit 2, one line quoting it whole, no file" || diag_file "$tmp/err"
 done
 run variance --method trig --L 8 --samples 1 --mc 0 --shard 0/2
 [ "$rc" -eq 2 ] && grep -q 'needs -o' "$tmp/err"
