@@ -911,6 +911,8 @@ out:
 	return ret;
 }
 
+/* ------------------------------------------------------------------ hdf5 */
+
 /*
  * After a failed read, RFX_EFORMAT naming the first filter of dset
  * (h5py's lzf, say, or a plugin's) that this HDF5 library lacks, where
@@ -939,7 +941,6 @@ static int h5_filters_avail(hid_t dset, const char *spec, struct rfx_err *err)
 		H5Pclose(dcpl);
 	return ret;
 }
-/* ------------------------------------------------------------------ hdf5 */
 
 static int load_hdf5(struct rfx_matrix *m, int labels_only,
 		     struct rfx_err *err)
