@@ -199,7 +199,10 @@ static void catch_stderr(void)
 /*
  * Puts stderr back and reads what the constructors wrote to it: the
  * first variable libgomp refused into var (NUL when none), the rest
- * written on to stderr. Returns the number of variables refused.
+ * written on to stderr but its blank lines (libgomp's, before each of its
+ * warnings). Only the first 16 KiB are read: libgomp's warnings are a
+ * line each, OMP_DISPLAY_ENV=verbose's table about 3 KiB. Returns the
+ * number of variables refused.
  */
 static int release_stderr(char *var, size_t cap)
 {
