@@ -5,7 +5,9 @@
  * the 8 entries A[i, p] of the tile's rows (straight from A, through 8 row
  * pointers: packing A first measured no faster) and does 24 FMAs, so the
  * FMA units, not the loads, set the pace. The tiles of a 24-column panel
- * run top to bottom, reading that panel of B from L1. Narrower panels at
+ * run top to bottom, reading that panel of B from L1 (copied to the
+ * stack first: PACK_ROWS), the first panel's tiles prefetching the rows
+ * of A they will need (PREFETCH_A). Narrower panels at
  * the right edge use 16- and masked 8-column tiles. rfx_sgemm is the same
  * kernel in single precision (one template, DEFINE_GEMM): 8 x 48 tiles,
  * 16 floats a vector.
@@ -30,6 +32,22 @@
  * MNIST projections of rfx mse-table). Beyond this, OpenBLAS, which blocks.
  */
 #define KERNEL_MAX_K 320
+
+/*
+ * From this many rows on, both kernels copy each panel of B (k x 2W or
+ * 3W) to the stack first, unless it is one already (rfx_gemm_abt2's
+ * packed panels): in place its rows lie ldb apart (1 or 2 KiB for the
+ * maps' M = 256), on a few sets of the L1 (8-way on Zen 3, 12-way on
+ * the Xeons), which then cannot hold the panel: on Zen 3 the AVX2
+ * product ran at 0.63 of the FMA peak, and on a Xeon (family 6 model
+ * 167, 2026-11-28) the AVX-512 one 5-10% slower than packed. The copy
+ * moves no sum, so the bits stay. It goes by vectors (NAME_pack):
+ * memcpy of a 96-byte row became rep movsq, whose start-up cost made
+ * the copy 7% of the trig map's samples under perf (65536 x 64 by 64 x
+ * 256, Zen 3); by vectors, 2.4%. Panels narrower than W (the right
+ * edge) stay in place, and so do the AVX-512 kernel's of W exactly.
+ */
+#define PACK_ROWS 16
 
 #ifdef RFX_GEMM_X86
 /*
@@ -91,6 +109,21 @@
 	const TY(S) *a6 = A + (rows > 6) * 6 * lda;                    \
 	const TY(S) *a7 = A + (rows > 7) * 7 * lda
 
+/*
+ * Where pf is set (the first panel of columns, whose tiles read A's rows
+ * from memory; the later panels find them in L2), one line of the rows
+ * two tiles down per step: row p % 8, line p / 8, so that a tile's k
+ * steps fetch the k / 8 lines of each of its 8 rows (prefetches do not
+ * fault past the end of A). The maps' product read its inputs (L =
+ * 65536, d = 64) at 0.66 of the FMA peak against 0.98 with A in L2;
+ * with the prefetch, 0.75-0.8. It moves no sum.
+ */
+#define PREFETCH_A(S)                                                  \
+	if (pf)                                                        \
+	_mm_prefetch((const char *)(A + (16 + (p & 7)) * lda +         \
+				    (p >> 3) * (64 / sizeof(TY(S)))),  \
+		     _MM_HINT_T0)
+
 #define TILE_ARGS(S)                                                   \
 	const TY(S) *A, size_t lda, const TY(S) *B, size_t ldb,        \
 	TY(S) *C, size_t ldc, size_t k, TY(S) alpha, size_t rows
@@ -107,7 +140,7 @@
  */
 #define DEFINE_GEMM(S, NAME)                                           \
 	__attribute__((target("avx512f")))                             \
-	static void NAME##_tile3(TILE_ARGS(S))                         \
+	static void NAME##_tile3(TILE_ARGS(S), int pf)                 \
 	{                                                              \
 		VEC(S) z = _mm512_setzero_##S(), a;                    \
 		VEC(S) al = _mm512_set1_##S(alpha);                    \
@@ -121,13 +154,14 @@
 			VEC(S) b1 = _mm512_loadu_##S(bp + W(S));       \
 			VEC(S) b2 = _mm512_loadu_##S(bp + 2 * W(S));   \
 									\
+			PREFETCH_A(S);                                 \
 			ROWS8(STEP3, S);                               \
 		}                                                      \
 		ROWS8(OUT3, S);                                        \
 	}                                                              \
 									\
 	__attribute__((target("avx512f")))                             \
-	static void NAME##_tile2(TILE_ARGS(S))                         \
+	static void NAME##_tile2(TILE_ARGS(S), int pf)                 \
 	{                                                              \
 		VEC(S) z = _mm512_setzero_##S(), a;                    \
 		VEC(S) al = _mm512_set1_##S(alpha);                    \
@@ -140,6 +174,7 @@
 			VEC(S) b0 = _mm512_loadu_##S(bp);              \
 			VEC(S) b1 = _mm512_loadu_##S(bp + W(S));       \
 									\
+			PREFETCH_A(S);                                 \
 			ROWS8(STEP2, S);                               \
 		}                                                      \
 		ROWS8(OUT2, S);                                        \
@@ -163,28 +198,51 @@
 		ROWS8(OUT1, S);                                        \
 	}                                                              \
 									\
+	/* k rows of w (2W or 3W) from B, ldb apart, to pan, w apart */ \
+	__attribute__((target("avx512f")))                             \
+	static void NAME##_pack(TY(S) *pan, const TY(S) *B, size_t ldb, \
+				size_t k, size_t w)                    \
+	{                                                              \
+		size_t p, j;                                           \
+									\
+		for (p = 0; p < k; p++)                                \
+			for (j = 0; j < w; j += W(S))                  \
+				_mm512_store_##S(pan + p * w + j,      \
+					_mm512_loadu_##S(B + p * ldb + j)); \
+	}                                                              \
+									\
 	static void NAME(size_t m, size_t n, size_t k, TY(S) alpha,    \
 			 const TY(S) *A, size_t lda, const TY(S) *B,   \
 			 size_t ldb, TY(S) *C, size_t ldc)             \
 	{                                                              \
 		const size_t w1 = W(S), w2 = 2 * W(S), w3 = 3 * W(S);  \
-		size_t i0, j0, w;                                      \
+		TY(S) pan[KERNEL_MAX_K * 3 * W(S)]                     \
+			__attribute__((aligned(64)));                  \
+		size_t i0, j0, w, lp;                                  \
+		const TY(S) *bp;                                       \
 									\
 		for (j0 = 0; j0 < n; j0 += w) {                        \
 			w = n - j0 >= w3 && n - j0 != 4 * w1 ? w3      \
 			    : n - j0 >= w2 ? w2                        \
 			    : n - j0 < w1 ? n - j0 : w1;               \
+			bp = B + j0;                                   \
+			lp = ldb;                                      \
+			if (m >= PACK_ROWS && ldb != w && w >= w2) {   \
+				NAME##_pack(pan, B + j0, ldb, k, w);   \
+				bp = pan;                              \
+				lp = w;                                \
+			}                                              \
 			for (i0 = 0; i0 < m; i0 += 8) {                \
 				const TY(S) *ai = A + i0 * lda;        \
 				TY(S) *ci = C + i0 * ldc + j0;         \
 				size_t r = m - i0 < 8 ? m - i0 : 8;    \
 									\
 				if (w == w3)                           \
-					NAME##_tile3(ai, lda, B + j0, ldb, ci, \
-						     ldc, k, alpha, r); \
+					NAME##_tile3(ai, lda, bp, lp, ci, \
+						     ldc, k, alpha, r, j0 == 0); \
 				else if (w == w2)                      \
-					NAME##_tile2(ai, lda, B + j0, ldb, ci, \
-						     ldc, k, alpha, r); \
+					NAME##_tile2(ai, lda, bp, lp, ci, \
+						     ldc, k, alpha, r, j0 == 0); \
 				else                                   \
 					NAME##_tile1(ai, lda, B + j0, ldb, ci, \
 						     ldc, k, alpha, r, w); \
@@ -209,20 +267,6 @@ DEFINE_GEMM(ps, sgemm_avx512)
  * (its packing and its beta = 0 pass) as the whole dgemm of the bench's
  * floor took.
  */
-/*
- * From this many rows on, the AVX2 kernel copies each panel of B (k x
- * 3W) to the stack first, unless it is one already (rfx_gemm_abt2's
- * packed panels): in place its rows lie ldb apart (2 KiB for the
- * maps' M = 256), on a few sets of Zen 3's 8-way L1, which could not
- * hold the panel (the product ran at 0.63 of the FMA peak). The copy
- * moves no sum, so the bits stay those of the AVX-512 kernel. It goes
- * by vectors (NAME_pack): memcpy of a 96-byte row became rep movsq,
- * whose start-up cost made the copy 7% of the trig map's samples under
- * perf (65536 x 64 by 64 x 256, Zen 3); by vectors, 2.4%. Panels
- * narrower than W (the right edge) stay in place.
- */
-#define PACK_ROWS 16
-
 #define V2_pd __m256d
 #define V2_ps __m256
 #define W2_pd 4
