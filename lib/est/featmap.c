@@ -71,6 +71,9 @@ void rfx_featmat_free(struct rfx_featmat *F)
 	free(F);
 }
 
+/* the row maximum of exp_row's (featmap_impl.h) */
+FEATMAP_DEFINE_ROWMAX(double, row_max)
+
 /*
  * One row of rfx_featmat_from_log, vectorised through lib/num/vmath.c (exp,
  * sin and cos), in chunks of stack buffers so that no call allocates.
@@ -81,21 +84,10 @@ RFX_SIMD_CLONES
 static double from_log_row(const double *lm, const double *ph, double *re,
 			   double *im, int D, int neg)
 {
-	double m = -INFINITY, a[FEATMAP_CHUNK], lane[FEATMAP_LANES(double)];
+	double m = row_max(lm, NULL, NULL, D), a[FEATMAP_CHUNK];
 	double sn[FEATMAP_CHUNK], cs[FEATMAP_CHUNK];
-	int j0, j, c, k;
+	int j0, j, c;
 
-	/* the row maximum as exp_row's (featmap_impl.h): exact in any order */
-	for (k = 0; k < FEATMAP_LANES(double); k++)
-		lane[k] = -INFINITY;
-	for (j = 0; j + FEATMAP_LANES(double) <= D; j += FEATMAP_LANES(double)) {
-#pragma omp simd
-		for (k = 0; k < FEATMAP_LANES(double); k++)
-			lane[k] = lm[j + k] > lane[k] ? lm[j + k] : lane[k];
-	}
-	for (; j < D; j++)
-		m = lm[j] > m ? lm[j] : m;
-	FEATMAP_MAX_TREE(double, lane, m);
 	if (m == -INFINITY)
 		m = 0.0;
 	for (j0 = 0; j0 < D; j0 += FEATMAP_CHUNK) {

@@ -30,37 +30,103 @@
 #define FEATMAP_CHUNK 256
 
 /*
- * Running maxima of the exp maps' row maximum, four vectors' worth of
- * T: one accumulator would wait on vmaxpd's latency for every vector
- * (the pass took 8% of the pos map). A maximum is exact in any order, so
- * the result is the same (but for the sign of a zero maximum).
+ * The row maximum of the exp maps, in four running maxima of 64 bytes
+ * each, kept in registers by GCC's vector extension: one accumulator
+ * would wait on vmaxpd's latency for every vector, and the omp simd loop
+ * over a lane array that this replaced kept the array on the stack, so
+ * that every vector of the row, and every level of the tree after it,
+ * waited on a store and its reload (about 100 cycles a row of 256
+ * floats, 8% of the float32 pos map). The comparisons are that loop's,
+ * lane by lane and level by level, so the maximum keeps its bits (a
+ * maximum is exact in any order; only the sign of a zero maximum
+ * depends on it). Macros rather than inline functions for the vectors:
+ * GCC warns that passing them changes the ABI.
  */
-#define FEATMAP_LANES(T) ((int)(256 / sizeof(T)))
 
-/* lane[k] = max(lane[k], lane[k + c]) for k < c (a level of the tree) */
-#define FEATMAP_MAX_HALF(lane, c)					\
-	do {								\
-		int k_;							\
+/* 64 bytes from p (any alignment) as vector type V */
+#define FEATMAP_VAT(V, p)						\
+	({								\
+		V x_;							\
 									\
-		for (k_ = 0; k_ < (c); k_++)				\
-			lane[k_] = lane[k_ + (c)] > lane[k_] ? lane[k_ + (c)] \
-							      : lane[k_]; \
-	} while (0)
+		memcpy(&x_, (p), sizeof(x_));				\
+		x_;							\
+	})
+
+/* lane-wise u > l ? u : l of two vectors */
+#define FEATMAP_VSEL(u, l)						\
+	({								\
+		__typeof__((u) > (l)) k_ = (u) > (l);			\
+									\
+		(__typeof__(l))(((__typeof__(k_))(u) & k_) |		\
+				((__typeof__(k_))(l) & ~k_));		\
+	})
 
 /*
- * m = max(m, the largest of lane[0..FEATMAP_LANES(T))): a tree, each
- * level's width a constant (so vectorised). Destroys lane.
+ * static inline T NAME(const T *v, const T *a, T *vo, int M): the largest
+ * of v[0..M), after vo[j] = v[j] + a[j] where a is not NULL (vo may be
+ * v). NaN is never the maximum (x > m is false); -inf if all are -inf or
+ * NaN. NAME##_vec is 64 bytes of T. Always inlined: its callers are
+ * cloned for AVX-512 and AVX2, and a call would run it as SSE2.
  */
-#define FEATMAP_MAX_TREE(T, lane, m)					\
-	do {								\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 2);		\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 4);		\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 8);		\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 16);		\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 32);		\
-		FEATMAP_MAX_HALF(lane, FEATMAP_LANES(T) / 64);		\
-		(m) = lane[0] > (m) ? lane[0] : (m);			\
-	} while (0)
+#define FEATMAP_DEFINE_ROWMAX(T, NAME)					\
+	typedef T NAME##_vec __attribute__((vector_size(64)));		\
+									\
+	static inline __attribute__((always_inline))			\
+	T NAME(const T *v, const T *a, T *vo, int M)			\
+	{								\
+		enum { W_ = (int)(64 / sizeof(T)) };			\
+		T m = -INFINITY;					\
+		NAME##_vec l0, l1, l2, l3, u0, u1, u2, u3;		\
+		__typeof__(l0 > l0) ix;					\
+		int j, k, c;						\
+									\
+		for (k = 0; k < W_; k++)				\
+			l0[k] = -INFINITY;				\
+		l1 = l2 = l3 = l0;					\
+		for (j = 0; j + 4 * W_ <= M; j += 4 * W_) {		\
+			u0 = FEATMAP_VAT(NAME##_vec, v + j);		\
+			u1 = FEATMAP_VAT(NAME##_vec, v + j + W_);	\
+			u2 = FEATMAP_VAT(NAME##_vec, v + j + 2 * W_);	\
+			u3 = FEATMAP_VAT(NAME##_vec, v + j + 3 * W_);	\
+			if (a) {					\
+				u0 += FEATMAP_VAT(NAME##_vec, a + j);	\
+				u1 += FEATMAP_VAT(NAME##_vec, a + j + W_); \
+				u2 += FEATMAP_VAT(NAME##_vec, a + j + 2 * W_); \
+				u3 += FEATMAP_VAT(NAME##_vec, a + j + 3 * W_); \
+				memcpy(vo + j, &u0, sizeof(u0));	\
+				memcpy(vo + j + W_, &u1, sizeof(u1));	\
+				memcpy(vo + j + 2 * W_, &u2, sizeof(u2)); \
+				memcpy(vo + j + 3 * W_, &u3, sizeof(u3)); \
+			}						\
+			l0 = FEATMAP_VSEL(u0, l0);			\
+			l1 = FEATMAP_VSEL(u1, l1);			\
+			l2 = FEATMAP_VSEL(u2, l2);			\
+			l3 = FEATMAP_VSEL(u3, l3);			\
+		}							\
+		for (; j < M; j++) {					\
+			T x = v[j];					\
+									\
+			if (a)						\
+				vo[j] = x = x + a[j];			\
+			m = x > m ? x : m;				\
+		}							\
+		/*							\
+		 * the tree: levels of 2 vectors and 1 vector, then of	\
+		 * W_ / 2 .. 1 lanes, lane k against lane k + c by a	\
+		 * rotation (the lanes from c on are not used again)	\
+		 */							\
+		l0 = FEATMAP_VSEL(l2, l0);				\
+		l1 = FEATMAP_VSEL(l3, l1);				\
+		l0 = FEATMAP_VSEL(l1, l0);				\
+		for (k = 0; k < W_; k++)				\
+			ix[k] = k;					\
+		for (c = W_ / 2; c >= 1; c /= 2)			\
+			l0 = FEATMAP_VSEL(__builtin_shuffle(l0,		\
+							    (ix + c) &	\
+							    (W_ - 1)),	\
+					  l0);				\
+		return l0[0] > m ? l0[0] : m;				\
+	}
 
 /*
  * Sets the capacities of F (a struct rfx_featmat or rfx_featmat32, just
@@ -88,32 +154,14 @@
  * larger than the caches, where the precision has them).
  */
 #define FEATMAP_DEFINE_EXP_ROW(T, NAME, SHIFT, SHIFT_OUT)		\
+	FEATMAP_DEFINE_ROWMAX(T, NAME##_max)				\
+									\
 	RFX_SIMD_CLONES							\
 	static T NAME(T *out, T *v, const T *a, int M, int nt)		\
 	{								\
-		T m = -INFINITY, t[FEATMAP_CHUNK], lane[FEATMAP_LANES(T)]; \
-		int j, c, k;						\
+		T m = NAME##_max(v, a, v, M), t[FEATMAP_CHUNK];		\
+		int j, c;						\
 									\
-		for (k = 0; k < FEATMAP_LANES(T); k++)			\
-			lane[k] = -INFINITY;				\
-		for (j = 0; j + FEATMAP_LANES(T) <= M; j += FEATMAP_LANES(T)) { \
-			T *u = v + j;					\
-									\
-			if (a) {					\
-				_Pragma("omp simd")			\
-				for (k = 0; k < FEATMAP_LANES(T); k++)	\
-					u[k] += a[j + k];		\
-			}						\
-			_Pragma("omp simd")				\
-			for (k = 0; k < FEATMAP_LANES(T); k++)		\
-				lane[k] = u[k] > lane[k] ? u[k] : lane[k]; \
-		}							\
-		for (; j < M; j++) {					\
-			if (a)						\
-				v[j] += a[j];				\
-			m = v[j] > m ? v[j] : m;			\
-		}							\
-		FEATMAP_MAX_TREE(T, lane, m);				\
 		if (m == -INFINITY)					\
 			m = 0;						\
 		for (j = 0; j < M; j += FEATMAP_CHUNK) {		\
