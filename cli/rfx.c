@@ -305,11 +305,24 @@ static void on_signal(int sig)
 
 /*
  * A fault (a crash inside a library, or rfx's own bug): the run cannot go
- * on, but its temporary file can still be removed before the signal's
- * default action (a core dump) takes place.
+ * on, but it can say so in one line, and its temporary file can still be
+ * removed, before the signal's default action (a core dump) takes place.
+ * Only write(2) here: stdio is not safe in a signal handler.
  */
 static void on_fault(int sig)
 {
+	static const char head[] = "rfx: fatal signal ";
+	static const char tail[] =
+		" (a crash in rfx or in a library it uses: please report it with the command line)\n";
+	const char *name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS"
+			   : sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL"
+			   : sig == SIGABRT ? "SIGABRT" : sig == SIGSYS ? "SIGSYS"
+			   : "SIGTRAP";
+	ssize_t w = write(STDERR_FILENO, head, sizeof(head) - 1);
+
+	w += write(STDERR_FILENO, name, strlen(name));
+	w += write(STDERR_FILENO, tail, sizeof(tail) - 1);
+	(void)w; /* nothing to do if stderr is gone */
 	remove_tmp();
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -544,6 +557,28 @@ static int stdout_status(int ret)
 	return ret;
 }
 
+/*
+ * Address space a run must have left once the BLAS has its buffers.
+ * libhdf5 1.10.8 does not check all of its allocations: with a few MiB
+ * left under `ulimit -v` (attention and variance with -o, 200500-203000
+ * KiB), H5Fcreate died of SIGSEGV or of glibc's "corrupted double-linked
+ * list" instead of failing. With this much free at the start the files
+ * open, and rfx's own arrays, which it checks, fail first.
+ */
+#define HEADROOM_BYTES ((size_t)32 << 20)
+
+/* Whether HEADROOM_BYTES can be mapped (then unmapped at once). */
+static int headroom_left(void)
+{
+	void *p = mmap(NULL, HEADROOM_BYTES, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return 0;
+	munmap(p, HEADROOM_BYTES);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct rfx_cmd *c;
@@ -554,7 +589,7 @@ int main(int argc, char **argv)
 	/*
 	 * HDF5's exit handler crashes on a file whose close failed (a full
 	 * disk, libhdf5 1.10.8): the library is closed at the end of main,
-	 * unless that happened (rfx_h5out_abandoned).
+	 * unless that happened (rfx_h5out_abandoned) or the run failed.
 	 */
 	H5dont_atexit();
 	gsl_set_error_handler_off();
@@ -595,6 +630,10 @@ int main(int argc, char **argv)
 	if (!c->no_blas && !rfx_cli_threads(0))
 		return rfx_cli_fail(RFX_EXIT_FAIL,
 				    "out of memory: the BLAS needs 128 MiB of address space per thread (ulimit -v)");
+	if (!headroom_left())
+		return rfx_cli_fail(RFX_EXIT_FAIL,
+				    "out of memory: rfx needs %zu MiB of address space beside the BLAS's buffers (ulimit -v)",
+				    HEADROOM_BYTES >> 20);
 	/* --shard leaves argv first: files record the serial command line */
 	ret = rfx_dist_args(argv[1], &argc, argv);
 	if (ret)
@@ -626,7 +665,13 @@ int main(int argc, char **argv)
 	free(line);
 	free(dir);
 	free(data);
-	if (!rfx_h5out_abandoned())
+	/*
+	 * Not after a failed run: libhdf5 1.10.8's H5close crashes when
+	 * the run ran out of address space (ulimit -v: attention at 200000
+	 * KiB failed in one line, then died of SIGSEGV in H5_term_library),
+	 * and a failed run has nothing left to flush (its output is gone).
+	 */
+	if (!ret && !rfx_h5out_abandoned())
 		H5close();
 	return ret;
 }
