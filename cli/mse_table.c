@@ -147,8 +147,7 @@ static int parse_opts(int argc, char **argv, struct mt_opts *o, int *help)
 		{ "sigma", 0, RFX_OPT_STRING, &o->sigma, "S",
 		  "bandwidth: a number, nn for the mean distance to the k-th neighbour, or "
 		  "attention for d^(1/4) (x.y / sqrt(d)) (default 1 for softmax, nn for gauss)", 0 },
-		{ "header", 0, RFX_OPT_FLAG, &o->header, NULL,
-		  "the first line of a text --dataset FILE is a header (default: detected)", 0 },
+		RFX_OPTION_HEADER(&o->header, "", "a text --dataset FILE"),
 		{ "sigma-scale", 0, RFX_OPT_STRING, &o->sigma_scale, "LIST",
 		  "multiply the bandwidth by each factor, one block of rows each (ORF Fig 5ab) (default 1)", 0,
 		  .list = RFX_LIST_DOUBLES },

@@ -105,6 +105,14 @@ struct rfx_opt {
 #define RFX_OPTION_SEED(dest) \
 	{ "seed", 0, RFX_OPT_U64, (dest), "S", "random seed (default 20221121)", 0 }
 /*
+ * --header, the text loader's (lib/data/matrix.h) forced header: files
+ * names the text inputs it concerns, pre the mode it belongs to ("" or
+ * "files: "); a first line of names only is a header without it.
+ */
+#define RFX_OPTION_HEADER(dest, pre, files) \
+	{ "header", 0, RFX_OPT_FLAG, (dest), NULL, \
+	  pre "the first line of " files " is a header (default: detected)", 0 }
+/*
  * The most threads --threads and OMP_NUM_THREADS may ask for: more cores
  * than any node has (the results are the same bytes whatever the count),
  * and far below what breaks libgomp: a team of 100000 overflowed its

@@ -389,8 +389,7 @@ int cmd_uci_classify(int argc, char **argv, const struct rfx_cli *cli)
 			{ "label-column", 0, RFX_OPT_INT, &o.label_column, "N",
 			  "or: column N (from 1) of a --dataset FILE holds the labels (default none)", 0,
 			  RFX_RANGE(1, INT_MAX) },
-			{ "header", 0, RFX_OPT_FLAG, &o.header, NULL,
-			  "the first line of a text --dataset FILE is a header (default: detected)", 0 },
+			RFX_OPTION_HEADER(&o.header, "", "a text --dataset FILE"),
 			RFX_OPTION_OUTPUT(&o.output, "the tables"),
 			RFX_OPTION_END
 		};
