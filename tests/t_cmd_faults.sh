@@ -168,15 +168,15 @@ done
 # exists, and --map now polls for cancellation.
 
 MAP="variance --map sum --steps 100000 --method trig,pos,posh --d 2,3 -o out.h5"
-# NAME:NUMBER, Linux x86-64 and arm64 numbers (dash's kill -l gives no numbers).
-for pair in HUP:1 QUIT:3 PIPE:13 ALRM:14 USR1:10 USR2:12 XCPU:24 XFSZ:25 VTALRM:26 PROF:27; do
-	sig=${pair%:*}
-	num=${pair#*:}
+
+# send SIG: runs MAP, sends it signal SIG once its temporary exists, waits
+# up to 10 s (then SIGKILL); rc is its exit status
+send() {
 	rm -f out.h5 out.h5.tmp.*
 	env --default-signal "$RFX" $MAP > "$tmp/out" 2> "$tmp/err" &
 	pid=$!
 	wait_for_tmp . out 200
-	kill -"$sig" $pid 2> /dev/null
+	kill -"$1" $pid 2> /dev/null
 	n=0
 	while kill -0 $pid 2> /dev/null && [ $n -lt 100 ]; do
 		sleep 0.1
@@ -185,6 +185,13 @@ for pair in HUP:1 QUIT:3 PIPE:13 ALRM:14 USR1:10 USR2:12 XCPU:24 XFSZ:25 VTALRM:
 	kill -KILL $pid 2> /dev/null
 	wait $pid
 	rc=$?
+}
+
+# NAME:NUMBER, Linux x86-64 and arm64 numbers (dash's kill -l gives no numbers).
+for pair in HUP:1 QUIT:3 PIPE:13 ALRM:14 USR1:10 USR2:12 XCPU:24 XFSZ:25 VTALRM:26 PROF:27; do
+	sig=${pair%:*}
+	num=${pair#*:}
+	send "$sig"
 	[ $saw_tmp = yes ] && [ "$rc" -eq $((128 + num)) ] && no_output
 	ok $? "SIG$sig: exit $((128 + num)) within 10 s, no out.h5, no temporary" ||
 		{ diag "exit $rc, temporary seen: $saw_tmp"; diag_file "$tmp/err"; }
@@ -195,19 +202,13 @@ done
 # out.h5, no temporary. Before, they ended the run without a word. Not
 # under AddressSanitizer, whose own handler reports them.
 for pair in SEGV:11 BUS:7 ABRT:6 FPE:8 ILL:4; do
-	if [ "${RFX_BUILD:-}" = sanitize ]; then
-		skip "SIG${pair%:*}: AddressSanitizer's handler reports it"
-		continue
-	fi
 	sig=${pair%:*}
 	num=${pair#*:}
-	rm -f out.h5 out.h5.tmp.*
-	env --default-signal "$RFX" $MAP > "$tmp/out" 2> "$tmp/err" &
-	pid=$!
-	wait_for_tmp . out 200
-	kill -"$sig" $pid 2> /dev/null
-	wait $pid
-	rc=$?
+	if [ "${RFX_BUILD:-}" = sanitize ]; then
+		skip "SIG$sig: AddressSanitizer's handler reports it"
+		continue
+	fi
+	send "$sig"
 	[ $saw_tmp = yes ] && [ "$rc" -eq $((128 + num)) ] && no_output &&
 		[ "$(lines "$tmp/err")" -eq 1 ] && grep -q "^rfx: fatal signal SIG$sig (" "$tmp/err"
 	ok $? "SIG$sig: one line naming it, exit $((128 + num)), no out.h5, no temporary" ||
