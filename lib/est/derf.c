@@ -584,16 +584,18 @@ int rfx_derf_features_sym(const struct rfx_params *p,
 }
 
 /*
- * B^T omega in float32: W_km = sum_l B_lk omega_lm, summed
- * in double from l = 0 up over od, the d x M projections converted to
- * double (exactly), each term a multiply and an add (rfx builds without
- * contraction, so each clone gives the same bits), and rounded once to
- * float. The sums of 32 columns in registers, for every row k while
- * those columns of od stay in L1: summed into a row in memory, one call per B_lk (4096 at d = 64), converting as it went
- * and spread over the threads, the product cost the float32 map 0.15 ms
- * of its own and as much again for waking the second thread, which the
- * first then waited for: the float32 SDERF map at L = 65536 took
- * 0.53-0.58 of the float64 map's time against pos's 0.48.
+ * B^T omega in float32: W_km = sum_l B_lk omega_lm, summed in double from
+ * l = 0 up, each term a multiply and an add (rfx builds without
+ * contraction, so each clone gives the same bits), rounded once to float.
+ * od holds omega converted to double (exactly) in blocks of 32 columns
+ * (the last M % 32), each block d x its width, so that a block stays in
+ * L1 while the sums of its 32 columns, for every row k in turn, stay in
+ * registers. Summed into a row in memory instead, one call per B_lk
+ * (4096 at d = 64), converting as it went and spread over the threads,
+ * the product cost the float32 map 0.15 ms of its own and as much again
+ * for waking the second thread, which the first then waited for: the
+ * float32 SDERF map at L = 65536 took 0.53-0.58 of the float64 map's time
+ * against pos's 0.48.
  */
 typedef double derf_v8d __attribute__((vector_size(64))); /* 8 doubles */
 
