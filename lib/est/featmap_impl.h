@@ -77,8 +77,11 @@
 		enum { W_ = (int)(64 / sizeof(T)) };			\
 		T m = -INFINITY;					\
 		NAME##_vec l0, l1, l2, l3, u0, u1, u2, u3;		\
-		__typeof__(l0 > l0) ix;					\
-		int j, k, c;						\
+		T __attribute__((vector_size(32))) h0, h1;		\
+		T __attribute__((vector_size(16))) q0, q1;		\
+		T __attribute__((vector_size(8))) e0, e1;		\
+		T last[8 / sizeof(T)];					\
+		int j, k;						\
 									\
 		for (k = 0; k < W_; k++)				\
 			l0[k] = -INFINITY;				\
@@ -111,21 +114,29 @@
 			m = x > m ? x : m;				\
 		}							\
 		/*							\
-		 * the tree: levels of 2 vectors and 1 vector, then of	\
-		 * W_ / 2 .. 1 lanes, lane k against lane k + c by a	\
-		 * rotation (the lanes from c on are not used again)	\
+		 * the tree: levels of 2 vectors and 1 vector, then	\
+		 * halves of 32, 16 and 8 bytes (lane k against lane k	\
+		 * + c, c = W_ / 2, W_ / 4, ...), then for float the	\
+		 * last two lanes: GCC keeps the halves in registers	\
+		 * (and clang, which has no __builtin_shuffle, builds	\
+		 * it too)						\
 		 */							\
 		l0 = FEATMAP_VSEL(l2, l0);				\
 		l1 = FEATMAP_VSEL(l3, l1);				\
 		l0 = FEATMAP_VSEL(l1, l0);				\
-		for (k = 0; k < W_; k++)				\
-			ix[k] = k;					\
-		for (c = W_ / 2; c >= 1; c /= 2)			\
-			l0 = FEATMAP_VSEL(__builtin_shuffle(l0,		\
-							    (ix + c) &	\
-							    (W_ - 1)),	\
-					  l0);				\
-		return l0[0] > m ? l0[0] : m;				\
+		memcpy(&h0, &l0, sizeof(h0));				\
+		memcpy(&h1, (char *)&l0 + sizeof(h0), sizeof(h1));	\
+		h0 = FEATMAP_VSEL(h1, h0);				\
+		memcpy(&q0, &h0, sizeof(q0));				\
+		memcpy(&q1, (char *)&h0 + sizeof(q0), sizeof(q1));	\
+		q0 = FEATMAP_VSEL(q1, q0);				\
+		memcpy(&e0, &q0, sizeof(e0));				\
+		memcpy(&e1, (char *)&q0 + sizeof(e0), sizeof(e1));	\
+		e0 = FEATMAP_VSEL(e1, e0);				\
+		memcpy(last, &e0, sizeof(e0));				\
+		if (sizeof(T) < 8)					\
+			last[0] = last[1] > last[0] ? last[1] : last[0]; \
+		return last[0] > m ? last[0] : m;			\
 	}
 
 /*
