@@ -277,7 +277,7 @@ void rfx_att_ws_free(struct rfx_att_ws *ws)
 /*
  * Elements from which the passes over the L x d inputs and the L x D'
  * maps run on the threads (each element's or row's own value, so the same
- * bits): serial, they took random-feature attention at L = 65536 from
+ * bits; stabilise had its own 65536 before): serial, they took random-feature attention at L = 65536 from
  * 1.85 to 2.05 times its two products (bench_attention, AVX-512 Xeon).
  */
 #define PAR_MIN ((size_t)1 << 16)
@@ -397,7 +397,7 @@ static void stabilise(const double *p, const double *ls, const double *r,
 	size_t i;
 	int j;
 
-#pragma omp parallel for if (n * (size_t)Dr > 65536)
+#pragma omp parallel for if (n * (size_t)Dr >= PAR_MIN)
 	for (i = 0; i < n; i++) {
 		double f = exp(ls[i] - (r ? r[i] : r0));
 		const double *pi = p + i * (size_t)Dr;
@@ -542,6 +542,7 @@ int rfx_attention_apply(struct rfx_att_ws *ws, const double *V,
 	if (opts->causal)
 		rfx_blas_single_end(saved);
 	if (ws->fast && opts->stab != RFX_ATT_STAB_ROW)
+#pragma omp parallel for private(j) if (nq * (size_t)dv1 >= PAR_MIN)
 		for (i = 0; i < nq; i++)
 			for (j = 0; j < dv1; j++)
 				ws->buf2[i * (size_t)dv1 + (size_t)j] *= ws->g1[i];
