@@ -587,8 +587,9 @@ int rfx_derf_features_sym(const struct rfx_params *p,
  * B^T omega in float32: W_km = sum_l B_lk omega_lm, summed in double from
  * l = 0 up, each term a multiply and an add (rfx builds without
  * contraction, so each clone gives the same bits), rounded once to float.
- * od holds omega converted to double (exactly) in blocks of 32 columns
- * (the last M % 32), each block d x its width, so that a block stays in
+ * od (d M doubles of scratch) gets omega converted to double (exactly)
+ * in blocks of 32 columns (the last M % 32), each block d x its width,
+ * so that a block stays in
  * L1 while the sums of its 32 columns, for every row k in turn, stay in
  * registers. Summed into a row in memory instead, one call per B_lk
  * (4096 at d = 64), converting as it went and spread over the threads,
@@ -600,12 +601,20 @@ int rfx_derf_features_sym(const struct rfx_params *p,
 typedef double derf_v8d __attribute__((vector_size(64))); /* 8 doubles */
 
 RFX_SIMD_CLONES
-static void derf_btw32(float *W, const double *B, size_t d, const double *od,
-		       int M)
+static void derf_btw32(float *W, const double *B, size_t d,
+		       const float *omega, size_t cap, int M, double *od)
 {
 	size_t l, k;
-	int m, j;
+	int m, j, c;
 
+	/* od: omega in blocks of 32 columns (the last M % 32), d x each width */
+	for (m = 0; m < M; m += c) {
+		c = M - m < 32 ? M - m : 32;
+		for (k = 0; k < d; k++)
+			for (j = 0; j < c; j++)
+				od[(size_t)m * d + k * (size_t)c + (size_t)j] =
+					(double)omega[k * cap + (size_t)(m + j)];
+	}
 	for (m = 0; m + 32 <= M; m += 32) {
 		const double *ob = od + (size_t)m * d; /* d x 32, packed */
 
@@ -637,7 +646,8 @@ static void derf_btw32(float *W, const double *B, size_t d, const double *od,
 	}
 	if (m < M) { /* the last M % 32 columns: d x (M % 32) */
 		const double *ob = od + (size_t)m * d;
-		int c = M - m;
+
+		c = M - m;
 
 		for (k = 0; k < d; k++)
 			for (j = 0; j < c; j++) {
@@ -661,7 +671,7 @@ int rfx_derf_features_sym32(const struct rfx_params *p,
 			    const float *X, size_t n, int M,
 			    struct rfx_featmat32 *F, struct rfx_err *err)
 {
-	size_t d = (size_t)p->d, k, m, j, c;
+	size_t d = (size_t)p->d;
 	const double *a, *B;
 	double *od;
 	float *W;
@@ -679,15 +689,7 @@ int rfx_derf_features_sym32(const struct rfx_params *p,
 		free(od);
 		return rfx_error(err, RFX_ENOMEM, "out of memory");
 	}
-	/* in blocks of 32 columns (the last M % 32), each d x its width */
-	for (m = 0; m < (size_t)M; m += c) {
-		c = (size_t)M - m < 32 ? (size_t)M - m : 32;
-		for (k = 0; k < d; k++)
-			for (j = 0; j < c; j++)
-				od[m * d + k * c + j] =
-					(double)w->omega[k * (size_t)w->cap + m + j];
-	}
-	derf_btw32(W, B, d, od, M);
+	derf_btw32(W, B, d, w->omega, (size_t)w->cap, M, od);
 	free(od);
 	wb.omega = W;
 	derf32_colconst(a, w->omega, w->cap, d, M, F->cwork);
