@@ -632,7 +632,7 @@ int main(int argc, char **argv)
 				    "out of memory: the BLAS needs 128 MiB of address space per thread (ulimit -v)");
 	if (!headroom_left())
 		return rfx_cli_fail(RFX_EXIT_FAIL,
-				    "out of memory: rfx needs %zu MiB of address space beside the BLAS's buffers (ulimit -v)",
+				    "out of memory: rfx needs %zu MiB of address space free at the start, beside any BLAS buffers (ulimit -v)",
 				    HEADROOM_BYTES >> 20);
 	/* --shard leaves argv first: files record the serial command line */
 	ret = rfx_dist_args(argv[1], &argc, argv);

@@ -1,9 +1,10 @@
 /*
  * What lib/est/featmap.c (float64) shares with lib/est/featmap32.c
  * (float32) and with nothing else: the allocation of the arrays both
- * feature matrices have, the one row of the exponential maps and the squared
- * norm of an input row, written once for both precisions
- * (FEATMAP_DEFINE_EXP_ROW and FEATMAP_DEFINE_SUMSQ, after
+ * feature matrices have, the one row of the exponential maps (its maximum
+ * also serves featmap.c's rfx_featmat_from_log) and the squared norm of
+ * an input row, written once for both precisions (FEATMAP_DEFINE_EXP_ROW,
+ * FEATMAP_DEFINE_ROWMAX and FEATMAP_DEFINE_SUMSQ, after
  * lib/num/gemm.c's DEFINE_GEMM), so that the float32 path cannot drift
  * from the float64 one. Each file expands them in its own translation
  * unit with its own vmath calls and clones, so the code of each is what
